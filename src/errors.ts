@@ -1,0 +1,48 @@
+// The closed list of error codes the API can answer with, and the one table from code to HTTP status.
+// Handlers and hooks throw ApiError; only the error handler (src/http/errors.ts) turns it into a body.
+
+export const errorStatus = {
+  invalid_parameter: 400,
+  unknown_parameter: 400,
+  invalid_cursor: 400,
+  unauthorized: 401,
+  not_found: 404,
+  method_not_allowed: 405,
+  uri_too_long: 414,
+  rate_limited: 429,
+  headers_too_large: 431,
+  internal: 500,
+  unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof errorStatus;
+
+export interface Problem {
+  code: ErrorCode;
+  field?: string;
+  message: string;
+}
+
+export class ApiError extends Error {
+  readonly problems: Problem[];
+  readonly status: number;
+  readonly headers: Record<string, string>;
+
+  constructor(problems: Problem[], headers: Record<string, string> = {}) {
+    const first = problems[0];
+    if (!first) throw new TypeError('ApiError needs at least one problem');
+    super(first.message);
+    this.name = 'ApiError';
+    this.problems = problems;
+    this.status = errorStatus[first.code];
+    this.headers = headers;
+  }
+}
+
+export const apiError = (code: ErrorCode, message: string, field?: string, headers?: Record<string, string>): ApiError =>
+  new ApiError([field === undefined ? { code, message } : { code, field, message }], headers);
+
+/** A failure the user caused outside HTTP (bad CLI input, invalid import): printed as one line, exit code 1. */
+export class UserError extends Error {
+  override name = 'UserError';
+}

@@ -1,0 +1,32 @@
+// Tenant authentication: runs before parameters are looked at (a bad key and bad parameters is a 401).
+import type { FastifyRequest } from 'fastify';
+import { apiError } from '../errors.js';
+import { bearerKey, hashKey } from '../keys.js';
+import type { Storage, TenantScope } from '../storage/index.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    tenant: TenantScope;
+  }
+}
+
+/** One answer for every failure, so a caller cannot tell a revoked key from an unknown one. */
+const unauthorized = () => apiError('unauthorized', 'a valid API key is required: Authorization: Bearer <key>', undefined, { 'WWW-Authenticate': 'Bearer' });
+
+/** lastUsedAt is informational; writing it at most once a minute per key keeps reads from becoming writes. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+export function authenticate(storage: Storage, now: () => Date = () => new Date()) {
+  return async (request: FastifyRequest): Promise<void> => {
+    const key = bearerKey(request.headers.authorization);
+    if (key === undefined) throw unauthorized();
+    const found = await storage.findKeyByHash(hashKey(key));
+    const at = now();
+    const iso = at.toISOString();
+    if (!found || found.revokedAt !== null || (found.expiresAt !== null && found.expiresAt <= iso)) throw unauthorized();
+    request.tenant = { tenantId: found.tenantId, dataVersion: found.dataVersion };
+    if (found.lastUsedAt === null || at.getTime() - Date.parse(found.lastUsedAt) > TOUCH_INTERVAL_MS) {
+      storage.touchKey(found.keyId, iso).catch((error: unknown) => request.log.warn({ err: error }, 'could not record key use'));
+    }
+  };
+}

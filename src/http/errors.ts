@@ -1,0 +1,29 @@
+// The one error handler: every failure becomes `{ errors: [{ code, field?, message }] }` with the status of its code.
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { ApiError, apiError, type ErrorCode, type Problem } from '../errors.js';
+import { JSON_TYPE } from './respond.js';
+
+const body = (problems: Problem[]) => JSON.stringify({ errors: problems });
+
+/** Fastify's own client errors (bad URL encoding, oversized headers…) keep their status in the error shape. */
+const fastifyCodes: Record<number, ErrorCode> = { 404: 'not_found', 405: 'method_not_allowed', 414: 'uri_too_long', 431: 'headers_too_large' };
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setNotFoundHandler(async () => {
+    throw apiError('not_found', 'no such resource');
+  });
+
+  app.setErrorHandler(async (error: FastifyError | ApiError, request, reply) => {
+    if (error instanceof ApiError) {
+      return reply.code(error.status).headers(error.headers).type(JSON_TYPE).send(body(error.problems));
+    }
+    const status = (error as FastifyError).statusCode;
+    if (status !== undefined && status >= 400 && status < 500) {
+      const code: ErrorCode = fastifyCodes[status] ?? 'invalid_parameter';
+      request.log.info({ err: error }, 'client error');
+      return reply.code(code === 'invalid_parameter' ? 400 : status).type(JSON_TYPE).send(body([{ code, message: error.message }]));
+    }
+    request.log.error({ err: error }, 'request failed');
+    return reply.code(500).type(JSON_TYPE).send(body([{ code: 'internal', message: `internal error (request id ${request.id})` }]));
+  });
+}

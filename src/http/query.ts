@@ -1,0 +1,219 @@
+// Query parameters are declared once per operation with defineQuery(). The declaration yields the TypeBox schema
+// (OpenAPI and route docs), the parser that enforces the request rules of the contract (unknown names, empty values,
+// list unions, repeated scalars, case-insensitive enums, strict booleans/numbers/dates, ranges), and the TypeScript
+// type of the parsed query. Fastify runs the parser as the querystring validator (see validatorCompiler below).
+import { Type, type TObject, type TSchema } from 'typebox';
+import { ApiError, type Problem } from '../errors.js';
+import { normalizeTimestamp } from '../time.js';
+
+type ItemSpec =
+  | { type: 'string' }
+  | { type: 'integer' }
+  | { type: 'enum'; values: readonly string[] }
+  /** An environment UUID (returned lower-cased) or the names `production` / `non-production`. */
+  | { type: 'environment' };
+
+export type ParamSpec =
+  | { kind: 'list'; item: ItemSpec; maxItems?: number; description: string }
+  | { kind: 'enum'; values: readonly string[]; default?: string; description: string }
+  | { kind: 'boolean'; default?: boolean; description: string }
+  | { kind: 'integer'; min: number; max: number; default?: number; description: string }
+  | { kind: 'decimal'; min: number; max: number; description: string }
+  | { kind: 'datetime'; description: string }
+  | { kind: 'string'; description: string };
+
+type ItemOut<I> = I extends { type: 'enum'; values: readonly (infer V)[] } ? V : I extends { type: 'integer' } ? number : string;
+type Out<P> = P extends { kind: 'list'; item: infer I }
+  ? ItemOut<I>[]
+  : P extends { kind: 'enum'; values: readonly (infer V)[] }
+    ? V
+    : P extends { kind: 'boolean' }
+      ? boolean
+      : P extends { kind: 'integer' | 'decimal' }
+        ? number
+        : string;
+type WithDefault<S> = { [K in keyof S]: S[K] extends { default: unknown } ? K : never }[keyof S];
+export type ParsedQuery<S extends Record<string, ParamSpec>> = { [K in WithDefault<S>]: Out<S[K]> } & {
+  [K in Exclude<keyof S, WithDefault<S>>]?: Out<S[K]>;
+};
+
+export interface QueryDefinition<S extends Record<string, ParamSpec>> {
+  params: S;
+  schema: TObject;
+  parse(raw: Record<string, unknown>): ParsedQuery<S>;
+}
+
+/** Every range `[start, end]` here is checked for start <= end. */
+export interface QueryOptions {
+  ranges?: readonly (readonly [string, string])[];
+  /** `[a, b]`: a may only be given together with b. */
+  requires?: readonly (readonly [string, string])[];
+}
+
+const parsers = new WeakMap<object, (raw: Record<string, unknown>) => unknown>();
+
+export function defineQuery<const S extends Record<string, ParamSpec>>(params: S, options: QueryOptions = {}): QueryDefinition<S> {
+  const properties: Record<string, TSchema> = {};
+  for (const [name, spec] of Object.entries(params)) properties[name] = Type.Optional(paramSchema(spec));
+  const schema = Type.Object(properties, { additionalProperties: false });
+
+  const parse = (raw: Record<string, unknown>): ParsedQuery<S> => {
+    const problems: Problem[] = [];
+    const out: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(raw)) {
+      const spec = params[name];
+      if (!spec) {
+        problems.push({ code: 'unknown_parameter', field: name, message: `unknown query parameter '${name}'` });
+        continue;
+      }
+      const values = Array.isArray(value) ? value.map(String) : [String(value)];
+      const result = parseParam(name, spec, values);
+      if ('problem' in result) problems.push({ code: 'invalid_parameter', field: name, message: result.problem });
+      else out[name] = result.value;
+    }
+    for (const [name, spec] of Object.entries(params)) {
+      if (out[name] === undefined && 'default' in spec && spec.default !== undefined && !problems.some((p) => p.field === name)) {
+        out[name] = spec.default;
+      }
+    }
+    for (const [start, end] of options.ranges ?? []) {
+      const a = out[start], b = out[end];
+      if (typeof a === 'string' && typeof b === 'string' && a > b) {
+        problems.push({ code: 'invalid_parameter', field: start, message: `${start} must not be after ${end}` });
+      }
+    }
+    for (const [name, needed] of options.requires ?? []) {
+      if (name in raw && !(needed in raw)) {
+        problems.push({ code: 'invalid_parameter', field: name, message: `${name} requires ${needed}` });
+      }
+    }
+    if (problems.length > 0) throw new ApiError(problems);
+    return out as ParsedQuery<S>;
+  };
+  parsers.set(schema, parse);
+  return { params, schema, parse };
+}
+
+type Result = { value: unknown } | { problem: string };
+
+function parseParam(name: string, spec: ParamSpec, values: string[]): Result {
+  if (values.some((v) => v === '')) return { problem: `${name} must not be empty` };
+  if (spec.kind === 'list') return parseList(name, spec, values);
+  if (values.length > 1) return { problem: `${name} must be given at most once` };
+  const v = values[0] as string;
+  switch (spec.kind) {
+    case 'enum': {
+      const found = matchEnum(spec.values, v);
+      return found === undefined ? { problem: `${name} must be one of ${spec.values.join(', ')}` } : { value: found };
+    }
+    case 'boolean': {
+      const lower = v.toLowerCase();
+      return lower === 'true' || lower === 'false' ? { value: lower === 'true' } : { problem: `${name} must be true or false` };
+    }
+    case 'integer': {
+      const n = /^\d+$/.test(v) ? Number(v) : NaN;
+      return n >= spec.min && n <= spec.max ? { value: n } : { problem: `${name} must be an integer from ${spec.min} to ${spec.max}` };
+    }
+    case 'decimal': {
+      const n = /^\d+(\.\d+)?$/.test(v) ? Number(v) : NaN;
+      return n >= spec.min && n <= spec.max ? { value: n } : { problem: `${name} must be a number from ${spec.min} to ${spec.max}` };
+    }
+    case 'datetime': {
+      const t = normalizeTimestamp(v);
+      return t === null ? { problem: `${name} must be an RFC 3339 date-time or a yyyy-MM-dd date` } : { value: t };
+    }
+    case 'string':
+      return { value: v };
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const ENVIRONMENT_NAMES = ['production', 'non-production'] as const;
+
+function parseList(name: string, spec: Extract<ParamSpec, { kind: 'list' }>, values: string[]): Result {
+  const items = new Set<unknown>();
+  const bad: string[] = [];
+  for (const value of values) {
+    for (const piece of value.split(',')) {
+      const item = piece.trim();
+      if (item === '') continue;
+      const parsed = parseItem(spec.item, item);
+      if (parsed === undefined) bad.push(item);
+      else items.add(parsed);
+    }
+  }
+  if (bad.length > 0) return { problem: `${name} has invalid item(s) ${bad.map((b) => `'${b}'`).join(', ')}: ${itemRule(spec.item)}` };
+  if (items.size === 0) return { problem: `${name} must list at least one item` };
+  if (spec.maxItems !== undefined && items.size > spec.maxItems) return { problem: `${name} must list at most ${spec.maxItems} items` };
+  return { value: [...items] };
+}
+
+function parseItem(item: ItemSpec, text: string): unknown {
+  switch (item.type) {
+    case 'string':
+      return text;
+    case 'integer':
+      return /^\d{1,15}$/.test(text) ? Number(text) : undefined;
+    case 'enum':
+      return matchEnum(item.values, text);
+    case 'environment':
+      return UUID.test(text) ? text.toLowerCase() : matchEnum(ENVIRONMENT_NAMES, text);
+  }
+}
+
+function itemRule(item: ItemSpec): string {
+  switch (item.type) {
+    case 'string':
+      return 'any text';
+    case 'integer':
+      return 'each item must be an integer';
+    case 'enum':
+      return `each item must be one of ${item.values.join(', ')}`;
+    case 'environment':
+      return 'each item must be an environment UUID, production or non-production';
+  }
+}
+
+const matchEnum = <V extends string>(values: readonly V[], text: string): V | undefined => {
+  const lower = text.toLowerCase();
+  return values.find((v) => v.toLowerCase() === lower);
+};
+
+function paramSchema(spec: ParamSpec): TSchema {
+  const description = spec.description;
+  switch (spec.kind) {
+    case 'list': {
+      const itemNote = spec.item.type === 'enum' ? ` Items: ${spec.item.values.join(', ')} (case-insensitive).` : '';
+      const limit = spec.maxItems === undefined ? '' : ` At most ${spec.maxItems} items.`;
+      return Type.String({ description: `${description} Comma-separated.${itemNote}${limit}`, minLength: 1 });
+    }
+    case 'enum':
+      return Type.String({ description: `${description} One of ${spec.values.join(', ')} (case-insensitive).`, ...(spec.default === undefined ? {} : { default: spec.default }) });
+    case 'boolean':
+      return Type.String({ description: `${description} true or false.`, enum: ['true', 'false'], ...(spec.default === undefined ? {} : { default: String(spec.default) }) });
+    case 'integer':
+      return Type.String({ description, pattern: '^[0-9]+$', 'x-minimum': spec.min, 'x-maximum': spec.max, ...(spec.default === undefined ? {} : { default: String(spec.default) }) });
+    case 'decimal':
+      return Type.String({ description, pattern: '^[0-9]+(\\.[0-9]+)?$', 'x-minimum': spec.min, 'x-maximum': spec.max });
+    case 'datetime':
+      return Type.String({ description: `${description} RFC 3339 date-time or yyyy-MM-dd.` });
+    case 'string':
+      return Type.String({ description, minLength: 1 });
+  }
+}
+
+/**
+ * Fastify validator compiler: querystring schemas made by defineQuery() are validated by their own parser, whose
+ * result replaces request.query. Other schemas (path parameters, documented for OpenAPI) are not re-validated here.
+ */
+export const validatorCompiler = ({ schema, httpPart }: { schema: object; httpPart?: string }) => {
+  const parse = httpPart === 'querystring' ? parsers.get(schema) : undefined;
+  if (!parse) return () => true;
+  return (data: unknown) => {
+    try {
+      return { value: parse((data ?? {}) as Record<string, unknown>) };
+    } catch (error) {
+      return { error: error as Error };
+    }
+  };
+};

@@ -1,0 +1,117 @@
+// Per-kind validation of imported records (decisions §9): identity rules, required fields, and normalisation through
+// the resource schemas. Cross-record rules (tenant known, organizationId, a finding's asset) live in importer.ts.
+import { Type } from 'typebox';
+import { Asset, derivedAssetFields } from '../modules/assets/schemas.js';
+import { Exemption, Vulnerability, derivedVulnerabilityFields, severityLevelValues } from '../modules/vulnerabilities/schemas.js';
+import { Integration, Risk } from '../modules/risks/schemas.js';
+import { FreeObject, NullableString } from '../schemas/common.js';
+import type { ImportKind, RecordsByKind, StoredAsset, StoredVulnerability } from '../schemas/records.js';
+import { normalizeValue, type FieldProblem } from './normalize.js';
+
+interface JsonObjectSchema {
+  type: 'object';
+  properties: Record<string, unknown>;
+}
+
+const omit = (schema: JsonObjectSchema, names: readonly string[]): JsonObjectSchema => ({
+  type: 'object',
+  properties: Object.fromEntries(Object.entries(schema.properties).filter(([name]) => !names.includes(name))),
+});
+const extend = (schema: JsonObjectSchema, extra: Record<string, unknown>): JsonObjectSchema => ({
+  type: 'object',
+  properties: { ...schema.properties, ...extra },
+});
+
+const secretCounts = ['numberOfLowSecrets', 'numberOfMediumSecrets', 'numberOfHighSecrets', 'numberOfCriticalSecrets'] as const;
+
+const schemas: Record<ImportKind, JsonObjectSchema> = {
+  tenant: Type.Object({ tenantId: Type.String(), organizationId: Type.String(), name: NullableString() }) as JsonObjectSchema,
+  environment: Type.Object({
+    tenantId: Type.String(), environmentId: Type.String(), name: NullableString(), isProduction: Type.Boolean(),
+  }) as JsonObjectSchema,
+  integration: extend(Integration as JsonObjectSchema, { environmentId: NullableString() }),
+  assetGroup: Type.Object({
+    tenantId: Type.String(), assetGroupId: Type.String(), name: NullableString(), assetIds: Type.Array(Type.String()),
+  }) as JsonObjectSchema,
+  exemption: Type.Object({ tenantId: Type.String(), exemptionId: Type.String(), exemption: Exemption }) as JsonObjectSchema,
+  asset: extend(omit(Asset as JsonObjectSchema, [...derivedAssetFields, ...secretCounts]), { rawData: FreeObject() }),
+  vulnerability: omit(Vulnerability as JsonObjectSchema, derivedVulnerabilityFields),
+  risk: Risk as JsonObjectSchema,
+};
+
+/** Identity fields per kind, checked by the identity-string rule. */
+export const identityFields: Record<ImportKind, readonly string[]> = {
+  tenant: ['tenantId'],
+  environment: ['tenantId', 'environmentId'],
+  integration: ['tenantId', 'integrationId'],
+  assetGroup: ['tenantId', 'assetGroupId'],
+  exemption: ['tenantId', 'exemptionId'],
+  asset: ['tenantId', 'id'],
+  vulnerability: ['tenantId', 'assetId', 'vulnerabilityId'],
+  risk: ['tenantId', 'id'],
+};
+
+// Ids must be listable in a comma-separated filter and distinguishable in a (percent-encoded) path.
+// eslint-disable-next-line no-control-regex
+const FORBIDDEN_IN_ID = /[,%\s\u0000-\u001f\u007f]/;
+
+export function checkIdentity(kind: ImportKind, record: Record<string, unknown>, problems: FieldProblem[]): void {
+  for (const field of identityFields[kind]) {
+    const value = record[field];
+    const path = `record.${field}`;
+    if (value === undefined || value === null) problems.push({ path, message: 'is required' });
+    else if (typeof value !== 'string') problems.push({ path, message: 'must be a string' });
+    else if (value.length < 1 || value.length > 1024) problems.push({ path, message: 'must be 1 to 1024 characters' });
+    else if (FORBIDDEN_IN_ID.test(value)) problems.push({ path, message: 'must not contain commas, %, whitespace or control characters' });
+  }
+}
+
+/**
+ * Normalises one record of a kind. The caller has already put the tenant's organizationId on the record.
+ * Returns the stored shape, or the problems found (paths start with `record.`).
+ */
+export function normalizeRecord<K extends ImportKind>(kind: K, raw: Record<string, unknown>): { value: RecordsByKind[K] } | { problems: FieldProblem[] } {
+  const problems: FieldProblem[] = [];
+  checkIdentity(kind, raw, problems);
+  const normalized = normalizeValue(raw, schemas[kind], 'record', problems) as Record<string, unknown>;
+  if (problems.length > 0) return { problems };
+  return { value: shape(kind, normalized) as RecordsByKind[K] };
+}
+
+function shape(kind: ImportKind, n: Record<string, unknown>): RecordsByKind[ImportKind] {
+  const tenantId = n.tenantId as string;
+  switch (kind) {
+    case 'tenant':
+    case 'environment':
+    case 'assetGroup':
+    case 'exemption':
+      return n as unknown as RecordsByKind[typeof kind];
+    case 'integration': {
+      const { environmentId, ...integration } = n;
+      return { tenantId, integrationId: n.integrationId as string, environmentId: environmentId as string | null, integration: integration as RecordsByKind['integration']['integration'] };
+    }
+    case 'asset': {
+      const { rawData, ...asset } = n;
+      // Secret counts are the lengths of the secret arrays, whatever the file says.
+      const counted = {
+        ...asset,
+        numberOfLowSecrets: (asset.lowSecrets as unknown[]).length,
+        numberOfMediumSecrets: (asset.mediumSecrets as unknown[]).length,
+        numberOfHighSecrets: (asset.highSecrets as unknown[]).length,
+        numberOfCriticalSecrets: (asset.criticalSecrets as unknown[]).length,
+      };
+      return { tenantId, asset: counted as unknown as StoredAsset, rawData: (rawData ?? {}) as Record<string, unknown> };
+    }
+    case 'vulnerability': {
+      const packages = n.packages as { fixedVersion: string | null }[];
+      const vulnerability = {
+        ...n,
+        severityLevelValue: severityLevelValues[n.severityLevel as keyof typeof severityLevelValues],
+        hasVendorFix: packages.some((p) => typeof p.fixedVersion === 'string' && p.fixedVersion !== ''),
+      };
+      return { tenantId, vulnerability: vulnerability as unknown as StoredVulnerability };
+    }
+    case 'risk':
+      return { tenantId, risk: n as unknown as RecordsByKind['risk']['risk'] };
+  }
+}

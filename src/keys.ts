@@ -1,0 +1,21 @@
+// Tenant API keys: 32 random bytes behind a fixed prefix that secret scanners can match; only a hash is kept.
+import { createHash, randomBytes } from 'node:crypto';
+
+export const KEY_PREFIX = 'secinv_';
+/** How much of a key listings show, enough to tell keys apart and nothing to guess with. */
+const DISPLAY_LENGTH = KEY_PREFIX.length + 6;
+
+export const hashKey = (key: string): string => createHash('sha256').update(key).digest('hex');
+
+export function newKey(): { id: string; key: string; prefix: string; keyHash: string } {
+  const key = KEY_PREFIX + randomBytes(32).toString('base64url');
+  return { id: `key_${randomBytes(8).toString('hex')}`, key, prefix: key.slice(0, DISPLAY_LENGTH), keyHash: hashKey(key) };
+}
+
+/** The key of an `Authorization: Bearer <key>` header (scheme case-insensitive, spaces around the key ignored). */
+export function bearerKey(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const match = /^\s*bearer +(.*)$/i.exec(header);
+  const key = match?.[1]?.trim();
+  return key ? key : undefined;
+}

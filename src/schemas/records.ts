@@ -1,0 +1,32 @@
+// The normalised import records handed from the importer to storage, one type per kind of decisions §9.
+import type { Asset } from '../modules/assets/schemas.js';
+import type { Exemption, Vulnerability } from '../modules/vulnerabilities/schemas.js';
+import type { Integration, Risk } from '../modules/risks/schemas.js';
+
+export const importKinds = ['tenant', 'environment', 'integration', 'assetGroup', 'exemption', 'asset', 'vulnerability', 'risk'] as const;
+export type ImportKind = (typeof importKinds)[number];
+
+/** Asset fields computed by the service from findings; everything else of the API object is imported. */
+export type StoredAsset = Omit<Asset, 'isVulnerable' | 'numberOfLowVulnerabilities' | 'numberOfMediumVulnerabilities' |
+  'numberOfHighVulnerabilities' | 'numberOfCriticalVulnerabilities' | 'vulnerabilityScore' | 'hasKev' | 'hasExploit' | 'isExploitable'>;
+export type StoredVulnerability = Omit<Vulnerability, 'exemptions'>;
+
+export interface TenantRecord { tenantId: string; organizationId: string; name: string | null }
+export interface EnvironmentRecord { tenantId: string; environmentId: string; name: string | null; isProduction: boolean }
+export interface IntegrationRecord { tenantId: string; integrationId: string; environmentId: string | null; integration: Integration }
+export interface AssetGroupRecord { tenantId: string; assetGroupId: string; name: string | null; assetIds: string[] }
+export interface ExemptionRecord { tenantId: string; exemptionId: string; exemption: Exemption }
+export interface AssetRecord { tenantId: string; asset: StoredAsset; rawData: Record<string, unknown> }
+export interface VulnerabilityRecord { tenantId: string; vulnerability: StoredVulnerability }
+export interface RiskRecord { tenantId: string; risk: Risk }
+
+export interface RecordsByKind {
+  tenant: TenantRecord;
+  environment: EnvironmentRecord;
+  integration: IntegrationRecord;
+  assetGroup: AssetGroupRecord;
+  exemption: ExemptionRecord;
+  asset: AssetRecord;
+  vulnerability: VulnerabilityRecord;
+  risk: RiskRecord;
+}

@@ -1,0 +1,172 @@
+// Asset reads: the list with every filter and sort of the contract answered by SQL, and the get.
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
+import type { AssetSortField, ListAssetsQuery } from '../modules/assets/schemas.js';
+import type { SqlDialect } from './dialect.js';
+import { fromTenant, lruCache, type TenantScope } from './scope.js';
+import type { AssetTable, Database } from './tables.js';
+
+type Eb = ExpressionBuilder<Database, 'assets'>;
+
+const sortColumns: Record<AssetSortField, { column: keyof AssetTable & string; nullable: boolean }> = {
+  id: { column: 'id', nullable: false },
+  executionId: { column: 'execution_id', nullable: true },
+  integrationId: { column: 'integration_id', nullable: true },
+  resourceType: { column: 'resource_type', nullable: true },
+  service: { column: 'service', nullable: true },
+  region: { column: 'region', nullable: true },
+  name: { column: 'name', nullable: true },
+  provider: { column: 'provider', nullable: false },
+  firstObservedAt: { column: 'first_observed_at', nullable: false },
+  lastObservedAt: { column: 'last_observed_at', nullable: false },
+  riskScore: { column: 'risk_score', nullable: true },
+  vulnerabilityScore: { column: 'vulnerability_score', nullable: false },
+  numberOfLowVulnerabilities: { column: 'n_low', nullable: false },
+  numberOfMediumVulnerabilities: { column: 'n_medium', nullable: false },
+  numberOfHighVulnerabilities: { column: 'n_high', nullable: false },
+  numberOfCriticalVulnerabilities: { column: 'n_critical', nullable: false },
+};
+
+const levelColumns = {
+  CRITICAL: ['n_critical', 'n_critical_secrets'],
+  HIGH: ['n_high', 'n_high_secrets'],
+  MEDIUM: ['n_medium', 'n_medium_secrets'],
+  LOW: ['n_low', 'n_low_secrets'],
+} as const;
+
+const booleanFilters = {
+  hasAdminPrivileges: 'has_admin_privileges',
+  hasOverlyPermissivePrivileges: 'has_overly_permissive_privileges',
+  isSusceptibleToPrivilegeEscalation: 'is_susceptible_to_privilege_escalation',
+  hasKev: 'has_kev',
+  hasExploit: 'has_exploit',
+  isExploitable: 'is_exploitable',
+  isPubliclyExposed: 'is_publicly_exposed',
+  isVulnerable: 'is_vulnerable',
+} as const;
+
+/** The only resource type with an operational state (decisions §7). */
+const OPERATIONAL_STATE_TYPES = ['AWS::EC2::Instance'];
+
+/** Separator of the tokens of meta_search; no token contains it (see assetRow). */
+export const META_SEPARATOR = '\u001f';
+
+export type AssetFilters = Omit<ListAssetsQuery, 'sortBy' | 'sortOrder' | 'page' | 'perPage'>;
+
+function filterExpressions(eb: Eb, tenantId: string, q: AssetFilters, dialect: SqlDialect): Expression<SqlBool>[] {
+  const where: Expression<SqlBool>[] = [];
+  if (q.ids) where.push(eb('assets.id', 'in', q.ids));
+  if (q.executionIds) where.push(eb('execution_id', 'in', q.executionIds));
+  if (q.regions) where.push(eb('region', 'in', q.regions));
+  if (q.integrationIds) where.push(eb('assets.integration_id', 'in', q.integrationIds));
+  if (q.resourceTypes) where.push(eb('resource_type', 'in', q.resourceTypes));
+  if (q.providers) where.push(eb('provider', 'in', q.providers));
+  if (q.assetGroupIds) {
+    const groups = q.assetGroupIds;
+    where.push(eb.exists(
+      fromTenant(eb as unknown as Kysely<Database>, 'asset_group_members', tenantId)
+        .select(sql.lit(1).as('one'))
+        .where('asset_group_members.asset_id', '=', eb.ref('assets.id'))
+        .where('asset_group_members.asset_group_id', 'in', groups),
+    ));
+  }
+  if (q.environmentIds) where.push(environmentFilter(eb, tenantId, q.environmentIds));
+  if (q.severityLevels) where.push(eb.or(q.severityLevels.map((level) => eb(levelColumns[level][0], '>', 0))));
+  if (q.secretsLevels) where.push(eb.or(q.secretsLevels.map((level) => eb(levelColumns[level][1], '>', 0))));
+  if (q.services) {
+    const qualified = q.services.filter((s) => s.includes('::')).map((s) => s.toLowerCase());
+    const bare = q.services.filter((s) => !s.includes('::')).map((s) => s.toLowerCase());
+    const alternatives: Expression<SqlBool>[] = [];
+    if (qualified.length > 0) alternatives.push(eb('service_lc', 'in', qualified));
+    if (bare.length > 0) alternatives.push(eb('service_name_lc', 'in', bare));
+    where.push(eb.or(alternatives));
+  }
+  if (q.firstObservedAtStart) where.push(eb('first_observed_at', '>=', q.firstObservedAtStart));
+  if (q.firstObservedAtEnd) where.push(eb('first_observed_at', '<=', q.firstObservedAtEnd));
+  for (const [param, column] of Object.entries(booleanFilters) as [keyof typeof booleanFilters, (typeof booleanFilters)[keyof typeof booleanFilters]][]) {
+    const value = q[param];
+    if (value !== undefined) where.push(eb(column, '=', value ? 1 : 0));
+  }
+  if (q.query !== undefined) where.push(dialect.contains(eb.ref('name_lc'), q.query.toLowerCase()));
+  if (q.metadata !== undefined) {
+    // A needle that spans the separator would match across two tokens; no single key or value contains it.
+    where.push(q.metadata.includes(META_SEPARATOR) ? sql<SqlBool>`1 = 0` : dialect.contains(eb.ref('meta_search'), q.metadata.toLowerCase()));
+  }
+  if (q.riskScoreGte !== undefined) where.push(eb('risk_score', '>=', q.riskScoreGte));
+  if (q.operationalStates) {
+    where.push(eb.and([eb('resource_type', 'in', OPERATIONAL_STATE_TYPES), eb('operational_state', 'in', q.operationalStates)]));
+  }
+  return where;
+}
+
+/** A record's environment is that of its own integration; production / non-production match the flag. */
+function environmentFilter(eb: Eb, tenantId: string, items: readonly string[]): Expression<SqlBool> {
+  const ids = items.filter((i) => i !== 'production' && i !== 'non-production');
+  const flags = [items.includes('production') ? 1 : null, items.includes('non-production') ? 0 : null].filter((f) => f !== null);
+  const db = eb as unknown as Kysely<Database>;
+  const environments = fromTenant(db, 'environments', tenantId)
+    .select('environments.environment_id')
+    .where((e) => e.or([
+      ...(ids.length > 0 ? [e('environments.environment_id_lc', 'in', ids)] : []),
+      ...(flags.length > 0 ? [e('environments.is_production', 'in', flags)] : []),
+    ]));
+  return eb('assets.integration_id', 'in', fromTenant(db, 'integrations', tenantId)
+    .select('integrations.integration_id')
+    .where('integrations.environment_id', 'in', environments));
+}
+
+const DERIVED_COLUMNS = ['n_low', 'n_medium', 'n_high', 'n_critical', 'vulnerability_score', 'is_vulnerable', 'has_kev', 'has_exploit', 'is_exploitable'] as const;
+type DerivedRow = Pick<AssetTable, (typeof DERIVED_COLUMNS)[number] | 'doc'>;
+
+/**
+ * Mapper from a row to the API object's JSON bytes. The stored document lacks the derived fields, which change when
+ * findings or exemptions are imported; they are spliced in front of it instead of parsing and re-serialising it.
+ */
+export function assetJson(row: DerivedRow, rawData?: string): Buffer {
+  const derived =
+    `{"isVulnerable":${row.is_vulnerable === 1},"numberOfLowVulnerabilities":${row.n_low},` +
+    `"numberOfMediumVulnerabilities":${row.n_medium},"numberOfHighVulnerabilities":${row.n_high},` +
+    `"numberOfCriticalVulnerabilities":${row.n_critical},"vulnerabilityScore":${row.vulnerability_score},` +
+    `"hasKev":${row.has_kev === 1},"hasExploit":${row.has_exploit === 1},"isExploitable":${row.is_exploitable === 1},`;
+  const doc = Buffer.from(row.doc);
+  if (rawData === undefined) return Buffer.concat([Buffer.from(derived), doc.subarray(1)]);
+  return Buffer.concat([Buffer.from(derived), doc.subarray(1, doc.length - 1), Buffer.from(`,"rawData":${rawData}}`)]);
+}
+
+export function assetStore(db: Kysely<Database>, dialect: SqlDialect) {
+  // Counting every match costs far more than fetching a page; data only changes by import, which bumps the
+  // tenant's data version, so a count is reused until then.
+  const counts = lruCache<number>(2000);
+
+  const filtered = (scope: TenantScope, filters: AssetFilters) =>
+    fromTenant(db, 'assets', scope.tenantId).where((eb) => eb.and(filterExpressions(eb, scope.tenantId, filters, dialect)));
+
+  return {
+    async listAssets(scope: TenantScope, query: ListAssetsQuery): Promise<{ items: Buffer[]; total: number }> {
+      const { sortBy = 'id', sortOrder = 'ASC', page, perPage, ...filters } = query;
+      const { column, nullable } = sortColumns[sortBy];
+      const direction = sortOrder === 'DESC' ? 'desc' : 'asc';
+      let select = filtered(scope, filters).select([...DERIVED_COLUMNS, 'doc']);
+      if (nullable) select = select.orderBy(sql`${sql.ref(column)} is null`);
+      select = select.orderBy(column, direction);
+      if (column !== 'id') select = select.orderBy('assets.id', direction);
+      const rows = await select.limit(perPage).offset((page - 1) * perPage).execute();
+
+      const countKey = `${scope.tenantId}\u0000${scope.dataVersion}\u0000${JSON.stringify(filters)}`;
+      let total = counts.get(countKey);
+      if (total === undefined) {
+        const row = await filtered(scope, filters).select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+        total = Number(row.n);
+        counts.set(countKey, total);
+      }
+      return { items: rows.map((row) => assetJson(row)), total };
+    },
+
+    async getAsset(scope: TenantScope, id: string, withRawData: boolean): Promise<Buffer | undefined> {
+      const row = await fromTenant(db, 'assets', scope.tenantId)
+        .select([...DERIVED_COLUMNS, 'doc', 'raw_data'])
+        .where('assets.id', '=', id)
+        .executeTakeFirst();
+      return row && assetJson(row, withRawData ? row.raw_data : undefined);
+    },
+  };
+}

@@ -1,0 +1,108 @@
+// Derived fields (decisions §7): which findings are exempted, by which exemptions, and the asset fields computed from
+// the findings that are not. Run inside the import transaction for the assets an import can have changed.
+import type { Kysely } from 'kysely';
+import { compileExemption, matchingExemptions, vulnerabilityScore, type MatchableAsset } from '../exemptions.js';
+import type { Exemption } from '../modules/vulnerabilities/schemas.js';
+import { fromTenant } from './scope.js';
+import type { AssetTable, Database } from './tables.js';
+
+const BATCH = 500;
+
+type Derived = Pick<AssetTable, 'n_low' | 'n_medium' | 'n_high' | 'n_critical' | 'vulnerability_score' | 'is_vulnerable' | 'has_kev' | 'has_exploit' | 'is_exploitable'>;
+
+/** Recomputes exemption matches and derived fields for the given assets of a tenant, or for all of them. */
+export async function recomputeDerived(db: Kysely<Database>, tenantId: string, scope: 'all' | ReadonlySet<string>): Promise<void> {
+  const exemptionRows = await fromTenant(db, 'exemptions', tenantId).select(['exemption_id', 'doc']).orderBy('exemption_id').execute();
+  const exemptions = exemptionRows.map((r) => compileExemption(r.exemption_id, JSON.parse(r.doc) as Exemption));
+
+  const selectAssets = () => fromTenant(db, 'assets', tenantId).select([
+    'id', 'region', 'tags', 'n_low', 'n_medium', 'n_high', 'n_critical', 'vulnerability_score', 'is_vulnerable', 'has_kev', 'has_exploit', 'is_exploitable',
+  ]).orderBy('assets.id');
+
+  if (scope === 'all') {
+    let after: string | null = null;
+    for (;;) {
+      const assets = await (after === null ? selectAssets() : selectAssets().where('assets.id', '>', after)).limit(BATCH).execute();
+      if (assets.length === 0) break;
+      await recomputeBatch(db, tenantId, assets, exemptions);
+      after = assets[assets.length - 1]!.id;
+    }
+    return;
+  }
+  const ids = [...scope].sort();
+  for (let i = 0; i < ids.length; i += BATCH) {
+    const assets = await selectAssets().where('assets.id', 'in', ids.slice(i, i + BATCH)).execute();
+    if (assets.length > 0) await recomputeBatch(db, tenantId, assets, exemptions);
+  }
+}
+
+type AssetRow = Derived & { id: string; region: string | null; tags: string };
+
+async function recomputeBatch(db: Kysely<Database>, tenantId: string, assets: AssetRow[], exemptions: ReturnType<typeof compileExemption>[]): Promise<void> {
+  const assetIds = assets.map((a) => a.id);
+  const findings = await fromTenant(db, 'vulnerabilities', tenantId)
+    .select(['asset_id', 'vulnerability_id', 'severity_level_value', 'has_kev', 'has_exploit', 'is_exploitable', 'has_vendor_fix', 'is_exempted'])
+    .where('vulnerabilities.asset_id', 'in', assetIds)
+    .execute();
+
+  const groups = new Map<string, Set<string>>();
+  if (exemptions.length > 0) {
+    const members = await fromTenant(db, 'asset_group_members', tenantId)
+      .select(['asset_id', 'asset_group_id'])
+      .where('asset_group_members.asset_id', 'in', assetIds)
+      .execute();
+    for (const m of members) {
+      const set = groups.get(m.asset_id) ?? new Set<string>();
+      set.add(m.asset_group_id);
+      groups.set(m.asset_id, set);
+    }
+  }
+
+  const matchable = new Map<string, MatchableAsset>();
+  for (const a of assets) {
+    matchable.set(a.id, { region: a.region, tags: JSON.parse(a.tags) as MatchableAsset['tags'], groupIds: groups.get(a.id) ?? new Set() });
+  }
+
+  const derived = new Map<string, { counts: number[]; any: boolean; kev: boolean; exploit: boolean; exploitable: boolean }>();
+  const matches: { tenant_id: string; asset_id: string; vulnerability_id: string; exemption_id: string }[] = [];
+  const nowExempted: [string, string][] = [];
+  const nowCounted: [string, string][] = [];
+  for (const f of findings) {
+    const asset = matchable.get(f.asset_id)!;
+    const ids = exemptions.length === 0 ? [] : matchingExemptions(exemptions, { assetId: f.asset_id, vulnerabilityId: f.vulnerability_id, hasVendorFix: f.has_vendor_fix === 1 }, asset);
+    for (const exemptionId of ids) matches.push({ tenant_id: tenantId, asset_id: f.asset_id, vulnerability_id: f.vulnerability_id, exemption_id: exemptionId });
+    const exempted = ids.length > 0;
+    if (exempted !== (f.is_exempted === 1)) (exempted ? nowExempted : nowCounted).push([f.asset_id, f.vulnerability_id]);
+    if (exempted) continue;
+    const d = derived.get(f.asset_id) ?? { counts: [0, 0, 0, 0, 0, 0], any: false, kev: false, exploit: false, exploitable: false };
+    d.counts[f.severity_level_value] = (d.counts[f.severity_level_value] ?? 0) + 1;
+    d.any = true;
+    d.kev ||= f.has_kev === 1;
+    d.exploit ||= f.has_exploit === 1;
+    d.exploitable ||= f.is_exploitable === 1;
+    derived.set(f.asset_id, d);
+  }
+
+  await db.deleteFrom('vulnerability_exemptions').where('tenant_id', '=', tenantId).where('asset_id', 'in', assetIds).execute();
+  for (let i = 0; i < matches.length; i += BATCH) await db.insertInto('vulnerability_exemptions').values(matches.slice(i, i + BATCH)).execute();
+  for (const [pairs, value] of [[nowExempted, 1], [nowCounted, 0]] as const) {
+    for (let i = 0; i < pairs.length; i += BATCH) {
+      await db.updateTable('vulnerabilities').set({ is_exempted: value })
+        .where('tenant_id', '=', tenantId)
+        .where((eb) => eb(eb.refTuple('asset_id', 'vulnerability_id'), 'in', pairs.slice(i, i + BATCH).map(([a, v]) => eb.tuple(a, v))))
+        .execute();
+    }
+  }
+
+  for (const a of assets) {
+    const d = derived.get(a.id);
+    const [, , low = 0, medium = 0, high = 0, critical = 0] = d?.counts ?? [];
+    const next: Derived = {
+      n_low: low, n_medium: medium, n_high: high, n_critical: critical,
+      vulnerability_score: vulnerabilityScore({ critical, high, medium, low }),
+      is_vulnerable: d?.any ? 1 : 0, has_kev: d?.kev ? 1 : 0, has_exploit: d?.exploit ? 1 : 0, is_exploitable: d?.exploitable ? 1 : 0,
+    };
+    const changed = (Object.keys(next) as (keyof Derived)[]).some((k) => next[k] !== a[k]);
+    if (changed) await db.updateTable('assets').set(next).where('tenant_id', '=', tenantId).where('id', '=', a.id).execute();
+  }
+}

@@ -1,0 +1,75 @@
+// API keys: stored as a SHA-256 hash and a short display prefix, never the key itself.
+import type { Kysely } from 'kysely';
+import type { Database } from './tables.js';
+
+export interface KeyInfo {
+  id: string;
+  name: string | null;
+  prefix: string;
+  createdAt: string;
+  expiresAt: string | null;
+  revokedAt: string | null;
+  lastUsedAt: string | null;
+}
+
+export interface AuthenticatedKey {
+  keyId: string;
+  tenantId: string;
+  dataVersion: number;
+  expiresAt: string | null;
+  revokedAt: string | null;
+  lastUsedAt: string | null;
+}
+
+export function keyStore(db: Kysely<Database>) {
+  return {
+    async insertKey(row: { id: string; tenantId: string; name: string | null; prefix: string; keyHash: string; createdAt: string; expiresAt: string | null }): Promise<void> {
+      await db.insertInto('api_keys').values({
+        id: row.id, tenant_id: row.tenantId, name: row.name, prefix: row.prefix, key_hash: row.keyHash,
+        created_at: row.createdAt, expires_at: row.expiresAt, revoked_at: null, last_used_at: null,
+      }).execute();
+    },
+
+    async listKeys(tenantId: string): Promise<KeyInfo[]> {
+      const rows = await db.selectFrom('api_keys').selectAll().where('tenant_id', '=', tenantId).orderBy('created_at').orderBy('id').execute();
+      return rows.map((r) => ({
+        id: r.id, name: r.name, prefix: r.prefix, createdAt: r.created_at, expiresAt: r.expires_at, revokedAt: r.revoked_at, lastUsedAt: r.last_used_at,
+      }));
+    },
+
+    /** Revokes a key; false when no key has that id. Revoking twice keeps the first time. */
+    async revokeKey(id: string, at: string): Promise<boolean> {
+      const key = await db.selectFrom('api_keys').select(['id', 'revoked_at']).where('id', '=', id).executeTakeFirst();
+      if (!key) return false;
+      if (key.revoked_at === null) await db.updateTable('api_keys').set({ revoked_at: at }).where('id', '=', id).execute();
+      return true;
+    },
+
+    /** The key with this hash and its tenant's data version; undefined when no such key or tenant exists. */
+    async findKeyByHash(keyHash: string): Promise<AuthenticatedKey | undefined> {
+      const row = await db.selectFrom('api_keys')
+        .innerJoin('tenants', 'tenants.tenant_id', 'api_keys.tenant_id')
+        .select(['api_keys.id', 'api_keys.tenant_id', 'tenants.data_version', 'api_keys.expires_at', 'api_keys.revoked_at', 'api_keys.last_used_at'])
+        .where('api_keys.key_hash', '=', keyHash)
+        .executeTakeFirst();
+      return row && {
+        keyId: row.id, tenantId: row.tenant_id, dataVersion: Number(row.data_version), expiresAt: row.expires_at,
+        revokedAt: row.revoked_at, lastUsedAt: row.last_used_at,
+      };
+    },
+
+    async touchKey(id: string, at: string): Promise<void> {
+      await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
+    },
+
+    async tenantOrganization(tenantId: string): Promise<string | undefined> {
+      const row = await db.selectFrom('tenants').select('organization_id').where('tenant_id', '=', tenantId).executeTakeFirst();
+      return row?.organization_id;
+    },
+
+    async listTenants(): Promise<{ tenantId: string; organizationId: string; name: string | null }[]> {
+      const rows = await db.selectFrom('tenants').selectAll().orderBy('tenant_id').execute();
+      return rows.map((r) => ({ tenantId: r.tenant_id, organizationId: r.organization_id, name: r.name }));
+    },
+  };
+}

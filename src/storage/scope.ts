@@ -1,0 +1,37 @@
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import type { Database } from './tables.js';
+
+/** Which tenant a request acts for, and the version of its data (bumped by every import that touches it). */
+export interface TenantScope {
+  tenantId: string;
+  dataVersion: number;
+}
+
+type TenantTableName = Exclude<keyof Database, 'tenants' | 'api_keys'>;
+
+/**
+ * The only way storage reads a tenant table: the tenant predicate is part of the query from its first clause, so no
+ * query over tenant data can be built without it.
+ */
+export const fromTenant = <T extends TenantTableName>(db: Kysely<Database>, table: T, tenantId: string): SelectQueryBuilder<Database, T, object> =>
+  db.selectFrom(table as TenantTableName).where(sql.ref(`${table}.tenant_id`), '=', tenantId) as unknown as SelectQueryBuilder<Database, T, object>;
+
+/** A small least-recently-used map for answers that depend only on (tenant, data version, filters). */
+export function lruCache<V>(capacity: number) {
+  const map = new Map<string, V>();
+  return {
+    get(key: string): V | undefined {
+      const value = map.get(key);
+      if (value !== undefined) {
+        map.delete(key);
+        map.set(key, value);
+      }
+      return value;
+    },
+    set(key: string, value: V): void {
+      map.delete(key);
+      map.set(key, value);
+      if (map.size > capacity) map.delete(map.keys().next().value as string);
+    },
+  };
+}

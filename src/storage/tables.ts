@@ -1,0 +1,172 @@
+// Row types of the database. Rows are not API types: each resource has one mapper between the two.
+// Booleans are stored as 0/1 integers and timestamps as `yyyy-MM-ddTHH:mm:ss.SSSZ` text on both dialects, so every
+// comparison and sort means the same thing on SQLite and PostgreSQL.
+import type { Generated } from 'kysely';
+
+export interface TenantTable {
+  tenant_id: string;
+  organization_id: string;
+  name: string | null;
+  /** Bumped by every import that touches the tenant; keys cached answers (counts) so they never go stale. */
+  data_version: Generated<number>;
+}
+
+export interface EnvironmentTable {
+  tenant_id: string;
+  environment_id: string;
+  /** Lower-cased id: environmentIds items match UUIDs case-insensitively. */
+  environment_id_lc: string;
+  name: string | null;
+  is_production: number;
+}
+
+export interface IntegrationTable {
+  tenant_id: string;
+  integration_id: string;
+  environment_id: string | null;
+  doc: Buffer;
+}
+
+export interface AssetGroupTable {
+  tenant_id: string;
+  asset_group_id: string;
+  name: string | null;
+}
+
+export interface AssetGroupMemberTable {
+  tenant_id: string;
+  asset_group_id: string;
+  asset_id: string;
+}
+
+export interface ExemptionTable {
+  tenant_id: string;
+  exemption_id: string;
+  /** The Exemption object of the API as JSON. */
+  doc: string;
+}
+
+export interface AssetTable {
+  tenant_id: string;
+  id: string;
+  integration_id: string | null;
+  execution_id: number | null;
+  provider: string;
+  name: string | null;
+  name_lc: string | null;
+  region: string | null;
+  service: string | null;
+  service_lc: string | null;
+  /** Lower-cased part of `service` after `::`: a bare `services` item matches it for any provider. */
+  service_name_lc: string | null;
+  resource_type: string | null;
+  first_observed_at: string;
+  last_observed_at: string;
+  risk_score: number | null;
+  operational_state: string | null;
+  is_publicly_exposed: number;
+  has_admin_privileges: number;
+  has_overly_permissive_privileges: number;
+  is_susceptible_to_privilege_escalation: number;
+  n_low_secrets: number;
+  n_medium_secrets: number;
+  n_high_secrets: number;
+  n_critical_secrets: number;
+  // Derived from non-exempted findings (src/storage/derive.ts).
+  n_low: number;
+  n_medium: number;
+  n_high: number;
+  n_critical: number;
+  vulnerability_score: number;
+  is_vulnerable: number;
+  has_kev: number;
+  has_exploit: number;
+  is_exploitable: number;
+  /** JSON array of the asset's `{Key, Value}` tags, for exemption matching. */
+  tags: string;
+  /** Lower-cased keys and scalar values of rawData joined by U+001F, for the `metadata` filter. */
+  meta_search: string;
+  /** The API object as UTF-8 JSON, without the derived fields (spliced in when served) and without rawData. */
+  doc: Buffer;
+  raw_data: string;
+}
+
+export interface VulnerabilityTable {
+  tenant_id: string;
+  asset_id: string;
+  vulnerability_id: string;
+  integration_id: string | null;
+  execution_id: string | null;
+  provider: string | null;
+  severity_level_value: number;
+  has_kev: number;
+  has_exploit: number;
+  is_exploitable: number;
+  has_vendor_fix: number;
+  is_exempted: number;
+  first_observed_at: string;
+  last_observed_at: string;
+  /** The API object as UTF-8 JSON without `exemptions` (spliced in when served). */
+  doc: Buffer;
+}
+
+export interface VulnerabilityPackageTable {
+  tenant_id: string;
+  asset_id: string;
+  vulnerability_id: string;
+  position: number;
+  package_name: string | null;
+  target_name: string | null;
+  target_type: string | null;
+  target_class: string | null;
+}
+
+export interface VulnerabilityExemptionTable {
+  tenant_id: string;
+  asset_id: string;
+  vulnerability_id: string;
+  exemption_id: string;
+}
+
+export interface RiskTable {
+  tenant_id: string;
+  id: string;
+  risk_type_id: string | null;
+  integration_id: string | null;
+  primary_asset_id: string | null;
+  severity_level: string;
+  lifecycle_state: string;
+  resource_type: string | null;
+  discovered_at: string;
+  score: number;
+  doc: Buffer;
+}
+
+export interface ApiKeyTable {
+  id: string;
+  tenant_id: string;
+  name: string | null;
+  /** The first characters of the key, shown in listings so a user can tell keys apart. */
+  prefix: string;
+  /** SHA-256 of the whole key, hex. The key itself is never stored. */
+  key_hash: string;
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+export interface Database {
+  tenants: TenantTable;
+  environments: EnvironmentTable;
+  integrations: IntegrationTable;
+  asset_groups: AssetGroupTable;
+  asset_group_members: AssetGroupMemberTable;
+  exemptions: ExemptionTable;
+  assets: AssetTable;
+  vulnerabilities: VulnerabilityTable;
+  vulnerability_packages: VulnerabilityPackageTable;
+  vulnerability_exemptions: VulnerabilityExemptionTable;
+  risks: RiskTable;
+  api_keys: ApiKeyTable;
+}
