@@ -15,6 +15,8 @@ export interface ConfigOverrides {
   db?: string | undefined;
   host?: string | undefined;
   port?: string | undefined;
+  /** The database when neither --db nor SECINV_DATABASE_URL names one (demo uses its own file). */
+  defaultDb?: string | undefined;
 }
 
 export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
@@ -23,7 +25,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
   const logLevel = (env.SECINV_LOG_LEVEL ?? 'info').toLowerCase();
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) throw new UserError(`invalid SECINV_LOG_LEVEL '${logLevel}' (one of ${LOG_LEVELS.join(', ')})`);
   return Object.freeze({
-    databaseUrl: overrides.db ?? env.SECINV_DATABASE_URL ?? DEFAULT_DATABASE_URL,
+    databaseUrl: overrides.db ?? env.SECINV_DATABASE_URL ?? overrides.defaultDb ?? DEFAULT_DATABASE_URL,
     host: overrides.host ?? env.SECINV_HOST ?? '127.0.0.1',
     port: Number(port),
     logLevel: logLevel as Config['logLevel'],

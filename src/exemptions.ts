@@ -63,8 +63,9 @@ export function matchingExemptions(exemptions: readonly CompiledExemption[], fin
 
 /**
  * vulnerabilityScore (0 to 10): 10 × (1 − e^(−w/20)) with w = 25·critical + 10·high + 3·medium + 1·low, rounded to two
- * decimals. It is 0 with no finding, grows with every counted finding and with severity, and never reaches 10;
- * one critical gives 7.13, one high 3.93, one medium 1.39, one low 0.49.
+ * decimals. It is 0 with no finding and grows with every counted finding and with severity, approaching 10 (reached
+ * only through rounding, from w ≈ 150); one critical gives 7.13, one high 3.93, one medium 1.39, one low 0.49.
+ * INFORMATIONAL and UNKNOWN findings do not count.
  */
 export function vulnerabilityScore(counts: { critical: number; high: number; medium: number; low: number }): number {
   const weight = 25 * counts.critical + 10 * counts.high + 3 * counts.medium + counts.low;

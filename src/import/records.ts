@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { Asset, derivedAssetFields } from '../modules/assets/schemas.js';
 import { Exemption, Vulnerability, derivedVulnerabilityFields, severityLevelValues } from '../modules/vulnerabilities/schemas.js';
 import { Integration, Risk } from '../modules/risks/schemas.js';
-import { FreeObject, NullableString } from '../schemas/common.js';
+import { FreeObject, Nullable, NullableString } from '../schemas/common.js';
 import type { ImportKind, RecordsByKind, StoredAsset, StoredVulnerability } from '../schemas/records.js';
 import { normalizeValue, type FieldProblem } from './normalize.js';
 
@@ -34,7 +34,7 @@ const schemas: Record<ImportKind, JsonObjectSchema> = {
     tenantId: Type.String(), assetGroupId: Type.String(), name: NullableString(), assetIds: Type.Array(Type.String()),
   }) as JsonObjectSchema,
   exemption: Type.Object({ tenantId: Type.String(), exemptionId: Type.String(), exemption: Exemption }) as JsonObjectSchema,
-  asset: extend(omit(Asset as JsonObjectSchema, [...derivedAssetFields, ...secretCounts]), { rawData: FreeObject() }),
+  asset: extend(omit(Asset as JsonObjectSchema, [...derivedAssetFields, ...secretCounts]), { rawData: Nullable(FreeObject()) }),
   vulnerability: omit(Vulnerability as JsonObjectSchema, derivedVulnerabilityFields),
   risk: Risk as JsonObjectSchema,
 };

@@ -1,0 +1,53 @@
+import { Readable } from 'node:stream';
+import { loadConfig } from '../config.js';
+import { generateRecords, type GenerateOptions } from '../generate/generator.js';
+import { importSources, summaryLine } from '../import/importer.js';
+import { startServer } from '../server.js';
+import { openStorage } from '../storage/index.js';
+import { createTenantKey } from './keys.js';
+import type { Io } from './main.js';
+
+export const DEMO_DATABASE_URL = 'sqlite:./data/demo.db';
+export const DEMO_OPTIONS: GenerateOptions = { seed: 'demo', tenants: 2, assets: 2500, findingsPerAsset: 6, risks: 600 };
+
+/** The generated demo inventory as an import source, streamed through the same path as `secinv import`. */
+const demoSource = (options: GenerateOptions) => ({
+  name: '<demo>',
+  open: () => Readable.from((function* () {
+    for (const line of generateRecords(options)) yield `${line}\n`;
+  })()),
+});
+
+export async function demoCommand(opts: { db?: string; host?: string; port?: string }, io: Io): Promise<void> {
+  const config = loadConfig({ ...opts, defaultDb: DEMO_DATABASE_URL });
+  const storage = await openStorage(config.databaseUrl);
+  try {
+    const tenants = await storage.listTenants();
+    if (tenants.length === 0) {
+      io.stderr.write(`secinv: generating the demo inventory into ${config.databaseUrl} …\n`);
+      const result = await importSources(storage, [demoSource(DEMO_OPTIONS)], { dryRun: false });
+      if (result.problemCount > 0) throw new Error(`demo import failed: ${result.problems[0]?.message ?? 'unknown problem'}`);
+      io.stderr.write(`secinv: ${summaryLine(result, false)}\n`);
+    } else {
+      io.stderr.write(`secinv: reusing the demo database ${config.databaseUrl}\n`);
+    }
+    const server = await startServer(config, storage);
+    const lines = [`secinv demo: serving ${server.url}`, ''];
+    for (const tenant of (await storage.listTenants()).slice(0, 2)) {
+      const { key } = await createTenantKey(storage, tenant.tenantId, 'demo');
+      lines.push(
+        `Tenant ${tenant.name ?? tenant.tenantId} (${tenant.tenantId})`,
+        `  KEY=${key}`,
+        `  curl -s -H "Authorization: Bearer ${key}" '${server.url}/v1/tenant/assets?perPage=2&sortBy=riskScore&sortOrder=DESC'`,
+        `  curl -s -H "Authorization: Bearer ${key}" '${server.url}/v1/tenant/assets?providers=AWS&severityLevels=CRITICAL&perPage=5'`,
+        '',
+      );
+    }
+    lines.push('Press Ctrl+C to stop.', '');
+    io.stdout.write(lines.join('\n'));
+    await server.closed;
+  } catch (error) {
+    await storage.close().catch(() => undefined);
+    throw error;
+  }
+}

@@ -1,0 +1,54 @@
+import type { Config } from '../config.js';
+import { UserError } from '../errors.js';
+import { newKey } from '../keys.js';
+import { openStorage, type Storage } from '../storage/index.js';
+import type { Io } from './main.js';
+
+async function withStorage<T>(config: Readonly<Config>, work: (storage: Storage) => Promise<T>): Promise<T> {
+  const storage = await openStorage(config.databaseUrl);
+  try {
+    return await work(storage);
+  } finally {
+    await storage.close();
+  }
+}
+
+/** Creates a key for a tenant in the store and returns it; the key exists nowhere else afterwards. */
+export async function createTenantKey(storage: Storage, tenantId: string, name: string | null, expiresInDays?: number): Promise<{ id: string; key: string; expiresAt: string | null }> {
+  if ((await storage.tenantOrganization(tenantId)) === undefined) throw new UserError(`unknown tenant '${tenantId}' (import it first)`);
+  const key = newKey();
+  const now = Date.now();
+  const expiresAt = expiresInDays === undefined ? null : new Date(now + expiresInDays * 86_400_000).toISOString();
+  await storage.insertKey({ id: key.id, tenantId, name, prefix: key.prefix, keyHash: key.keyHash, createdAt: new Date(now).toISOString(), expiresAt });
+  return { id: key.id, key: key.key, expiresAt };
+}
+
+export async function keysCreate(config: Readonly<Config>, opts: { tenant: string; name?: string; expiresIn?: number }, io: Io): Promise<void> {
+  await withStorage(config, async (storage) => {
+    const created = await createTenantKey(storage, opts.tenant, opts.name ?? null, opts.expiresIn);
+    // The key alone on stdout, so `KEY=$(secinv keys create --tenant T)` works; the rest is for people.
+    io.stdout.write(`${created.key}\n`);
+    io.stderr.write(`created key ${created.id} for tenant ${opts.tenant}${created.expiresAt ? `, expires ${created.expiresAt}` : ''}; it is shown only once\n`);
+  });
+}
+
+export async function keysList(config: Readonly<Config>, opts: { tenant: string; json: boolean }, io: Io): Promise<void> {
+  await withStorage(config, async (storage) => {
+    const keys = await storage.listKeys(opts.tenant);
+    if (opts.json) {
+      io.stdout.write(`${JSON.stringify(keys, null, 2)}\n`);
+      return;
+    }
+    const header = ['ID', 'NAME', 'PREFIX', 'CREATED', 'EXPIRES', 'REVOKED', 'LAST USED'];
+    const rows = keys.map((k) => [k.id, k.name ?? '-', k.prefix, k.createdAt, k.expiresAt ?? '-', k.revokedAt ?? '-', k.lastUsedAt ?? '-']);
+    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
+    for (const row of [header, ...rows]) io.stdout.write(`${row.map((c, i) => c.padEnd(widths[i] as number)).join('  ').trimEnd()}\n`);
+  });
+}
+
+export async function keysRevoke(config: Readonly<Config>, keyId: string, io: Io): Promise<void> {
+  await withStorage(config, async (storage) => {
+    if (!(await storage.revokeKey(keyId, new Date().toISOString()))) throw new UserError(`no key with id '${keyId}'`);
+    io.stderr.write(`revoked key ${keyId}\n`);
+  });
+}

@@ -1,0 +1,96 @@
+// The `secinv` command line (decisions §2). Exit codes: 0 success, 1 failure (one line on stderr), 2 bad usage.
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { loadConfig } from '../config.js';
+import { UserError } from '../errors.js';
+import { demoCommand } from './demo.js';
+import { generateCommand } from './generate.js';
+import { importCommand } from './import.js';
+import { keysCreate, keysList, keysRevoke } from './keys.js';
+import { serveCommand } from './serve.js';
+
+export interface Io {
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+}
+
+const integer = (name: string, min: number) => (value: string): number => {
+  if (!/^\d+$/.test(value) || Number(value) < min) throw new InvalidArgumentError(`${name} must be an integer >= ${min}`);
+  return Number(value);
+};
+
+const dbOption = () => new Option('--db <url>', 'database: sqlite:PATH, a file path, or postgres://… (env SECINV_DATABASE_URL; default sqlite:./data/secinv.db)');
+
+export function buildProgram(io: Io): Command {
+  const program = new Command('secinv')
+    .description('Self-hostable server for the Tenant Security Inventory API.')
+    .showHelpAfterError()
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+  const sub = (name: string) => program.command(name).exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+
+  sub('serve').description('Serve the API.')
+    .addOption(dbOption())
+    .option('--host <host>', 'address to listen on (env SECINV_HOST; default 127.0.0.1)')
+    .option('--port <port>', 'port to listen on (env SECINV_PORT; default 8080)')
+    .action(async (opts: { db?: string; host?: string; port?: string }) => serveCommand(loadConfig(opts), io));
+
+  sub('import').description('Load inventory files (JSON bundles or NDJSON); "-" reads standard input. All or nothing.')
+    .addOption(dbOption())
+    .option('--dry-run', 'validate only, write nothing', false)
+    .argument('<files...>', 'files to import')
+    .action(async (files: string[], opts: { db?: string; dryRun: boolean }) => importCommand(loadConfig(opts), files, opts.dryRun, io));
+
+  const keys = sub('keys').description('Create, list and revoke tenant API keys.');
+  const keysSub = (name: string) => keys.command(name).exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+  keysSub('create').description('Create a key; prints the key alone on stdout (shown only once).')
+    .requiredOption('--tenant <tenantId>', 'tenant the key belongs to')
+    .option('--name <name>', 'a label for the key')
+    .option('--expires-in <days>', 'days until the key expires', integer('--expires-in', 1))
+    .addOption(dbOption())
+    .action(async (opts: { tenant: string; name?: string; expiresIn?: number; db?: string }) => keysCreate(loadConfig(opts), opts, io));
+  keysSub('list').description('List the keys of a tenant (never the secret).')
+    .requiredOption('--tenant <tenantId>', 'tenant whose keys to list')
+    .option('--json', 'print a JSON array instead of a table', false)
+    .addOption(dbOption())
+    .action(async (opts: { tenant: string; json: boolean; db?: string }) => keysList(loadConfig(opts), opts, io));
+  keysSub('revoke').description('Revoke a key by its id; takes effect on the next request.')
+    .argument('<keyId>', 'the key id (first column of keys list)')
+    .addOption(dbOption())
+    .action(async (keyId: string, opts: { db?: string }) => keysRevoke(loadConfig(opts), keyId, io));
+
+  sub('generate').description('Write a deterministic generated inventory as NDJSON to stdout (streamed).')
+    .option('--seed <seed>', 'seed of the generator', 'secinv')
+    .option('--tenants <n>', 'number of tenants', integer('--tenants', 1), 1)
+    .option('--assets <n>', 'assets per tenant', integer('--assets', 0), 1000)
+    .option('--findings-per-asset <n>', 'average findings per asset', integer('--findings-per-asset', 0), 5)
+    .option('--risks <n>', 'risks per tenant', integer('--risks', 0), 200)
+    .action(async (opts: { seed: string; tenants: number; assets: number; findingsPerAsset: number; risks: number }) => generateCommand(opts, io));
+
+  sub('demo').description('Create (or reuse) a demo database for two tenants, print a key for each with curl examples, and serve.')
+    .addOption(new Option('--db <url>', 'database (env SECINV_DATABASE_URL; default sqlite:./data/demo.db)'))
+    .option('--host <host>', 'address to listen on (default 127.0.0.1)')
+    .option('--port <port>', 'port to listen on (default 8080)')
+    .action(async (opts: { db?: string; host?: string; port?: string }) => demoCommand(opts, io));
+
+  return program;
+}
+
+export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+  const program = buildProgram(io);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version are successes; every other parse failure is bad usage.
+      return error.code === 'commander.helpDisplayed' || error.code === 'commander.help' || error.code === 'commander.version' ? 0 : 2;
+    }
+    if (error instanceof UserError) {
+      io.stderr.write(`secinv: ${error.message}\n`);
+      return 1;
+    }
+    const err = error as NodeJS.ErrnoException;
+    io.stderr.write(`secinv: ${err.code ? `${err.code}: ` : ''}${err.message.split('\n')[0]}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,14 @@
+import type { Config } from '../config.js';
+import { startServer } from '../server.js';
+import { openStorage } from '../storage/index.js';
+import type { Io } from './main.js';
+
+export async function serveCommand(config: Readonly<Config>, io: Io): Promise<void> {
+  const storage = await openStorage(config.databaseUrl);
+  const server = await startServer(config, storage).catch(async (error: unknown) => {
+    await storage.close();
+    throw error;
+  });
+  io.stderr.write(`secinv: serving ${server.url} (database ${storage.dialect})\n`);
+  await server.closed;
+}

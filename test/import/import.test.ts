@@ -1,0 +1,162 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fileSource, importSources } from '../../src/import/importer.js';
+import type { Storage } from '../../src/storage/index.js';
+import { A1, A2, fixture } from '../fixtures.js';
+import { createTenantKey } from '../../src/cli/keys.js';
+import { importRecords, openTestStorage, ORG_A, ORG_B, TENANT_A, TENANT_B } from '../helpers.js';
+
+let storage: Storage;
+let dir: string;
+beforeEach(async () => ({ storage, dir } = await openTestStorage()));
+afterEach(async () => {
+  await storage.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const tenantA = ['tenant', { tenantId: TENANT_A, organizationId: ORG_A }] as [string, Record<string, unknown>];
+const assetA = (id: string, extra: Record<string, unknown> = {}): [string, Record<string, unknown>] =>
+  ['asset', { tenantId: TENANT_A, id, provider: 'AWS', type: 'AWS::S3::Bucket', firstObservedAt: '2024-01-01T00:00:00Z', lastObservedAt: '2024-01-02T00:00:00Z', ...extra }];
+
+/** Everything tenant A can see through the storage interface: the asset list and each asset with its rawData. */
+async function snapshot(): Promise<string> {
+  const scope = { tenantId: TENANT_A, dataVersion: -1 };
+  const page = await storage.listAssets(scope, { page: 1, perPage: 1000 });
+  const items = await Promise.all(page.items.map(async (item) => {
+    const id = (JSON.parse(item.toString()) as { id: string }).id;
+    return (await storage.getAsset(scope, id, true))?.toString();
+  }));
+  return JSON.stringify({ total: page.total, list: page.items.map(String), items });
+}
+
+describe('import: all or nothing', () => {
+  it('a file with one bad record writes nothing and reports its line and field', async () => {
+    const records = [...fixture];
+    records.splice(10, 0, assetA('sirn:bad', { firstObservedAt: undefined, provider: 'Oracle' }));
+    const result = await importRecords(storage, records);
+    expect(result.written).toBe(false);
+    expect(result.problems).toEqual([
+      { location: 'test.ndjson:11', path: 'record.provider', message: "must be one of AWS, Azure, GCP, Kubernetes, not 'Oracle'" },
+      { location: 'test.ndjson:11', path: 'record.firstObservedAt', message: 'is required' },
+    ]);
+    expect(await storage.listTenants()).toEqual([]);
+  });
+
+  it('a bundle reports the array and index of a bad record', async () => {
+    const path = join(dir, 'bundle.json');
+    writeFileSync(path, JSON.stringify({
+      tenants: [{ tenantId: TENANT_A, organizationId: ORG_A }],
+      assets: [assetA(A1)[1], { ...assetA(A2)[1], lastObservedAt: 'yesterday', tags: [{ Key: 1 }] }],
+    }, null, 2));
+    const result = await importSources(storage, [fileSource(path)], { dryRun: false });
+    expect(result.problems).toEqual([
+      { location: path, path: 'assets[1].lastObservedAt', message: "must be an RFC 3339 date-time, not 'yesterday'" },
+      { location: path, path: 'assets[1].tags[0].Key', message: 'must be a string, not a number' },
+    ]);
+    expect(await storage.listTenants()).toEqual([]);
+  });
+
+  it('reports malformed lines, unknown kinds and bad identities with their lines', async () => {
+    const text = [
+      JSON.stringify({ kind: 'tenant', record: { tenantId: TENANT_A, organizationId: ORG_A } }),
+      '{not json',
+      JSON.stringify({ kind: 'widget', record: {} }),
+      JSON.stringify({ kind: 'asset', record: assetA('has,comma')[1] }),
+      JSON.stringify({ kind: 'asset', record: assetA('has space')[1] }),
+      JSON.stringify({ kind: 'asset', record: assetA('has%25')[1] }),
+      JSON.stringify({ kind: 'asset', record: assetA('x'.repeat(1025))[1] }),
+      '',
+      '[1]',
+    ].join('\n');
+    const result = await importRecords(storage, text);
+    expect(result.problems.map((p) => `${p.location} ${p.path}`)).toEqual([
+      'test.ndjson:2 ', 'test.ndjson:3 kind', 'test.ndjson:4 record.id', 'test.ndjson:5 record.id', 'test.ndjson:6 record.id',
+      'test.ndjson:7 record.id', 'test.ndjson:9 ',
+    ]);
+    expect(await storage.listTenants()).toEqual([]);
+  });
+
+  it('checks tenants, organizations and a finding\'s asset across records', async () => {
+    const result = await importRecords(storage, [
+      tenantA,
+      assetA(A1, { tenantId: TENANT_B }),
+      assetA(A2, { organizationId: ORG_B }),
+      ['vulnerability', { tenantId: TENANT_A, assetId: 'sirn:missing', vulnerabilityId: 'CVE-1', severityLevel: 'LOW', firstObservedAt: '2024-01-01', lastObservedAt: '2024-01-01' }],
+    ]);
+    expect(result.problems).toEqual([
+      { location: 'test.ndjson:2', path: 'record.tenantId', message: `unknown tenant '${TENANT_B}' (import its tenant record first)` },
+      { location: 'test.ndjson:3', path: 'record.organizationId', message: `must be the tenant's organizationId '${ORG_A}'` },
+      { location: 'test.ndjson:4', path: 'record.assetId', message: `asset 'sirn:missing' is not in tenant '${TENANT_A}'` },
+    ]);
+  });
+
+  it('accepts a finding whose asset comes later in the same import, or is already stored', async () => {
+    const finding = (assetId: string) => ['vulnerability', { tenantId: TENANT_A, assetId, vulnerabilityId: 'CVE-1', severityLevel: 'LOW', firstObservedAt: '2024-01-01', lastObservedAt: '2024-01-01' }] as [string, Record<string, unknown>];
+    expect((await importRecords(storage, [tenantA, finding(A1), assetA(A1)])).problems).toEqual([]);
+    expect((await importRecords(storage, [finding(A1)])).problems).toEqual([]);
+  });
+
+  it('lists at most 100 problems but counts them all', async () => {
+    const records = [tenantA, ...Array.from({ length: 150 }, (_, i) => assetA(`sirn:a${i}`, { provider: null }))];
+    const result = await importRecords(storage, records);
+    expect(result.problems).toHaveLength(100);
+    expect(result.problemCount).toBe(150);
+  });
+
+  it('a tenant cannot move to another organization', async () => {
+    await importRecords(storage, [tenantA]);
+    const result = await importRecords(storage, [['tenant', { tenantId: TENANT_A, organizationId: ORG_B }]]);
+    expect(result.problems.map((p) => p.path)).toEqual(['record.organizationId']);
+  });
+
+  it('--dry-run validates without writing', async () => {
+    const result = await importRecords(storage, fixture, true);
+    expect(result.problems).toEqual([]);
+    expect(result.written).toBe(false);
+    expect(result.counts.asset).toBe(8);
+    expect(await storage.listTenants()).toEqual([]);
+  });
+});
+
+describe('import: upserts', () => {
+  it('importing the same file twice leaves the same inventory', async () => {
+    expect((await importRecords(storage, fixture)).problems).toEqual([]);
+    const first = await snapshot();
+    expect((await importRecords(storage, fixture)).problems).toEqual([]);
+    expect(await snapshot()).toEqual(first);
+  });
+
+  it('an imported record replaces the stored one whole', async () => {
+    await importRecords(storage, [tenantA, assetA(A1, { name: 'first', region: 'us-east-1', tags: [{ Key: 'a', Value: 'b' }] })]);
+    await importRecords(storage, [assetA(A1, { name: 'second' })]);
+    const got = JSON.parse((await storage.getAsset({ tenantId: TENANT_A, dataVersion: 0 }, A1, false))!.toString());
+    expect(got).toMatchObject({ name: 'second', region: null, tags: [] });
+  });
+
+  it('reads bundles (one line or pretty) and NDJSON (one line is one record) by content', async () => {
+    const bundle = join(dir, 'one-line-bundle.json');
+    writeFileSync(bundle, JSON.stringify({ tenants: [{ tenantId: TENANT_A, organizationId: ORG_A }], assets: [assetA(A1)[1]] }));
+    const pretty = join(dir, 'pretty.json');
+    writeFileSync(pretty, JSON.stringify({ assets: [assetA(A2)[1]] }, null, 2));
+    const single = join(dir, 'single.ndjson');
+    writeFileSync(single, `${JSON.stringify({ kind: 'asset', record: assetA('sirn:three')[1] })}\n`);
+    const result = await importSources(storage, [fileSource(bundle), fileSource(pretty), fileSource(single)], { dryRun: false });
+    expect(result.problems).toEqual([]);
+    expect(result.counts).toMatchObject({ tenant: 1, asset: 3 });
+    const page = await storage.listAssets({ tenantId: TENANT_A, dataVersion: 0 }, { page: 1, perPage: 10 });
+    expect(page.total).toBe(3);
+  });
+
+  it('a missing file is reported as a problem, not a crash', async () => {
+    const result = await importSources(storage, [fileSource(join(dir, 'nope.ndjson'))], { dryRun: false });
+    expect(result.problems).toEqual([{ location: join(dir, 'nope.ndjson'), path: '', message: 'cannot read: ENOENT' }]);
+  });
+
+  it('a key cannot be created before its tenant exists, and works after import', async () => {
+    await expect(createTenantKey(storage, TENANT_A, null)).rejects.toThrow(`unknown tenant '${TENANT_A}'`);
+    await importRecords(storage, [tenantA]);
+    expect((await createTenantKey(storage, TENANT_A, null)).key).toMatch(/^secinv_[A-Za-z0-9_-]{43}$/);
+  });
+});

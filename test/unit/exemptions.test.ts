@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { compileExemption, matchingExemptions, vulnerabilityScore, type MatchableAsset, type MatchableFinding } from '../../src/exemptions.js';
+import type { ExemptionRule } from '../../src/modules/vulnerabilities/schemas.js';
+
+const finding: MatchableFinding = { assetId: 'asset-1', vulnerabilityId: 'CVE-1', hasVendorFix: false };
+const asset: MatchableAsset = { region: 'us-east-1', tags: [{ Key: 'env', Value: 'prod' }], groupIds: new Set(['g1']) };
+
+const unset: ExemptionRule = {
+  exemptionType: null, vulnerabilityId: null, vulnerabilityIds: null, assetIds: null, assetGroupIds: null, assetRegions: null, assetTags: null, noVendorFix: false,
+};
+const matches = (rule: Partial<ExemptionRule>, f: MatchableFinding = finding, a: MatchableAsset = asset): boolean =>
+  matchingExemptions([compileExemption('x', { name: null, reason: null, createdAt: null, updatedAt: null, rules: [{ ...unset, ...rule }] })], f, a).length === 1;
+
+describe('exemption rule criteria', () => {
+  const cases: [string, Partial<ExemptionRule>, boolean][] = [
+    ['vulnerabilityId equal', { vulnerabilityId: 'CVE-1' }, true],
+    ['vulnerabilityId other', { vulnerabilityId: 'CVE-2' }, false],
+    ['vulnerabilityIds contains', { vulnerabilityIds: ['CVE-0', 'CVE-1'] }, true],
+    ['vulnerabilityIds not', { vulnerabilityIds: ['CVE-0'] }, false],
+    ['assetIds contains', { assetIds: ['asset-1'] }, true],
+    ['assetIds not', { assetIds: ['asset-2'] }, false],
+    ['assetGroupIds contains a group of the asset', { assetGroupIds: ['g0', 'g1'] }, true],
+    ['assetGroupIds not', { assetGroupIds: ['g2'] }, false],
+    ['assetRegions contains', { assetRegions: ['us-east-1'] }, true],
+    ['assetRegions is case-sensitive', { assetRegions: ['US-EAST-1'] }, false],
+    ['assetTags equal pair', { assetTags: [{ key: 'env', value: 'prod' }] }, true],
+    ['assetTags value differs in case', { assetTags: [{ key: 'env', value: 'Prod' }] }, false],
+    ['assetTags key matches, value not', { assetTags: [{ key: 'env', value: 'dev' }] }, false],
+    ['noVendorFix true without a fix', { noVendorFix: true }, true],
+    ['all criteria hold', { vulnerabilityId: 'CVE-1', assetRegions: ['us-east-1'], noVendorFix: true, assetGroupIds: ['g1'] }, true],
+    ['one of several criteria fails', { vulnerabilityId: 'CVE-1', assetRegions: ['eu-west-1'] }, false],
+    ['no criterion matches nothing', {}, false],
+    ['empty string and empty lists set nothing', { vulnerabilityId: '', vulnerabilityIds: [], assetIds: [], assetTags: [] }, false],
+    ['empty string beside a real criterion is ignored', { vulnerabilityId: '', assetIds: ['asset-1'] }, true],
+    ['exemptionType alone sets nothing', { exemptionType: 'ACCEPTED_RISK' }, false],
+    ['exemptionType does not change matching', { exemptionType: 'anything', assetIds: ['asset-1'] }, true],
+  ];
+  for (const [name, rule, expected] of cases) it(name, () => expect(matches(rule)).toBe(expected));
+
+  it('noVendorFix does not hold when the finding has a vendor fix', () => {
+    expect(matches({ noVendorFix: true }, { ...finding, hasVendorFix: true })).toBe(false);
+  });
+
+  it('an asset without region or groups fails those criteria', () => {
+    const bare: MatchableAsset = { region: null, tags: [], groupIds: new Set() };
+    expect(matches({ assetRegions: ['us-east-1'] }, finding, bare)).toBe(false);
+    expect(matches({ assetGroupIds: ['g1'] }, finding, bare)).toBe(false);
+    expect(matches({ assetTags: [{ key: 'env', value: 'prod' }] }, finding, bare)).toBe(false);
+  });
+
+  it('an exemption matches when any one of its rules matches, and every matching exemption is returned', () => {
+    const base = { name: null, reason: null, createdAt: null, updatedAt: null };
+    const exemptions = [
+      compileExemption('e1', { ...base, rules: [{ ...unset, vulnerabilityId: 'CVE-9' }, { ...unset, assetIds: ['asset-1'] }] }),
+      compileExemption('e2', { ...base, rules: [{ ...unset, assetRegions: ['us-east-1'] }] }),
+      compileExemption('e3', { ...base, rules: [{ ...unset, assetRegions: ['eu-west-1'] }] }),
+      compileExemption('e4', { ...base, rules: [] }),
+    ];
+    expect(matchingExemptions(exemptions, finding, asset)).toEqual(['e1', 'e2']);
+  });
+});
+
+describe('vulnerabilityScore', () => {
+  it('is 0 without findings and grows with count and severity, within 0 to 10', () => {
+    const zero = { critical: 0, high: 0, medium: 0, low: 0 };
+    expect(vulnerabilityScore(zero)).toBe(0);
+    expect(vulnerabilityScore({ ...zero, low: 1 })).toBeLessThan(vulnerabilityScore({ ...zero, medium: 1 }));
+    expect(vulnerabilityScore({ ...zero, medium: 1 })).toBeLessThan(vulnerabilityScore({ ...zero, high: 1 }));
+    expect(vulnerabilityScore({ ...zero, high: 1 })).toBeLessThan(vulnerabilityScore({ ...zero, critical: 1 }));
+    expect(vulnerabilityScore({ ...zero, high: 1 })).toBeLessThan(vulnerabilityScore({ ...zero, high: 2 }));
+    expect(vulnerabilityScore({ ...zero, critical: 1 })).toBe(7.13);
+    expect(vulnerabilityScore({ critical: 1000, high: 0, medium: 0, low: 0 })).toBe(10);
+  });
+});
