@@ -27,7 +27,7 @@ export interface AssetKind {
   findingsWeight: number;
   /** Language ecosystems whose packages may be installed on it (OS packages follow from its operating system). */
   languages: readonly Ecosystem[];
-  /** Resource types whose region is not a real region (AWS IAM). */
+  /** Resource types that live in no region (IAM); their region is `global`. */
   global?: boolean;
 }
 
@@ -44,7 +44,7 @@ export const ASSET_KINDS: readonly AssetKind[] = [
   kind('AWS', 'IAM', 'Role', 8, 'identity', 0, [], true),
   kind('AWS', 'EC2', 'SecurityGroup', 6, 'network', 0),
   kind('AWS', 'DynamoDB', 'Table', 2, 'database', 0),
-  kind('AWS', 'EKS', 'Cluster', 1, 'cluster', 0.3),
+  kind('AWS', 'EKS', 'Cluster', 1, 'cluster', 0),
   kind('Azure', 'Compute', 'VirtualMachine', 8, 'vm', 2, ['jar', 'python-pkg']),
   kind('Azure', 'Storage', 'StorageAccount', 4, 'bucket', 0),
   kind('Azure', 'Web', 'Site', 3, 'function', 1, ['npm', 'python-pkg']),
@@ -56,7 +56,7 @@ export const ASSET_KINDS: readonly AssetKind[] = [
   kind('GCP', 'Run', 'Service', 2, 'task', 1.8, ['npm', 'python-pkg']),
   kind('GCP', 'CloudFunctions', 'Function', 2, 'function', 0.8, ['npm', 'python-pkg']),
   kind('GCP', 'SQL', 'Instance', 1, 'database', 0),
-  kind('GCP', 'IAM', 'ServiceAccount', 2, 'identity', 0),
+  kind('GCP', 'IAM', 'ServiceAccount', 2, 'identity', 0, [], true),
   kind('Kubernetes', 'Core', 'Pod', 14, 'pod', 2.4, ['npm', 'jar', 'python-pkg']),
   kind('Kubernetes', 'Apps', 'Deployment', 5, 'workload', 1.6, ['npm', 'jar', 'python-pkg']),
   kind('Kubernetes', 'Apps', 'DaemonSet', 1, 'workload', 1.2, ['python-pkg']),

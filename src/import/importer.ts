@@ -257,7 +257,9 @@ function crossRecordChecks(writer: IngestWriter, fail: (p: ImportProblem) => voi
   };
 }
 
+const plurals = Object.fromEntries(Object.entries(bundleArrays).map(([plural, kind]) => [kind, plural])) as Record<ImportKind, string>;
+
 export const summaryLine = (result: ImportResult, dryRun: boolean): string => {
-  const parts = importKinds.map((k) => `${result.counts[k]} ${k}${result.counts[k] === 1 ? '' : 's'}`);
+  const parts = importKinds.map((k) => `${result.counts[k]} ${plurals[k]}`);
   return `${dryRun ? 'validated (dry run, nothing written)' : 'imported'}: ${parts.join(', ')}`;
 };

@@ -1,0 +1,107 @@
+// Benchmarks on generated data: import rate and API latency on a large tenant, written to docs/BENCHMARKS.md.
+// Usage: npm run bench [-- --assets N --findings-per-asset N --risks N --runs N --db URL]
+import { writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { Readable } from 'node:stream';
+import { parseArgs } from 'node:util';
+import { buildApp } from '../src/app.js';
+import { createTenantKey } from '../src/cli/keys.js';
+import { generateRecords, type GenerateOptions } from '../src/generate/generator.js';
+import { importSources, summaryLine } from '../src/import/importer.js';
+import { openStorage } from '../src/storage/index.js';
+
+const { values: args } = parseArgs({
+  options: {
+    assets: { type: 'string', default: '100000' },
+    'findings-per-asset': { type: 'string', default: '10' },
+    risks: { type: 'string', default: '50000' },
+    runs: { type: 'string', default: '30' },
+    db: { type: 'string' },
+    out: { type: 'string', default: 'docs/BENCHMARKS.md' },
+  },
+});
+
+const options: GenerateOptions = {
+  seed: 'bench', tenants: 1, assets: Number(args.assets), findingsPerAsset: Number(args['findings-per-asset']), risks: Number(args.risks),
+};
+const dbUrl = args.db ?? `sqlite:./data/bench-${options.assets}-${options.findingsPerAsset}-${options.risks}.db`;
+const runs = Number(args.runs);
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? (s[(s.length - 1) / 2] as number) : ((s[s.length / 2 - 1] as number) + (s[s.length / 2] as number)) / 2;
+};
+const ms = (n: number) => `${n.toFixed(2)} ms`;
+
+const storage = await openStorage(dbUrl);
+const lines: string[] = [];
+let tenants = await storage.listTenants();
+if (tenants.length === 0) {
+  const started = performance.now();
+  const result = await importSources(storage, [{
+    name: '<generated>',
+    open: () => Readable.from((function* () { for (const line of generateRecords(options)) yield `${line}\n`; })()),
+  }], { dryRun: false, onProgress: (n) => process.stderr.write(`\rimported ${n} records`) });
+  const seconds = (performance.now() - started) / 1000;
+  const records = Object.values(result.counts).reduce((a, b) => a + b, 0);
+  process.stderr.write('\n');
+  if (result.problemCount > 0) throw new Error(`bench import failed: ${JSON.stringify(result.problems.slice(0, 3))}`);
+  lines.push(`- Import (generate + validate + write + derive, one transaction): ${records.toLocaleString('en-US')} records in ${seconds.toFixed(1)} s = ${Math.round(records / seconds).toLocaleString('en-US')} records/s`, `  (${summaryLine(result, false)})`);
+  tenants = await storage.listTenants();
+} else {
+  lines.push(`- Import: reused the existing database ${dbUrl} (delete it to measure the import)`);
+}
+const tenant = tenants[0]!;
+const { key } = await createTenantKey(storage, tenant.tenantId, 'bench');
+const app = await buildApp({ storage });
+const address = await app.listen({ host: '127.0.0.1', port: 0 });
+const headers = { authorization: `Bearer ${key}` };
+
+const firstId = ((await (await fetch(`${address}/v1/tenant/assets?perPage=1&sortBy=name`, { headers })).json()) as { data: { id: string }[] }).data[0]!.id;
+
+const queries: [string, string][] = [
+  ['two filters and a sort', '/v1/tenant/assets?providers=AWS&severityLevels=CRITICAL,HIGH&sortBy=vulnerabilityScore&sortOrder=DESC'],
+  ['two filters and a sort (region, public; riskScore)', '/v1/tenant/assets?regions=us-east-1&isPubliclyExposed=true&sortBy=riskScore&sortOrder=DESC'],
+  ['first page, default order, 100 rows', '/v1/tenant/assets'],
+  ['1000 rows', '/v1/tenant/assets?perPage=1000'],
+  ['deep page (page 500 of 100)', '/v1/tenant/assets?page=500'],
+  ['services + environment + sort by name', '/v1/tenant/assets?services=EC2&environmentIds=production&sortBy=name'],
+  ['query (name substring)', '/v1/tenant/assets?query=prod'],
+  ['metadata (rawData substring)', '/v1/tenant/assets?metadata=running'],
+  ['get one asset with rawData', `/v1/tenant/assets/${encodeURIComponent(firstId)}?include=rawData`],
+];
+
+lines.push('', '| Request | First (count computed) | Median of next ' + runs + ' | Rows | Bytes |', '|---|---|---|---|---|');
+for (const [label, path] of queries) {
+  const times: number[] = [];
+  let rows = 0;
+  let bytes = 0;
+  for (let i = 0; i <= runs; i += 1) {
+    const t0 = performance.now();
+    const res = await fetch(`${address}${path}`, { headers });
+    const body = await res.arrayBuffer();
+    times.push(performance.now() - t0);
+    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${Buffer.from(body).toString()}`);
+    bytes = body.byteLength;
+    const parsed = JSON.parse(Buffer.from(body).toString()) as { data: unknown };
+    rows = Array.isArray(parsed.data) ? parsed.data.length : 1;
+  }
+  const [first, ...rest] = times;
+  lines.push(`| ${label}: \`${path.replace(/\|/g, '\\|')}\` | ${ms(first!)} | ${ms(median(rest))} | ${rows} | ${bytes.toLocaleString('en-US')} |`);
+}
+await app.close();
+await storage.close();
+
+const report = [
+  '# Benchmarks',
+  '',
+  `Run by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}: Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), database ${dbUrl.startsWith('postgres') ? 'PostgreSQL' : 'SQLite'}.`,
+  `Data: \`secinv generate --seed bench --tenants 1 --assets ${options.assets} --findings-per-asset ${options.findingsPerAsset} --risks ${options.risks}\`.`,
+  'Latency is measured over HTTP on loopback, one request at a time, body fully read. "First" includes computing',
+  '`meta.total`; later requests reuse the cached count (docs/DESIGN.md §6).',
+  '',
+  ...lines,
+  '',
+].join('\n');
+writeFileSync(args.out, report);
+process.stdout.write(`${report}\n`);
