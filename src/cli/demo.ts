@@ -19,7 +19,7 @@ const demoSource = (options: GenerateOptions) => ({
 });
 
 export async function demoCommand(opts: { db?: string; host?: string; port?: string }, io: Io): Promise<void> {
-  const config = loadConfig({ ...opts, defaultDb: DEMO_DATABASE_URL });
+  const config = loadConfig({ ...opts, defaultDb: DEMO_DATABASE_URL, defaultLogLevel: 'warn' });
   const storage = await openStorage(config.databaseUrl);
   try {
     const tenants = await storage.listTenants();

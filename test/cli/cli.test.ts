@@ -1,0 +1,144 @@
+// The command line, in process: stdout/stderr split, exit codes, and each command end to end on a real database file.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { loadConfig } from '../../src/config.js';
+import { startServer } from '../../src/server.js';
+import { openStorage } from '../../src/storage/index.js';
+import { ORG_A, TENANT_A } from '../helpers.js';
+
+let dir: string;
+let db: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'secinv-cli-'));
+  db = `sqlite:${join(dir, 'cli.db')}`;
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+async function run(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out = new PassThrough();
+  const err = new PassThrough();
+  const chunks = { stdout: '', stderr: '' };
+  out.on('data', (c: Buffer) => { chunks.stdout += c.toString(); });
+  err.on('data', (c: Buffer) => { chunks.stderr += c.toString(); });
+  const code = await main(argv, { stdout: out, stderr: err });
+  return { code, ...chunks };
+}
+
+const tenantFile = () => {
+  const path = join(dir, 'tenant.ndjson');
+  writeFileSync(path, `${JSON.stringify({ kind: 'tenant', record: { tenantId: TENANT_A, organizationId: ORG_A, name: 'A' } })}\n`);
+  return path;
+};
+
+describe('secinv CLI', () => {
+  it('--help works for every command and exits 0', async () => {
+    for (const args of [['--help'], ['serve', '--help'], ['import', '--help'], ['keys', '--help'], ['keys', 'create', '--help'], ['keys', 'list', '--help'], ['keys', 'revoke', '--help'], ['generate', '--help'], ['demo', '--help']]) {
+      const result = await run(...args);
+      expect(result.code, args.join(' ')).toBe(0);
+      expect(result.stdout).toContain('Usage: secinv');
+    }
+  });
+
+  it('bad usage exits 2', async () => {
+    expect((await run('frobnicate')).code).toBe(2);
+    expect((await run('keys', 'create', '--db', db)).code).toBe(2);
+    expect((await run('keys', 'create', '--tenant', TENANT_A, '--expires-in', 'soon', '--db', db)).code).toBe(2);
+    expect((await run('import', '--db', db)).code).toBe(2);
+    expect((await run('generate', '--assets', '-3')).code).toBe(2);
+  });
+
+  it('import prints a summary line on stdout; keys create prints the key alone on stdout', async () => {
+    const imported = await run('import', '--db', db, tenantFile());
+    expect(imported.code).toBe(0);
+    expect(imported.stdout).toMatch(/^imported: 1 tenants, 0 environments, 0 integrations, 0 assetGroups, 0 exemptions, 0 assets, 0 vulnerabilities, 0 risks in \d+\.\d s\n$/);
+
+    const created = await run('keys', 'create', '--tenant', TENANT_A, '--name', 'ci', '--expires-in', '30', '--db', db);
+    expect(created.code).toBe(0);
+    expect(created.stdout).toMatch(/^secinv_[A-Za-z0-9_-]{43}\n$/);
+    expect(created.stderr).toContain('created key key_');
+    expect(created.stderr).not.toContain(created.stdout.trim());
+
+    const listed = await run('keys', 'list', '--tenant', TENANT_A, '--json', '--db', db);
+    const keys = JSON.parse(listed.stdout) as Record<string, unknown>[];
+    expect(keys).toHaveLength(1);
+    expect(Object.keys(keys[0]!).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'name', 'prefix', 'revokedAt']);
+    expect(keys[0]).toMatchObject({ name: 'ci', revokedAt: null, lastUsedAt: null, prefix: created.stdout.slice(0, 13) });
+    expect(listed.stdout).not.toContain(created.stdout.trim());
+
+    const table = await run('keys', 'list', '--tenant', TENANT_A, '--db', db);
+    const [header, row] = table.stdout.trim().split('\n');
+    expect(header).toMatch(/^ID\s+NAME\s+PREFIX\s+CREATED\s+EXPIRES\s+REVOKED\s+LAST USED$/);
+    expect(row?.split(/\s+/)[0]).toBe(keys[0]!.id);
+
+    expect((await run('keys', 'revoke', String(keys[0]!.id), '--db', db)).code).toBe(0);
+    const after = JSON.parse((await run('keys', 'list', '--tenant', TENANT_A, '--json', '--db', db)).stdout) as { revokedAt: string | null }[];
+    expect(after[0]?.revokedAt).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+  });
+
+  it('failures exit 1 with a one-line reason on stderr', async () => {
+    const unknownKey = await run('keys', 'revoke', 'key_nope', '--db', db);
+    expect(unknownKey).toMatchObject({ code: 1, stdout: '', stderr: "secinv: no key with id 'key_nope'\n" });
+    const unknownTenant = await run('keys', 'create', '--tenant', 'nobody', '--db', db);
+    expect(unknownTenant).toMatchObject({ code: 1, stdout: '' });
+    expect(unknownTenant.stderr).toBe("secinv: unknown tenant 'nobody' (import it first)\n");
+  });
+
+  it('a rejected import exits 1, lists each problem on stderr and writes nothing', async () => {
+    const path = join(dir, 'bad.ndjson');
+    writeFileSync(path, [
+      JSON.stringify({ kind: 'tenant', record: { tenantId: TENANT_A, organizationId: ORG_A } }),
+      JSON.stringify({ kind: 'asset', record: { tenantId: TENANT_A, id: 'a', provider: 'AWS', type: 'AWS::S3::Bucket', firstObservedAt: '2024-01-01' } }),
+    ].join('\n'));
+    const result = await run('import', '--db', db, path);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(`${path}:2: record.lastObservedAt: is required\nsecinv: import rejected: 1 problem; nothing was written\n`);
+    const storage = await openStorage(db);
+    expect(await storage.listTenants()).toEqual([]);
+    await storage.close();
+  });
+
+  it('import --dry-run writes nothing', async () => {
+    const result = await run('import', '--dry-run', '--db', db, tenantFile());
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^validated \(dry run, nothing written\): 1 tenants/);
+    const storage = await openStorage(db);
+    expect(await storage.listTenants()).toEqual([]);
+    await storage.close();
+  });
+
+  it('generate writes the same NDJSON for the same seed, and it imports cleanly', async () => {
+    const a = await run('generate', '--seed', 'x', '--tenants', '2', '--assets', '30', '--findings-per-asset', '3', '--risks', '10');
+    const b = await run('generate', '--seed', 'x', '--tenants', '2', '--assets', '30', '--findings-per-asset', '3', '--risks', '10');
+    expect(a.code).toBe(0);
+    expect(a.stdout).toBe(b.stdout);
+    const path = join(dir, 'gen.ndjson');
+    writeFileSync(path, a.stdout);
+    const imported = await run('import', '--db', db, path);
+    expect(imported.stderr).toBe('');
+    expect(imported.stdout).toMatch(/^imported: 2 tenants, .* 60 assets, /);
+  });
+
+  it('serve listens and answers with the API', async () => {
+    const path = tenantFile();
+    expect((await run('import', '--db', db, path)).code).toBe(0);
+    const storage = await openStorage(db);
+    const server = await startServer(loadConfig({ db, port: '0' }, { SECINV_LOG_LEVEL: 'silent' }), storage);
+    try {
+      const res = await fetch(`${server.url}/v1/tenant/assets`);
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toBe('Bearer');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('rejects an invalid database URL or port with a clear reason', async () => {
+    expect(await run('keys', 'list', '--tenant', TENANT_A, '--db', 'mysql://x')).toMatchObject({ code: 1, stderr: "secinv: unsupported database URL 'mysql://x' (use sqlite:PATH or postgres://…)\n" });
+    expect(await run('serve', '--db', db, '--port', '99999')).toMatchObject({ code: 1, stderr: "secinv: invalid port '99999' (0 to 65535)\n" });
+  });
+});
