@@ -1,4 +1,5 @@
 // The `secinv` command line (decisions §2). Exit codes: 0 success, 1 failure (one line on stderr), 2 bad usage.
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { loadConfig } from '../config.js';
 import { UserError } from '../errors.js';
@@ -18,11 +19,16 @@ const integer = (name: string, min: number) => (value: string): number => {
   return Number(value);
 };
 
+// The same relative path from src/cli (tests) and dist/cli (the built command).
+const packageVersion = (): string =>
+  (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
 const dbOption = () => new Option('--db <url>', 'database: sqlite:PATH, a file path, or postgres://… (env SECINV_DATABASE_URL; default sqlite:./data/secinv.db)');
 
 export function buildProgram(io: Io): Command {
   const program = new Command('secinv')
     .description('Self-hostable server for the Tenant Security Inventory API.')
+    .version(packageVersion())
     .showHelpAfterError()
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
