@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import { importSources, type ImportResult } from '../src/import/importer.js';
 import { newKey } from '../src/keys.js';
@@ -16,21 +17,62 @@ export interface TestContext {
   close(): Promise<void>;
 }
 
-export async function openTestStorage(): Promise<{ storage: Storage; dir: string; url: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'secinv-test-'));
-  const url = `sqlite:${join(dir, 'test.db')}`;
-  return { storage: await openStorage(url), dir, url };
+export type TestDialect = 'sqlite' | 'postgres';
+
+/** Dialects the storage tests run on: SECINV_TEST_DIALECTS (comma list), default both. */
+export const TEST_DIALECTS = (process.env.SECINV_TEST_DIALECTS ?? 'sqlite,postgres').split(',').map((d) => d.trim()) as TestDialect[];
+
+/** A PostgreSQL role that may create databases; each test file gets its own database, dropped afterwards. */
+const POSTGRES_ADMIN_URL = process.env.SECINV_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+async function adminQuery(text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
 }
 
-export async function setup(): Promise<TestContext> {
-  const { storage, dir } = await openTestStorage();
-  const app = await buildApp({ storage });
+export interface TestStorage {
+  storage: Storage;
+  dir: string;
+  url: string;
+  /** Closes the storage and removes the database. */
+  dispose(): Promise<void>;
+}
+
+export async function openTestStorage(dialect: TestDialect = 'sqlite'): Promise<TestStorage> {
+  const dir = mkdtempSync(join(tmpdir(), 'secinv-test-'));
+  if (dialect === 'sqlite') {
+    const url = `sqlite:${join(dir, 'test.db')}`;
+    const storage = await openStorage(url);
+    return { storage, dir, url, dispose: async () => { await storage.close(); rmSync(dir, { recursive: true, force: true }); } };
+  }
+  const name = `secinv_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  await adminQuery(`create database ${name}`);
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  const storage = await openStorage(url.toString());
   return {
-    storage, app, dir,
+    storage, dir, url: url.toString(),
+    dispose: async () => {
+      await storage.close();
+      await adminQuery(`drop database if exists ${name} with (force)`);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function setup(dialect: TestDialect = 'sqlite'): Promise<TestContext> {
+  const opened = await openTestStorage(dialect);
+  const app = await buildApp({ storage: opened.storage });
+  return {
+    storage: opened.storage, app, dir: opened.dir,
     async close() {
       await app.close();
-      await storage.close();
-      rmSync(dir, { recursive: true, force: true });
+      await opened.dispose();
     },
   };
 }

@@ -169,8 +169,8 @@ export async function importSources(storage: Storage, sources: ImportSource[], o
       if (typedKind === 'vulnerability') await check.findingAsset(result.value as RecordsByKind['vulnerability'], location, at);
       if (typedKind === 'asset') check.assetImported(result.value as RecordsByKind['asset']);
       counts[typedKind] += 1;
-      // After the first problem nothing will be committed; keep validating without writing.
-      if (problemCount === 0) await writer.write(typedKind, result.value);
+      // After the first problem nothing will be committed, and a dry run commits nothing: validate without writing.
+      if (problemCount === 0 && !options.dryRun) await writer.write(typedKind, result.value);
     };
     for (const source of sources) {
       try {

@@ -1,19 +1,20 @@
-import { rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fileSource, importSources } from '../../src/import/importer.js';
 import type { Storage } from '../../src/storage/index.js';
 import { A1, A2, fixture } from '../fixtures.js';
 import { createTenantKey } from '../../src/cli/keys.js';
-import { importRecords, openTestStorage, ORG_A, ORG_B, TENANT_A, TENANT_B } from '../helpers.js';
+import { importRecords, openTestStorage, type TestStorage, ORG_A, ORG_B, TENANT_A, TENANT_B } from '../helpers.js';
 
 let storage: Storage;
 let dir: string;
-beforeEach(async () => ({ storage, dir } = await openTestStorage()));
-afterEach(async () => {
-  await storage.close();
-  rmSync(dir, { recursive: true, force: true });
+let opened: TestStorage;
+beforeEach(async () => {
+  opened = await openTestStorage();
+  ({ storage, dir } = opened);
 });
+afterEach(async () => opened.dispose());
 
 const tenantA = ['tenant', { tenantId: TENANT_A, organizationId: ORG_A }] as [string, Record<string, unknown>];
 const assetA = (id: string, extra: Record<string, unknown> = {}): [string, Record<string, unknown>] =>

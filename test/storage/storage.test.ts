@@ -1,0 +1,102 @@
+// The storage interface on every dialect: the same answers from SQLite and PostgreSQL.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashKey, newKey } from '../../src/keys.js';
+import type { ListAssetsQuery } from '../../src/modules/assets/schemas.js';
+import type { Storage } from '../../src/storage/index.js';
+import { A1, A2, A3, A4, A5, A6, GROUP_1, fixture } from '../fixtures.js';
+import { importRecords, openTestStorage, TENANT_A, TENANT_B, TEST_DIALECTS, type TestStorage } from '../helpers.js';
+
+const page = (extra: Partial<ListAssetsQuery> = {}): ListAssetsQuery => ({ page: 1, perPage: 100, ...extra });
+const idsOf = (items: Buffer[]) => items.map((b) => (JSON.parse(b.toString()) as { id: string }).id);
+
+for (const dialect of TEST_DIALECTS) {
+  describe(`storage on ${dialect}`, () => {
+    let opened: TestStorage;
+    let storage: Storage;
+    beforeAll(async () => {
+      opened = await openTestStorage(dialect);
+      storage = opened.storage;
+      expect((await importRecords(storage, fixture)).problems).toEqual([]);
+    });
+    afterAll(async () => opened.dispose());
+
+    const scopeA = () => ({ tenantId: TENANT_A, dataVersion: 1 });
+
+    it('reads only the scoped tenant: the same id is each tenant\'s own record', async () => {
+      const a = JSON.parse((await storage.getAsset(scopeA(), A1, true))!.toString());
+      const b = JSON.parse((await storage.getAsset({ tenantId: TENANT_B, dataVersion: 1 }, A1, true))!.toString());
+      expect([a.tenantId, a.name]).toEqual([TENANT_A, 'web-prod-1']);
+      expect([b.tenantId, b.name, b.rawData]).toEqual([TENANT_B, 'tenant-b-web', { secret: 'only-b' }]);
+      expect(await storage.getAsset({ tenantId: TENANT_B, dataVersion: 1 }, A2, false)).toBeUndefined();
+      const listB = await storage.listAssets({ tenantId: TENANT_B, dataVersion: 1 }, page({ assetGroupIds: [GROUP_1] }));
+      expect(listB).toEqual({ items: [], total: 0 });
+    });
+
+    it('sorts strings by code point and puts nulls last in both directions', async () => {
+      expect(idsOf((await storage.listAssets(scopeA(), page({ sortBy: 'name' }))).items)).toEqual([A3, A6, A4, A2, A1, A5]);
+      expect(idsOf((await storage.listAssets(scopeA(), page({ sortBy: 'name', sortOrder: 'DESC' }))).items)).toEqual([A1, A2, A4, A6, A3, A5]);
+      expect(idsOf((await storage.listAssets(scopeA(), page({ sortBy: 'region', sortOrder: 'DESC' }))).items)).toEqual([A4, A3, A1, A5, A2, A6]);
+    });
+
+    it('answers filters identically', async () => {
+      const cases: [Partial<ListAssetsQuery>, string[]][] = [
+        [{ metadata: 'team' }, [A1, A5]],
+        [{ query: 'WEB' }, [A1, A3]],
+        [{ services: ['ec2', 'GCP::Storage'] }, [A1, A3, A5]],
+        [{ environmentIds: ['production', 'non-production'] }, [A1, A2]],
+        [{ severityLevels: ['HIGH'], isPubliclyExposed: true }, [A1, A4]],
+        [{ executionIds: [1700000000001] }, [A1, A3]],
+        [{ riskScoreGte: 5 }, [A1, A4, A6]],
+        [{ firstObservedAtStart: '2024-03-01T00:00:00.000Z', firstObservedAtEnd: '2024-05-01T00:00:00.000Z' }, [A3, A4, A5]],
+      ];
+      for (const [filters, expected] of cases) {
+        const result = await storage.listAssets(scopeA(), page(filters));
+        expect(idsOf(result.items), JSON.stringify(filters)).toEqual(expected);
+        expect(result.total).toBe(expected.length);
+      }
+    });
+
+    it('pages with offset and counts every match', async () => {
+      const second = await storage.listAssets(scopeA(), page({ page: 2, perPage: 4 }));
+      expect(idsOf(second.items)).toEqual([A5, A6]);
+      expect(second.total).toBe(6);
+    });
+
+    it('a count is reused until an import bumps the tenant data version', async () => {
+      const key = newKey();
+      await storage.insertKey({ id: key.id, tenantId: TENANT_A, name: null, prefix: key.prefix, keyHash: key.keyHash, createdAt: new Date().toISOString(), expiresAt: null });
+      const before = (await storage.findKeyByHash(hashKey(key.key)))!;
+      const scope = { tenantId: TENANT_A, dataVersion: before.dataVersion };
+      expect((await storage.listAssets(scope, page({ providers: ['GCP'] }))).total).toBe(1);
+      await importRecords(storage, [['asset', { tenantId: TENANT_A, id: 'sirn:assets:new-gcp', provider: 'GCP', type: 'GCP::Storage::Bucket', firstObservedAt: '2024-01-01', lastObservedAt: '2024-01-01' }]]);
+      const after = (await storage.findKeyByHash(hashKey(key.key)))!;
+      expect(after.dataVersion).toBe(before.dataVersion + 1);
+      expect((await storage.listAssets({ tenantId: TENANT_A, dataVersion: after.dataVersion }, page({ providers: ['GCP'] }))).total).toBe(2);
+      // The other tenant's version did not move.
+      const tenants = await storage.listTenants();
+      expect(tenants.map((t) => t.tenantId)).toEqual([TENANT_A, TENANT_B]);
+    });
+
+    it('keys: stored by hash, listed without secrets, revoked once', async () => {
+      const key = newKey();
+      await storage.insertKey({ id: key.id, tenantId: TENANT_B, name: 'n', prefix: key.prefix, keyHash: key.keyHash, createdAt: '2026-01-01T00:00:00.000Z', expiresAt: '2027-01-01T00:00:00.000Z' });
+      expect(await storage.findKeyByHash(hashKey(`${key.key}x`))).toBeUndefined();
+      expect(await storage.findKeyByHash(key.keyHash)).toMatchObject({ keyId: key.id, tenantId: TENANT_B, revokedAt: null, expiresAt: '2027-01-01T00:00:00.000Z' });
+      await storage.touchKey(key.id, '2026-02-01T00:00:00.000Z');
+      expect(await storage.listKeys(TENANT_B)).toEqual([{ id: key.id, name: 'n', prefix: key.prefix, createdAt: '2026-01-01T00:00:00.000Z', expiresAt: '2027-01-01T00:00:00.000Z', revokedAt: null, lastUsedAt: '2026-02-01T00:00:00.000Z' }]);
+      expect(await storage.revokeKey(key.id, '2026-03-01T00:00:00.000Z')).toBe(true);
+      expect(await storage.revokeKey(key.id, '2026-04-01T00:00:00.000Z')).toBe(true);
+      expect((await storage.findKeyByHash(key.keyHash))?.revokedAt).toBe('2026-03-01T00:00:00.000Z');
+      expect(await storage.revokeKey('key_unknown', '2026-03-01T00:00:00.000Z')).toBe(false);
+    });
+
+    it('an ingest that throws writes nothing', async () => {
+      await expect(storage.ingest(async (writer) => {
+        await writer.write('tenant', { tenantId: 'rolled-back', organizationId: 'org', name: null });
+        await writer.finish();
+        throw new Error('boom');
+      }, { dryRun: false })).rejects.toThrow('boom');
+      expect((await storage.listTenants()).map((t) => t.tenantId)).toEqual([TENANT_A, TENANT_B]);
+    });
+  });
+}
