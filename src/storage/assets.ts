@@ -98,7 +98,11 @@ function filterExpressions(eb: Eb, tenantId: string, q: AssetFilters, dialect: S
   return where;
 }
 
-/** A record's environment is that of its own integration; production / non-production match the flag. */
+/**
+ * A record's environment is that of its own integration; production / non-production match the flag. Written as a
+ * correlated EXISTS rather than `integration_id IN (…)`: an IN list steers the planner to the integration index and a
+ * sort of every asset of those integrations, while EXISTS lets the sort index drive and stop after one page.
+ */
 function environmentFilter(eb: Eb, tenantId: string, items: readonly string[]): Expression<SqlBool> {
   const ids = items.filter((i) => i !== 'production' && i !== 'non-production');
   const flags = [items.includes('production') ? 1 : null, items.includes('non-production') ? 0 : null].filter((f) => f !== null);
@@ -109,8 +113,9 @@ function environmentFilter(eb: Eb, tenantId: string, items: readonly string[]): 
       ...(ids.length > 0 ? [e('environments.environment_id_lc', 'in', ids)] : []),
       ...(flags.length > 0 ? [e('environments.is_production', 'in', flags)] : []),
     ]));
-  return eb('assets.integration_id', 'in', fromTenant(db, 'integrations', tenantId)
-    .select('integrations.integration_id')
+  return eb.exists(fromTenant(db, 'integrations', tenantId)
+    .select(sql.lit(1).as('one'))
+    .where('integrations.integration_id', '=', eb.ref('assets.integration_id'))
     .where('integrations.environment_id', 'in', environments));
 }
 
@@ -145,11 +150,21 @@ export function assetStore(db: Kysely<Database>, dialect: SqlDialect) {
       const { sortBy = 'id', sortOrder = 'ASC', page, perPage, ...filters } = query;
       const { column, nullable } = sortColumns[sortBy];
       const direction = sortOrder === 'DESC' ? 'desc' : 'asc';
-      let select = filtered(scope, filters).select([...DERIVED_COLUMNS, 'doc']);
-      if (nullable) select = select.orderBy(sql`${sql.ref(column)} is null`);
-      select = select.orderBy(column, direction);
-      if (column !== 'id') select = select.orderBy('assets.id', direction);
-      const rows = await select.limit(perPage).offset((page - 1) * perPage).execute();
+      // Two steps: order and page the narrow (id) rows first, then fetch the documents of that page only, so the sort
+      // never carries kilobytes of JSON per row and deep offsets skip ids, not documents.
+      let select = filtered(scope, filters).select('assets.id');
+      if (nullable) {
+        for (const term of dialect.nullsLastOrder(column, direction)) select = select.orderBy(term);
+      } else {
+        select = select.orderBy(column, direction);
+        if (column !== 'id') select = select.orderBy('assets.id', direction);
+      }
+      const ids = (await select.limit(perPage).offset((page - 1) * perPage).execute()).map((r) => r.id);
+      const rows = ids.length === 0 ? [] : await fromTenant(db, 'assets', scope.tenantId)
+        .select(['assets.id', ...DERIVED_COLUMNS, 'doc'])
+        .where('assets.id', 'in', ids)
+        .execute();
+      const byId = new Map(rows.map((row) => [row.id, row]));
 
       const countKey = `${scope.tenantId}\u0000${scope.dataVersion}\u0000${JSON.stringify(filters)}`;
       let total = counts.get(countKey);
@@ -158,7 +173,7 @@ export function assetStore(db: Kysely<Database>, dialect: SqlDialect) {
         total = Number(row.n);
         counts.set(countKey, total);
       }
-      return { items: rows.map((row) => assetJson(row)), total };
+      return { items: ids.map((id) => assetJson(byId.get(id)!)), total };
     },
 
     async getAsset(scope: TenantScope, id: string, withRawData: boolean): Promise<Buffer | undefined> {

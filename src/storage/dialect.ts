@@ -1,5 +1,7 @@
 import { sql, type Expression, type RawBuilder } from 'kysely';
 
+type Direction = 'asc' | 'desc';
+
 export type Dialect = 'sqlite' | 'postgres';
 
 /** The few SQL fragments that are spelled differently on the two databases. */
@@ -7,9 +9,34 @@ export interface SqlDialect {
   name: Dialect;
   /** True when `needle` occurs in `haystack` (plain substring, no pattern characters). */
   contains(haystack: Expression<string | null>, needle: string): RawBuilder<boolean>;
+  /**
+   * ORDER BY terms for a nullable column with nulls last in either direction, spelled so that the index made by
+   * nullsLastIndex() serves them. SQLite puts nulls first ascending and last descending; PostgreSQL the reverse.
+   */
+  nullsLastOrder(column: string, direction: Direction): RawBuilder<unknown>[];
+  /** The index expression (after tenant_id) that serves nullsLastOrder() in the direction the default gets wrong. */
+  nullsLastIndex(column: string): string;
 }
 
+const ref = (column: string) => sql.ref(column);
+
 export const sqlDialects: Record<Dialect, SqlDialect> = {
-  sqlite: { name: 'sqlite', contains: (h, n) => sql<boolean>`instr(${h}, ${n}) > 0` },
-  postgres: { name: 'postgres', contains: (h, n) => sql<boolean>`strpos(${h}, ${n}) > 0` },
+  sqlite: {
+    name: 'sqlite',
+    contains: (h, n) => sql<boolean>`instr(${h}, ${n}) > 0`,
+    nullsLastOrder: (column, direction) =>
+      direction === 'asc'
+        ? [sql`${ref(column)} is null`, sql`${ref(column)} asc`, sql`id asc`]
+        : [sql`${ref(column)} desc`, sql`id desc`],
+    nullsLastIndex: (column) => `${column} is null, ${column}, id`,
+  },
+  postgres: {
+    name: 'postgres',
+    contains: (h, n) => sql<boolean>`strpos(${h}, ${n}) > 0`,
+    nullsLastOrder: (column, direction) =>
+      direction === 'asc'
+        ? [sql`${ref(column)} asc`, sql`id asc`]
+        : [sql`${ref(column)} desc nulls last`, sql`id desc`],
+    nullsLastIndex: (column) => `${column} desc nulls last, id desc`,
+  },
 };

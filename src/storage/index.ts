@@ -39,7 +39,12 @@ export async function openStorage(url: string) {
         });
       } catch (error) {
         if (error !== ROLLBACK) throw error;
+        return result as T;
       }
+      // Fresh planner statistics after bulk changes, so filters and sorts pick their indexes. SQLite samples a bounded
+      // number of rows per index (fast on any size); PostgreSQL samples by default.
+      if (dialect === 'sqlite') await sql`pragma analysis_limit = 1000`.execute(db);
+      await sql`analyze`.execute(db);
       return result as T;
     },
 

@@ -1,7 +1,7 @@
 // Schema migrations, run automatically by every command that opens the database. Written once with Kysely's schema
 // builder for both dialects; the only dialect differences are the column types in `types` below.
 import { sql, type Kysely, type Migration, type MigrationProvider, type ColumnDefinitionBuilder, type CreateTableBuilder } from 'kysely';
-import type { Dialect } from './dialect.js';
+import { sqlDialects, type Dialect } from './dialect.js';
 
 type ColumnKind = 'text' | 'int' | 'bigint' | 'real' | 'blob';
 type Columns = Record<string, `${ColumnKind}${'' | '?'}`>;
@@ -70,6 +70,11 @@ const initial = (dialect: Dialect): Migration => ({
       'last_observed_at', 'risk_score', 'vulnerability_score', 'n_low', 'n_medium', 'n_high', 'n_critical',
     ]) {
       await index(db, 'assets', ['tenant_id', column, 'id']);
+    }
+    // Nullable sort keys sort nulls last both ways; one direction needs its own index on each database.
+    for (const column of ['execution_id', 'integration_id', 'resource_type', 'service', 'region', 'name', 'risk_score']) {
+      await db.schema.createIndex(`assets_${column}_nulls_last_idx`).ifNotExists().on('assets')
+        .expression(sql.raw(`tenant_id, ${sqlDialects[dialect].nullsLastIndex(column)}`)).execute();
     }
     await index(db, 'assets', ['tenant_id', 'service_lc', 'id']);
     await index(db, 'assets', ['tenant_id', 'service_name_lc', 'id']);
