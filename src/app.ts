@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { apiError } from './errors.js';
 import { authenticate } from './http/auth.js';
-import { registerErrorHandling } from './http/errors.js';
+import { frameworkErrors, registerErrorHandling } from './http/errors.js';
 import { validatorCompiler } from './http/query.js';
 import { ASSET_PATH, ASSETS_PATH, assetRoutes } from './modules/assets/routes.js';
 import type { Storage } from './storage/index.js';
@@ -31,6 +31,7 @@ export async function buildApp({ storage, logger = false, now }: AppDependencies
     },
     // Tests and clients send `Content-Type: application/json` on GETs; there is no body to parse, so do not try.
     bodyLimit: 1024,
+    frameworkErrors,
   });
   app.setValidatorCompiler(validatorCompiler);
   registerErrorHandling(app);

@@ -1,12 +1,23 @@
 // The one error handler: every failure becomes `{ errors: [{ code, field?, message }] }` with the status of its code.
-import type { FastifyError, FastifyInstance } from 'fastify';
-import { ApiError, apiError, type ErrorCode, type Problem } from '../errors.js';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, apiError, errorStatus, type ErrorCode, type Problem } from '../errors.js';
 import { JSON_TYPE } from './respond.js';
 
 const body = (problems: Problem[]) => JSON.stringify({ errors: problems });
 
 /** Fastify's own client errors (bad URL encoding, oversized headers…) keep their status in the error shape. */
 const fastifyCodes: Record<number, ErrorCode> = { 404: 'not_found', 405: 'method_not_allowed', 414: 'uri_too_long', 431: 'headers_too_large' };
+
+/**
+ * Errors Fastify raises before routing (a path that is not valid percent-encoded UTF-8, an over-long path parameter)
+ * bypass the error handler; this answers them in the same shape, with the request id.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const problem: Problem = error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+    ? { code: 'uri_too_long', message: 'the path is too long' }
+    : { code: 'invalid_parameter', message: 'the path is not valid percent-encoded UTF-8' };
+  void reply.code(errorStatus[problem.code]).header('X-Request-Id', request.id).type(JSON_TYPE).send(body([problem]));
+}
 
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler(async () => {

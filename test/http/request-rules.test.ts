@@ -614,6 +614,14 @@ describe('asset ids in the path', () => {
     expect(res.json<ErrorBody>()).toStrictEqual({ errors: [{ code: 'not_found', message: expect.any(String) }] });
   });
 
+  it('a path that is not valid percent-encoded UTF-8 is 400 in the error shape, with a request id', async () => {
+    const res = await get(assetPath('sirn%E0%A4%A'));
+    expect(res.statusCode).toBe(400);
+    expect(res.headers['content-type']).toBe(JSON_UTF8);
+    expect(res.headers['x-request-id']).toMatch(REQUEST_ID);
+    expect(res.json<ErrorBody>()).toStrictEqual({ errors: [{ code: 'invalid_parameter', message: 'the path is not valid percent-encoded UTF-8' }] });
+  });
+
   it('a prefix or an extension of an id is 404 (exact match)', async () => {
     expect((await get(assetPath(A2.slice(0, -1)))).statusCode).toBe(404);
     expect((await get(assetPath(`${A2}/`))).statusCode).toBe(404);
