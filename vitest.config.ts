@@ -1,10 +1,19 @@
 import { defineConfig } from 'vitest/config';
 
+// The HTTP, import and CLI suites run once per database: the `sqlite` and `postgres` projects differ only in
+// SECINV_TEST_DIALECT, which test/helpers.ts reads. Pure unit tests, the generator and the storage tests (which loop
+// over both dialects themselves) run once.
+const perDialect = ['test/http/**/*.test.ts', 'test/import/**/*.test.ts', 'test/cli/**/*.test.ts'];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    projects: [
+      { extends: true, test: { name: 'sqlite', include: perDialect, env: { SECINV_TEST_DIALECT: 'sqlite' } } },
+      { extends: true, test: { name: 'postgres', include: perDialect, env: { SECINV_TEST_DIALECT: 'postgres' } } },
+      { extends: true, test: { name: 'once', include: ['test/unit/**/*.test.ts', 'test/generate/**/*.test.ts', 'test/storage/**/*.test.ts'] } },
+    ],
   },
 });

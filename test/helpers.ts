@@ -19,6 +19,9 @@ export interface TestContext {
 
 export type TestDialect = 'sqlite' | 'postgres';
 
+/** The dialect of this test run (vitest.config.ts sets it per project); SQLite when unset. */
+export const TEST_DIALECT: TestDialect = process.env.SECINV_TEST_DIALECT === 'postgres' ? 'postgres' : 'sqlite';
+
 /** Dialects the storage tests run on: SECINV_TEST_DIALECTS (comma list), default both. */
 export const TEST_DIALECTS = (process.env.SECINV_TEST_DIALECTS ?? 'sqlite,postgres').split(',').map((d) => d.trim()) as TestDialect[];
 
@@ -43,29 +46,38 @@ export interface TestStorage {
   dispose(): Promise<void>;
 }
 
-export async function openTestStorage(dialect: TestDialect = 'sqlite'): Promise<TestStorage> {
+/** A fresh, empty database of the dialect: a file in a temporary folder, or a PostgreSQL database of its own. */
+export async function createTestDatabase(dialect: TestDialect = TEST_DIALECT): Promise<{ url: string; dir: string; drop(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'secinv-test-'));
   if (dialect === 'sqlite') {
-    const url = `sqlite:${join(dir, 'test.db')}`;
-    const storage = await openStorage(url);
-    return { storage, dir, url, dispose: async () => { await storage.close(); rmSync(dir, { recursive: true, force: true }); } };
+    return { url: `sqlite:${join(dir, 'test.db')}`, dir, drop: async () => rmSync(dir, { recursive: true, force: true }) };
   }
   const name = `secinv_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
   await adminQuery(`create database ${name}`);
   const url = new URL(POSTGRES_ADMIN_URL);
   url.pathname = `/${name}`;
-  const storage = await openStorage(url.toString());
   return {
-    storage, dir, url: url.toString(),
-    dispose: async () => {
-      await storage.close();
+    url: url.toString(), dir,
+    drop: async () => {
       await adminQuery(`drop database if exists ${name} with (force)`);
       rmSync(dir, { recursive: true, force: true });
     },
   };
 }
 
-export async function setup(dialect: TestDialect = 'sqlite'): Promise<TestContext> {
+export async function openTestStorage(dialect: TestDialect = TEST_DIALECT): Promise<TestStorage> {
+  const database = await createTestDatabase(dialect);
+  const storage = await openStorage(database.url);
+  return {
+    storage, dir: database.dir, url: database.url,
+    dispose: async () => {
+      await storage.close();
+      await database.drop();
+    },
+  };
+}
+
+export async function setup(dialect: TestDialect = TEST_DIALECT): Promise<TestContext> {
   const opened = await openTestStorage(dialect);
   const app = await buildApp({ storage: opened.storage });
   return {

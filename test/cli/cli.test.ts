@@ -1,6 +1,5 @@
 // The command line, in process: stdout/stderr split, exit codes, and each command end to end on a real database file.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -8,15 +7,15 @@ import { main } from '../../src/cli/main.js';
 import { loadConfig } from '../../src/config.js';
 import { startServer } from '../../src/server.js';
 import { openStorage } from '../../src/storage/index.js';
-import { ORG_A, TENANT_A } from '../helpers.js';
+import { createTestDatabase, ORG_A, TENANT_A } from '../helpers.js';
 
 let dir: string;
 let db: string;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'secinv-cli-'));
-  db = `sqlite:${join(dir, 'cli.db')}`;
+let drop: () => Promise<void>;
+beforeEach(async () => {
+  ({ url: db, dir, drop } = await createTestDatabase());
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(async () => drop());
 
 async function run(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const out = new PassThrough();
