@@ -3,9 +3,17 @@ import { UserError } from './errors.js';
 
 export interface Config {
   databaseUrl: string;
+  /** PostgreSQL: the URL the API process logs in with (default: the database URL as user secinv_api, no password). */
+  apiDatabaseUrl: string | undefined;
   host: string;
   port: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** PostgreSQL: connections per process. */
+  dbPoolMax: number;
+  /** PostgreSQL: how long a request waits for a connection before it is answered 503. */
+  dbConnectTimeoutMs: number;
+  /** PostgreSQL: statements of the API running longer are cancelled and answered 503. */
+  dbStatementTimeoutMs: number;
 }
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/secinv.db';
@@ -26,10 +34,30 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
   if (!/^\d{1,5}$/.test(port) || Number(port) > 65535) throw new UserError(`invalid port '${port}' (0 to 65535)`);
   const logLevel = (env.SECINV_LOG_LEVEL ?? overrides.defaultLogLevel ?? 'info').toLowerCase();
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) throw new UserError(`invalid SECINV_LOG_LEVEL '${logLevel}' (one of ${LOG_LEVELS.join(', ')})`);
+  const integer = (name: string, fallback: number, min: number, max: number): number => {
+    const text = env[name];
+    if (text === undefined) return fallback;
+    if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) throw new UserError(`invalid ${name} '${text}' (an integer from ${min} to ${max})`);
+    return Number(text);
+  };
   return Object.freeze({
     databaseUrl: overrides.db ?? env.SECINV_DATABASE_URL ?? overrides.defaultDb ?? DEFAULT_DATABASE_URL,
+    apiDatabaseUrl: env.SECINV_API_DATABASE_URL,
     host: overrides.host ?? env.SECINV_HOST ?? '127.0.0.1',
     port: Number(port),
     logLevel: logLevel as Config['logLevel'],
+    dbPoolMax: integer('SECINV_DB_POOL_MAX', 10, 1, 1000),
+    dbConnectTimeoutMs: integer('SECINV_DB_CONNECT_TIMEOUT_MS', 2000, 1, 600_000),
+    dbStatementTimeoutMs: integer('SECINV_DB_STATEMENT_TIMEOUT_MS', 10_000, 1, 3_600_000),
   });
 }
+
+/** Connection settings of the API process (PostgreSQL role, pool and timeouts). */
+export const apiConnectOptions = (config: Readonly<Config>, onIdleError?: (error: Error) => void) => ({
+  role: 'api' as const,
+  apiUrl: config.apiDatabaseUrl,
+  poolMax: config.dbPoolMax,
+  connectTimeoutMs: config.dbConnectTimeoutMs,
+  statementTimeoutMs: config.dbStatementTimeoutMs,
+  ...(onIdleError ? { onIdleError } : {}),
+});

@@ -46,3 +46,8 @@ export const apiError = (code: ErrorCode, message: string, field?: string, heade
 export class UserError extends Error {
   override name = 'UserError';
 }
+
+/** The database is unreachable, restarting, overloaded, or cancelled a statement that ran too long: answered 503. */
+export class UnavailableError extends Error {
+  override name = 'UnavailableError';
+}

@@ -8,10 +8,12 @@ import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import { importSources, type ImportResult } from '../src/import/importer.js';
 import { newKey } from '../src/keys.js';
-import { openStorage, type Storage } from '../src/storage/index.js';
+import { openStorage, type ConnectOptions, type Storage } from '../src/storage/index.js';
 
 export interface TestContext {
+  /** The administrative storage (import, keys); the app reads through its own API-role storage. */
   storage: Storage;
+  apiStorage: Storage;
   app: FastifyInstance;
   dir: string;
   close(): Promise<void>;
@@ -77,13 +79,15 @@ export async function openTestStorage(dialect: TestDialect = TEST_DIALECT): Prom
   };
 }
 
-export async function setup(dialect: TestDialect = TEST_DIALECT): Promise<TestContext> {
+export async function setup(dialect: TestDialect = TEST_DIALECT, apiOptions: Partial<ConnectOptions> = {}): Promise<TestContext> {
   const opened = await openTestStorage(dialect);
-  const app = await buildApp({ storage: opened.storage });
+  const apiStorage = await openStorage(opened.url, { role: 'api', ...apiOptions });
+  const app = await buildApp({ storage: apiStorage });
   return {
-    storage: opened.storage, app, dir: opened.dir,
+    storage: opened.storage, apiStorage, app, dir: opened.dir,
     async close() {
       await app.close();
+      await apiStorage.close();
       await opened.dispose();
     },
   };

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { loadConfig } from '../config.js';
+import { apiConnectOptions, loadConfig } from '../config.js';
 import { generateRecords, type GenerateOptions } from '../generate/generator.js';
 import { importSources, summaryLine } from '../import/importer.js';
 import { startServer } from '../server.js';
@@ -20,34 +20,43 @@ const demoSource = (options: GenerateOptions) => ({
 
 export async function demoCommand(opts: { db?: string; host?: string; port?: string }, io: Io): Promise<void> {
   const config = loadConfig({ ...opts, defaultDb: DEMO_DATABASE_URL, defaultLogLevel: 'warn' });
-  const storage = await openStorage(config.databaseUrl);
+  // Import and keys go through the administrative connection; the server reads through the API role.
+  const admin = await openStorage(config.databaseUrl);
+  const keys: { tenant: string; key: string }[] = [];
   try {
-    const tenants = await storage.listTenants();
+    const tenants = await admin.listTenants();
     if (tenants.length === 0) {
       io.stderr.write(`secinv: generating the demo inventory into ${config.databaseUrl} …\n`);
-      const result = await importSources(storage, [demoSource(DEMO_OPTIONS)], { dryRun: false });
+      const result = await importSources(admin, [demoSource(DEMO_OPTIONS)], { dryRun: false });
       if (result.problemCount > 0) throw new Error(`demo import failed: ${result.problems[0]?.message ?? 'unknown problem'}`);
       io.stderr.write(`secinv: ${summaryLine(result, false)}\n`);
     } else {
       io.stderr.write(`secinv: reusing the demo database ${config.databaseUrl}\n`);
     }
-    const server = await startServer(config, storage);
-    const lines = [`secinv demo: serving ${server.url}`, ''];
-    for (const tenant of (await storage.listTenants()).slice(0, 2)) {
-      const { key } = await createTenantKey(storage, tenant.tenantId, 'demo');
-      lines.push(
-        `Tenant ${tenant.name ?? tenant.tenantId} (${tenant.tenantId})`,
-        `  KEY=${key}`,
-        `  curl -s -H "Authorization: Bearer ${key}" '${server.url}/v1/tenant/assets?perPage=2&sortBy=riskScore&sortOrder=DESC'`,
-        `  curl -s -H "Authorization: Bearer ${key}" '${server.url}/v1/tenant/assets?providers=AWS&severityLevels=CRITICAL&perPage=5'`,
-        '',
-      );
+    for (const tenant of (await admin.listTenants()).slice(0, 2)) {
+      const { key } = await createTenantKey(admin, tenant.tenantId, 'demo');
+      keys.push({ tenant: `${tenant.name ?? tenant.tenantId} (${tenant.tenantId})`, key });
     }
-    lines.push('Press Ctrl+C to stop.', '');
-    io.stdout.write(lines.join('\n'));
-    await server.closed;
-  } catch (error) {
-    await storage.close().catch(() => undefined);
-    throw error;
+  } finally {
+    await admin.close();
   }
+
+  const storage = await openStorage(config.databaseUrl, apiConnectOptions(config));
+  const server = await startServer(config, storage).catch(async (error: unknown) => {
+    await storage.close();
+    throw error;
+  });
+  const lines = [`secinv demo: serving ${server.url}`, ''];
+  for (const { tenant, key } of keys) {
+    lines.push(
+      `Tenant ${tenant}`,
+      `  KEY=${key}`,
+      `  curl -s -H "Authorization: Bearer ${key}" '${server.url}/v1/tenant/assets?perPage=2&sortBy=riskScore&sortOrder=DESC'`,
+      `  curl -s -H "Authorization: Bearer ${key}" '${server.url}/v1/tenant/assets?providers=AWS&severityLevels=CRITICAL&perPage=5'`,
+      '',
+    );
+  }
+  lines.push('Press Ctrl+C to stop.', '');
+  io.stdout.write(lines.join('\n'));
+  await server.closed;
 }

@@ -1,10 +1,12 @@
-import type { Config } from '../config.js';
+import { apiConnectOptions, type Config } from '../config.js';
 import { startServer } from '../server.js';
 import { openStorage } from '../storage/index.js';
 import type { Io } from './main.js';
 
 export async function serveCommand(config: Readonly<Config>, io: Io): Promise<void> {
-  const storage = await openStorage(config.databaseUrl);
+  const storage = await openStorage(config.databaseUrl, apiConnectOptions(config, (error) => {
+    io.stderr.write(`secinv: a database connection failed and will be replaced: ${error.message}\n`);
+  }));
   const server = await startServer(config, storage).catch(async (error: unknown) => {
     await storage.close();
     throw error;

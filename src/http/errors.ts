@@ -1,9 +1,12 @@
 // The one error handler: every failure becomes `{ errors: [{ code, field?, message }] }` with the status of its code.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, apiError, errorStatus, type ErrorCode, type Problem } from '../errors.js';
+import { ApiError, apiError, errorStatus, UnavailableError, type ErrorCode, type Problem } from '../errors.js';
 import { JSON_TYPE } from './respond.js';
 
 const body = (problems: Problem[]) => JSON.stringify({ errors: problems });
+
+/** A database that went away usually comes back (restart, failover) within a few seconds. */
+const RETRY_AFTER_SECONDS = 2;
 
 /** Fastify's own client errors (bad URL encoding, oversized headers…) keep their status in the error shape. */
 const fastifyCodes: Record<number, ErrorCode> = { 404: 'not_found', 405: 'method_not_allowed', 414: 'uri_too_long', 431: 'headers_too_large' };
@@ -27,6 +30,11 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler(async (error: FastifyError | ApiError, request, reply) => {
     if (error instanceof ApiError) {
       return reply.code(error.status).headers(error.headers).type(JSON_TYPE).send(body(error.problems));
+    }
+    if (error instanceof UnavailableError) {
+      request.log.warn({ err: error.cause ?? error }, 'database unavailable');
+      return reply.code(503).header('Retry-After', String(RETRY_AFTER_SECONDS)).type(JSON_TYPE)
+        .send(body([{ code: 'unavailable', message: 'the database is unavailable or overloaded; retry shortly' }]));
     }
     const status = (error as FastifyError).statusCode;
     if (status !== undefined && status >= 400 && status < 500) {

@@ -2,7 +2,7 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
 import type { AssetSortField, ListAssetsQuery } from '../modules/assets/schemas.js';
 import type { SqlDialect } from './dialect.js';
-import { fromTenant, lruCache, type TenantScope } from './scope.js';
+import { fromTenant, lruCache, type TenantReader, type TenantScope } from './scope.js';
 import type { AssetTable, Database } from './tables.js';
 
 type Eb = ExpressionBuilder<Database, 'assets'>;
@@ -137,22 +137,22 @@ export function assetJson(row: DerivedRow, rawData?: string): Buffer {
   return Buffer.concat([Buffer.from(derived), doc.subarray(1, doc.length - 1), Buffer.from(`,"rawData":${rawData}}`)]);
 }
 
-export function assetStore(db: Kysely<Database>, dialect: SqlDialect) {
+export function assetStore(read: TenantReader, dialect: SqlDialect) {
   // Counting every match costs far more than fetching a page; data only changes by import, which bumps the
   // tenant's data version, so a count is reused until then.
   const counts = lruCache<number>(2000);
 
-  const filtered = (scope: TenantScope, filters: AssetFilters) =>
+  const filtered = (db: Kysely<Database>, scope: TenantScope, filters: AssetFilters) =>
     fromTenant(db, 'assets', scope.tenantId).where((eb) => eb.and(filterExpressions(eb, scope.tenantId, filters, dialect)));
 
   return {
-    async listAssets(scope: TenantScope, query: ListAssetsQuery): Promise<{ items: Buffer[]; total: number }> {
+    listAssets: (scope: TenantScope, query: ListAssetsQuery): Promise<{ items: Buffer[]; total: number }> => read(scope.tenantId, async (db) => {
       const { sortBy = 'id', sortOrder = 'ASC', page, perPage, ...filters } = query;
       const { column, nullable } = sortColumns[sortBy];
       const direction = sortOrder === 'DESC' ? 'desc' : 'asc';
       // Two steps: order and page the narrow (id) rows first, then fetch the documents of that page only, so the sort
       // never carries kilobytes of JSON per row and deep offsets skip ids, not documents.
-      let select = filtered(scope, filters).select('assets.id');
+      let select = filtered(db, scope, filters).select('assets.id');
       if (nullable) {
         for (const term of dialect.nullsLastOrder(column, direction)) select = select.orderBy(term);
       } else {
@@ -169,19 +169,19 @@ export function assetStore(db: Kysely<Database>, dialect: SqlDialect) {
       const countKey = `${scope.tenantId}\u0000${scope.dataVersion}\u0000${JSON.stringify(filters)}`;
       let total = counts.get(countKey);
       if (total === undefined) {
-        const row = await filtered(scope, filters).select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+        const row = await filtered(db, scope, filters).select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
         total = Number(row.n);
         counts.set(countKey, total);
       }
       return { items: ids.map((id) => assetJson(byId.get(id)!)), total };
-    },
+    }),
 
-    async getAsset(scope: TenantScope, id: string, withRawData: boolean): Promise<Buffer | undefined> {
+    getAsset: (scope: TenantScope, id: string, withRawData: boolean): Promise<Buffer | undefined> => read(scope.tenantId, async (db) => {
       const row = await fromTenant(db, 'assets', scope.tenantId)
         .select([...DERIVED_COLUMNS, 'doc', 'raw_data'])
         .where('assets.id', '=', id)
         .executeTakeFirst();
       return row && assetJson(row, withRawData ? row.raw_data : undefined);
-    },
+    }),
   };
 }

@@ -2,10 +2,11 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import { UserError } from '../errors.js';
 import type { Dialect } from './dialect.js';
 import { migrations } from './migrations.js';
+import { API_ROLE } from './roles.js';
 import type { Database } from './tables.js';
 
 export type DatabaseLocation = { dialect: 'sqlite'; path: string } | { dialect: 'postgres'; url: string };
@@ -24,16 +25,66 @@ export interface Connection {
   dialect: Dialect;
 }
 
-export async function connect(url: string): Promise<Connection> {
+
+export interface ConnectOptions {
+  /**
+   * `admin` (CLI, import, migrations) uses the connecting user as is; `api` (serve) switches every pooled connection
+   * to API_ROLE and bounds each statement. SQLite has no roles; both are the same there.
+   */
+  role: 'admin' | 'api';
+  /**
+   * PostgreSQL, `api` role: the URL the API logs in with. Default: the database URL with the user replaced by
+   * API_ROLE and no password (trust or certificate authentication).
+   */
+  apiUrl?: string | undefined;
+  poolMax: number;
+  connectTimeoutMs: number;
+  statementTimeoutMs: number;
+  /** Called when an idle pooled connection fails (the database restarted…); the pool replaces it. */
+  onIdleError?: (error: Error) => void;
+}
+
+export const defaultConnectOptions: ConnectOptions = { role: 'admin', poolMax: 10, connectTimeoutMs: 2000, statementTimeoutMs: 10_000 };
+
+export async function connect(url: string, options: ConnectOptions = defaultConnectOptions): Promise<Connection> {
   const location = parseDatabaseUrl(url);
-  const connection = location.dialect === 'sqlite' ? openSqlite(location.path) : openPostgres(location.url);
+  if (location.dialect === 'sqlite') {
+    const connection = openSqlite(location.path);
+    await migrateOrClose(connection);
+    return connection;
+  }
+  // Migrations run as the connecting user, before any connection takes the API role.
+  const migrator = openPostgres(location.url, { ...options, role: 'admin', poolMax: 1 });
+  await migrateOrClose(migrator);
+  await migrator.db.destroy();
+  if (options.role === 'admin') return openPostgres(location.url, options);
+  const connection = openPostgres(options.apiUrl ?? apiRoleUrl(location.url), options);
+  // Fail closed: refuse to serve unless the connections really log in as the role row-level security constrains.
+  const { rows } = await sql<{ user: string }>`select session_user as "user"`.execute(connection.db).catch(async (error: unknown) => {
+    await connection.db.destroy();
+    throw new UserError(`cannot connect as the database role ${API_ROLE}: ${(error as Error).message} (see docs/SCALING.md)`);
+  });
+  if (rows[0]?.user !== API_ROLE) {
+    await connection.db.destroy();
+    throw new UserError(`the API must connect as the database role ${API_ROLE}, not ${rows[0]?.user ?? 'nobody'} (see docs/SCALING.md)`);
+  }
+  return connection;
+}
+
+function apiRoleUrl(url: string): string {
+  const parsed = new URL(url);
+  parsed.username = API_ROLE;
+  parsed.password = '';
+  return parsed.toString();
+}
+
+async function migrateOrClose(connection: Connection): Promise<void> {
   try {
     await migrate(connection);
   } catch (error) {
     await connection.db.destroy();
     throw error;
   }
-  return connection;
 }
 
 function openSqlite(path: string): Connection {
@@ -54,10 +105,19 @@ function openSqlite(path: string): Connection {
   return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database }) }), dialect: 'sqlite' };
 }
 
-function openPostgres(url: string): Connection {
+function openPostgres(url: string, options: ConnectOptions): Connection {
   // int8 columns (execution ids) fit in a double; return them as numbers like SQLite does.
   pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
-  const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5000 });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolMax,
+    connectionTimeoutMillis: options.connectTimeoutMs,
+    idleTimeoutMillis: 30_000,
+    // A statement that outlives this is cancelled by the server (57014) and answered 503, not left hanging.
+    ...(options.role === 'api' ? { statement_timeout: options.statementTimeoutMs } : {}),
+  });
+  // An idle client whose server went away emits 'error'; without a listener that would crash the process.
+  pool.on('error', (error) => options.onIdleError?.(error));
   return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), dialect: 'postgres' };
 }
 

@@ -1,40 +1,70 @@
 // The storage interface: everything the API, the importer and the CLI may ask of the database. Implemented once with
 // Kysely for SQLite and PostgreSQL; nothing outside src/storage/ sees SQL.
 import { sql } from 'kysely';
+import { UnavailableError } from '../errors.js';
 import { assetStore } from './assets.js';
-import { connect } from './connect.js';
+import { connect, defaultConnectOptions, type ConnectOptions } from './connect.js';
 import { sqlDialects, type Dialect } from './dialect.js';
 import { ingestWriter, type IngestWriter } from './ingest.js';
 import { keyStore } from './keys.js';
+import { tenantReader } from './scope.js';
 
 export type { TenantScope } from './scope.js';
 export type { KeyInfo, AuthenticatedKey } from './keys.js';
 export type { IngestWriter } from './ingest.js';
+export type { ConnectOptions } from './connect.js';
 export { parseDatabaseUrl } from './connect.js';
 
 /** Thrown inside an ingest to roll it back without an error (dry runs). */
 const ROLLBACK = Symbol('rollback');
 
-export async function openStorage(url: string) {
-  const { db, dialect } = await connect(url);
-  const keys = keyStore(db);
-  const assets = assetStore(db, sqlDialects[dialect]);
+// SQLSTATE classes and codes that mean "the database cannot answer now", not "the request is wrong".
+const UNAVAILABLE_SQLSTATES = new Set(['57014', '57P01', '57P02', '57P03', '53300', '53400', '40001', '40P01', '55P03']);
+const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'SQLITE_BUSY', 'SQLITE_LOCKED']);
 
-  return {
-    dialect: dialect as Dialect,
-    ...keys,
-    ...assets,
+/** True for failures of the database connection or capacity (answered 503), as opposed to bugs (500). */
+export function isUnavailable(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown };
+  const code = typeof e?.code === 'string' ? e.code : '';
+  if (UNAVAILABLE_SQLSTATES.has(code) || code.startsWith('08') || UNAVAILABLE_ERRNOS.has(code)) return true;
+  const message = typeof e?.message === 'string' ? e.message : '';
+  return /timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error|connection is not open|terminating connection/i.test(message);
+}
+
+/** Wraps every function of an object so database unavailability surfaces as UnavailableError. */
+function guarded<T extends Record<string, unknown>>(methods: T): T {
+  const out: Record<string, unknown> = {};
+  for (const [name, fn] of Object.entries(methods)) {
+    out[name] = typeof fn !== 'function' ? fn : async (...args: unknown[]) => {
+      try {
+        return await (fn as (...a: unknown[]) => Promise<unknown>)(...args);
+      } catch (error) {
+        if (isUnavailable(error)) throw new UnavailableError('the database is unavailable', { cause: error });
+        throw error;
+      }
+    };
+  }
+  return out as T;
+}
+
+export async function openStorage(url: string, options: Partial<ConnectOptions> = {}) {
+  const { db, dialect } = await connect(url, { ...defaultConnectOptions, ...options });
+  const read = tenantReader(db, dialect);
+
+  const storage = guarded({
+    ...keyStore(db),
+    ...assetStore(read, sqlDialects[dialect]),
 
     /**
      * Runs an import in one transaction: all of it is written, or (when `work` throws, or on a dry run) none of it.
      */
-    async ingest<T>(work: (writer: IngestWriter) => Promise<T>, options: { dryRun: boolean }): Promise<T> {
+    async ingest<T>(work: (writer: IngestWriter) => Promise<T>, ingestOptions: { dryRun: boolean }): Promise<T> {
       let result: T | undefined;
       try {
         await db.transaction().execute(async (tx) => {
           const writer = ingestWriter(tx);
           result = await work(writer);
-          if (options.dryRun) throw ROLLBACK;
+          if (ingestOptions.dryRun) throw ROLLBACK;
           await writer.finish();
         });
       } catch (error) {
@@ -55,6 +85,12 @@ export async function openStorage(url: string) {
     async close(): Promise<void> {
       await db.destroy();
     },
+  });
+  return {
+    dialect: dialect as Dialect,
+    ...storage,
+    /** Tenant-scoped raw access for tests of the database's own isolation (row-level security). Not for the API. */
+    withTenant: read,
   };
 }
 

@@ -1,6 +1,7 @@
 // Schema migrations, run automatically by every command that opens the database. Written once with Kysely's schema
 // builder for both dialects; the only dialect differences are the column types in `types` below.
 import { sql, type Kysely, type Migration, type MigrationProvider, type ColumnDefinitionBuilder, type CreateTableBuilder } from 'kysely';
+import { API_ROLE } from './roles.js';
 import { sqlDialects, type Dialect } from './dialect.js';
 
 type ColumnKind = 'text' | 'int' | 'bigint' | 'real' | 'blob';
@@ -110,6 +111,42 @@ const initial = (dialect: Dialect): Migration => ({
   },
 });
 
+/** Every table that holds one tenant's records. `tenants` and `api_keys` are global (reference) tables. */
+export const TENANT_TABLES = [
+  'environments', 'integrations', 'asset_groups', 'asset_group_members', 'exemptions', 'assets', 'vulnerabilities',
+  'vulnerability_packages', 'vulnerability_exemptions', 'risks',
+] as const;
+
+/**
+ * PostgreSQL only: row-level security as a second wall behind the tenant predicate every query carries. Each tenant
+ * table is visible to the API role only for the tenant named by the transaction-local setting `secinv.tenant_id`; the
+ * user that ran the migrations (import, keys) keeps full access; FORCE applies the policies to the table owner too.
+ * The API role has no BYPASSRLS, owns nothing, and may only read (and stamp api_keys.last_used_at).
+ */
+const rowLevelSecurity = (dialect: Dialect): Migration => ({
+  async up(db) {
+    if (dialect !== 'postgres') return;
+    // Roles are cluster-wide and several databases may migrate at once: tolerate a concurrent creation. The role logs
+    // in itself (no password is set here: trust/cert auth, or `alter role secinv_api password …`, see docs/SCALING.md),
+    // so no statement on its connections can switch to a more privileged role.
+    await sql.raw(`do $$ begin
+      create role ${API_ROLE} login nosuperuser nobypassrls nocreatedb nocreaterole;
+    exception when duplicate_object or unique_violation then
+      -- An existing role keeps (or gets back) exactly these attributes, when the migrating user may set them.
+      begin alter role ${API_ROLE} login nosuperuser nobypassrls; exception when insufficient_privilege then null; end;
+    end $$`).execute(db);
+    await sql.raw(`do $$ begin execute format('grant usage on schema %I to ${API_ROLE}', current_schema()); end $$`).execute(db);
+    await sql.raw(`grant select on tenants, ${TENANT_TABLES.join(', ')} to ${API_ROLE}`).execute(db);
+    await sql.raw(`grant select, update (last_used_at) on api_keys to ${API_ROLE}`).execute(db);
+    for (const name of TENANT_TABLES) {
+      await sql.raw(`alter table ${name} enable row level security`).execute(db);
+      await sql.raw(`alter table ${name} force row level security`).execute(db);
+      await sql.raw(`create policy tenant_isolation on ${name} to ${API_ROLE} using (tenant_id = current_setting('secinv.tenant_id', true))`).execute(db);
+      await sql.raw(`create policy owner_access on ${name} to current_user using (true) with check (true)`).execute(db);
+    }
+  },
+});
+
 export const migrations = (dialect: Dialect): MigrationProvider => ({
-  getMigrations: async () => ({ '0001_initial': initial(dialect) }),
+  getMigrations: async () => ({ '0001_initial': initial(dialect), '0002_row_level_security': rowLevelSecurity(dialect) }),
 });

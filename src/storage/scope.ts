@@ -35,3 +35,19 @@ export function lruCache<V>(capacity: number) {
     },
   };
 }
+
+/** Runs tenant reads so that the database itself also restricts them to the tenant (see tenantReader). */
+export type TenantReader = <T>(tenantId: string, work: (db: Kysely<Database>) => Promise<T>) => Promise<T>;
+
+/**
+ * PostgreSQL: one transaction with the transaction-local `secinv.tenant_id` that the row-level security policies
+ * read, so even a query that lost its tenant predicate sees one tenant. SQLite has no such mechanism; the predicate
+ * added by fromTenant() is the wall there.
+ */
+export function tenantReader(db: Kysely<Database>, dialect: 'sqlite' | 'postgres'): TenantReader {
+  if (dialect === 'sqlite') return (_tenantId, work) => work(db);
+  return (tenantId, work) => db.transaction().execute(async (trx) => {
+    await sql`select set_config('secinv.tenant_id', ${tenantId}, true)`.execute(trx);
+    return work(trx);
+  });
+}

@@ -1,0 +1,89 @@
+// PostgreSQL's own tenant wall: row-level security on every tenant table, for the role the API runs as.
+import { sql, type Kysely } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TENANT_TABLES } from '../../src/storage/migrations.js';
+import { openStorage, type Storage } from '../../src/storage/index.js';
+import type { Database } from '../../src/storage/tables.js';
+import { A1, fixture } from '../fixtures.js';
+import { createTestDatabase, importRecords, TENANT_A, TENANT_B, TEST_DIALECTS } from '../helpers.js';
+
+describe.skipIf(!TEST_DIALECTS.includes('postgres'))('row-level security (PostgreSQL)', () => {
+  let url: string;
+  let drop: () => Promise<void>;
+  let admin: Storage;
+  let api: Storage;
+
+  beforeAll(async () => {
+    ({ url, drop } = await createTestDatabase('postgres'));
+    admin = await openStorage(url);
+    expect((await importRecords(admin, fixture)).problems).toEqual([]);
+    api = await openStorage(url, { role: 'api' });
+  });
+  afterAll(async () => {
+    await api.close();
+    await admin.close();
+    await drop();
+  });
+
+  async function asOwner(text: string): Promise<void> {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(text);
+    } finally {
+      await client.end();
+    }
+  }
+
+  /** Reads a whole tenant table through the API role with the tenant predicate deliberately left out. */
+  const unfiltered = (tenantId: string, table: (typeof TENANT_TABLES)[number]) =>
+    api.withTenant(tenantId, (db: Kysely<Database>) => sql<{ tenant_id: string }>`select tenant_id from ${sql.table(table)}`.execute(db).then((r) => r.rows));
+
+  /** The isolation property: every row visible without a predicate is the tenant's, and all of them are. */
+  async function seesExactlyItsOwnAssets(tenantId: string, expected: number): Promise<boolean> {
+    const rows = await unfiltered(tenantId, 'assets');
+    return rows.length === expected && rows.every((r) => r.tenant_id === tenantId);
+  }
+
+  it('a query without the tenant predicate returns only the current tenant\'s rows, on every tenant table', async () => {
+    expect(await seesExactlyItsOwnAssets(TENANT_B, 2)).toBe(true);
+    expect(await seesExactlyItsOwnAssets(TENANT_A, 6)).toBe(true);
+    for (const table of TENANT_TABLES) {
+      const rows = await unfiltered(TENANT_B, table);
+      expect(rows.filter((r) => r.tenant_id !== TENANT_B), table).toEqual([]);
+    }
+    expect((await unfiltered(TENANT_A, 'vulnerabilities')).length).toBe(8);
+    expect((await unfiltered(TENANT_B, 'vulnerabilities')).length).toBe(1);
+  });
+
+  it('no tenant set means no rows', async () => {
+    expect(await unfiltered('', 'assets')).toEqual([]);
+  });
+
+  it('the API role can neither write tenant data nor bypass the policies', async () => {
+    await expect(api.withTenant(TENANT_B, (db) => db.deleteFrom('assets').execute())).rejects.toThrow(/permission denied/);
+    const role = await api.withTenant(TENANT_B, (db) =>
+      sql<{ rolsuper: boolean; rolbypassrls: boolean; owns: number }>`select rolsuper, rolbypassrls,
+        (select count(*)::int from pg_class where relowner = pg_roles.oid) as owns
+        from pg_roles where rolname = current_user`.execute(db).then((r) => r.rows[0]));
+    expect(role).toEqual({ rolsuper: false, rolbypassrls: false, owns: 0 });
+    await expect(api.withTenant(TENANT_B, (db) => sql`set role postgres`.execute(db))).rejects.toThrow(/permission denied/);
+  });
+
+  it('the API still answers through the policies (key lookup, last use, reads)', async () => {
+    const scope = { tenantId: TENANT_B, dataVersion: 1 };
+    const asset = JSON.parse((await api.getAsset(scope, A1, false))!.toString());
+    expect([asset.tenantId, asset.name]).toEqual([TENANT_B, 'tenant-b-web']);
+  });
+
+  it('the same check fails once the wall is removed', async () => {
+    // Without its policy the table denies the API role everything: the tenant no longer sees its own rows.
+    await asOwner('drop policy tenant_isolation on assets');
+    expect(await seesExactlyItsOwnAssets(TENANT_B, 2)).toBe(false);
+    // Without row-level security the predicate-less query leaks the other tenant's rows.
+    await asOwner('alter table assets disable row level security');
+    expect(await seesExactlyItsOwnAssets(TENANT_B, 2)).toBe(false);
+    expect(new Set((await unfiltered(TENANT_B, 'assets')).map((r) => r.tenant_id))).toEqual(new Set([TENANT_A, TENANT_B]));
+  });
+});
