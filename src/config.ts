@@ -53,11 +53,11 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
 }
 
 /** Connection settings of the API process (PostgreSQL role, pool and timeouts). */
-export const apiConnectOptions = (config: Readonly<Config>, onIdleError?: (error: Error) => void) => ({
+export const apiConnectOptions = (config: Readonly<Config>, onConnectionError?: (error: Error) => void) => ({
   role: 'api' as const,
   apiUrl: config.apiDatabaseUrl,
   poolMax: config.dbPoolMax,
   connectTimeoutMs: config.dbConnectTimeoutMs,
   statementTimeoutMs: config.dbStatementTimeoutMs,
-  ...(onIdleError ? { onIdleError } : {}),
+  ...(onConnectionError ? { onConnectionError } : {}),
 });

@@ -40,8 +40,8 @@ export interface ConnectOptions {
   poolMax: number;
   connectTimeoutMs: number;
   statementTimeoutMs: number;
-  /** Called when an idle pooled connection fails (the database restarted…); the pool replaces it. */
-  onIdleError?: (error: Error) => void;
+  /** Called when a pooled connection fails (the database restarted…); the pool replaces it. */
+  onConnectionError?: (error: Error) => void;
 }
 
 export const defaultConnectOptions: ConnectOptions = { role: 'admin', poolMax: 10, connectTimeoutMs: 2000, statementTimeoutMs: 10_000 };
@@ -116,8 +116,12 @@ function openPostgres(url: string, options: ConnectOptions): Connection {
     // A statement that outlives this is cancelled by the server (57014) and answered 503, not left hanging.
     ...(options.role === 'api' ? { statement_timeout: options.statementTimeoutMs } : {}),
   });
-  // An idle client whose server went away emits 'error'; without a listener that would crash the process.
-  pool.on('error', (error) => options.onIdleError?.(error));
+  // A client whose server went away emits 'error', idle in the pool or checked out between two statements; without a
+  // listener that would crash the process. The failing query itself still rejects (503) and the pool replaces the client.
+  pool.on('error', (error) => options.onConnectionError?.(error));
+  pool.on('connect', (client) => {
+    client.on('error', (error) => options.onConnectionError?.(error));
+  });
   return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), dialect: 'postgres' };
 }
 
