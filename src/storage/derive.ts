@@ -1,6 +1,6 @@
 // Derived fields (decisions §7): which findings are exempted, by which exemptions, and the asset fields computed from
 // the findings that are not. Run inside the import transaction for the assets an import can have changed.
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { compileExemption, matchingExemptions, vulnerabilityScore, type MatchableAsset } from '../exemptions.js';
 import type { Exemption } from '../modules/vulnerabilities/schemas.js';
 import { fromTenant } from './scope.js';
@@ -94,6 +94,7 @@ async function recomputeBatch(db: Kysely<Database>, tenantId: string, assets: As
     }
   }
 
+  const changed: (Derived & { id: string })[] = [];
   for (const a of assets) {
     const d = derived.get(a.id);
     const [, , low = 0, medium = 0, high = 0, critical = 0] = d?.counts ?? [];
@@ -102,7 +103,17 @@ async function recomputeBatch(db: Kysely<Database>, tenantId: string, assets: As
       vulnerability_score: vulnerabilityScore({ critical, high, medium, low }),
       is_vulnerable: d?.any ? 1 : 0, has_kev: d?.kev ? 1 : 0, has_exploit: d?.exploit ? 1 : 0, is_exploitable: d?.exploitable ? 1 : 0,
     };
-    const changed = (Object.keys(next) as (keyof Derived)[]).some((k) => next[k] !== a[k]);
-    if (changed) await db.updateTable('assets').set(next).where('tenant_id', '=', tenantId).where('id', '=', a.id).execute();
+    if ((Object.keys(next) as (keyof Derived)[]).some((k) => next[k] !== a[k])) changed.push({ id: a.id, ...next });
   }
+  // One UPDATE … FROM (VALUES …) per batch instead of one statement per asset. VALUES columns are column1…columnN on
+  // both databases; the casts type PostgreSQL's untyped parameters.
+  if (changed.length === 0) return;
+  const rows = sql.join(changed.map((c) => sql`(${c.id}, ${c.n_low}, ${c.n_medium}, ${c.n_high}, ${c.n_critical}, ${c.vulnerability_score}, ${c.is_vulnerable}, ${c.has_kev}, ${c.has_exploit}, ${c.is_exploitable})`));
+  await sql`update assets set
+      n_low = cast(v.column2 as integer), n_medium = cast(v.column3 as integer), n_high = cast(v.column4 as integer),
+      n_critical = cast(v.column5 as integer), vulnerability_score = cast(v.column6 as double precision),
+      is_vulnerable = cast(v.column7 as integer), has_kev = cast(v.column8 as integer),
+      has_exploit = cast(v.column9 as integer), is_exploitable = cast(v.column10 as integer)
+    from (values ${rows}) as v
+    where assets.tenant_id = ${tenantId} and assets.id = v.column1`.execute(db);
 }

@@ -101,6 +101,27 @@ export function ingestWriter(tx: Transaction<Database>) {
     exemption: (records) => upsert(tx, 'exemptions', ['tenant_id', 'exemption_id'], records.map((r) => ({ tenant_id: r.tenantId, exemption_id: r.exemptionId, doc: JSON.stringify(r.exemption) }))),
     asset: (records) => upsert(tx, 'assets', ['tenant_id', 'id'], records.map(assetRow)),
     vulnerability: async (records) => {
+      // A finding's packages are replaced whole, so the packages of findings that already exist are deleted first.
+      // Which exist is one indexed query per tenant of the batch; a fresh import then deletes nothing.
+      const byTenant = new Map<string, Set<string>>();
+      for (const { tenantId, vulnerability: v } of records) byTenant.set(tenantId, (byTenant.get(tenantId) ?? new Set()).add(v.assetId));
+      const replaced = new Map<string, { tenantId: string; assetId: string; ids: string[] }>();
+      for (const [tenantId, assetIds] of byTenant) {
+        const existing = await fromTenant(tx, 'vulnerabilities', tenantId).select(['asset_id', 'vulnerability_id'])
+          .where('vulnerabilities.asset_id', 'in', [...assetIds]).execute();
+        const keys = new Set(existing.map((e) => `${e.asset_id}\u0000${e.vulnerability_id}`));
+        for (const { vulnerability: v } of records.filter((r) => r.tenantId === tenantId)) {
+          if (!keys.has(`${v.assetId}\u0000${v.vulnerabilityId}`)) continue;
+          const entry = replaced.get(`${tenantId}\u0000${v.assetId}`) ?? { tenantId, assetId: v.assetId, ids: [] };
+          entry.ids.push(v.vulnerabilityId);
+          replaced.set(`${tenantId}\u0000${v.assetId}`, entry);
+        }
+      }
+      // One delete per asset: an index range of the primary key (a row-value IN list is a scan on PostgreSQL).
+      for (const { tenantId, assetId, ids } of replaced.values()) {
+        await tx.deleteFrom('vulnerability_packages').where('tenant_id', '=', tenantId).where('asset_id', '=', assetId)
+          .where('vulnerability_id', 'in', ids).execute();
+      }
       await upsert(tx, 'vulnerabilities', ['tenant_id', 'asset_id', 'vulnerability_id'], records.map(({ tenantId, vulnerability: v }) => ({
         tenant_id: tenantId, asset_id: v.assetId, vulnerability_id: v.vulnerabilityId, integration_id: v.integrationId,
         execution_id: v.executionId, provider: v.provider, severity_level_value: v.severityLevelValue, has_kev: flag(v.hasKev),
@@ -108,17 +129,6 @@ export function ingestWriter(tx: Transaction<Database>) {
         // Recomputed before commit for every finding of a touched asset.
         is_exempted: 0, first_observed_at: v.firstObservedAt, last_observed_at: v.lastObservedAt, doc: json(v),
       })));
-      const byTenant = new Map<string, RecordsByKind['vulnerability'][]>();
-      for (const r of records) {
-        const list = byTenant.get(r.tenantId) ?? [];
-        list.push(r);
-        byTenant.set(r.tenantId, list);
-      }
-      for (const [tenantId, list] of byTenant) {
-        await tx.deleteFrom('vulnerability_packages').where('tenant_id', '=', tenantId)
-          .where((eb) => eb(eb.refTuple('asset_id', 'vulnerability_id'), 'in', list.map((r) => eb.tuple(r.vulnerability.assetId, r.vulnerability.vulnerabilityId))))
-          .execute();
-      }
       const packages = records.flatMap(({ tenantId, vulnerability: v }) => v.packages.map((p, position) => ({
         tenant_id: tenantId, asset_id: v.assetId, vulnerability_id: v.vulnerabilityId, position, package_name: p.packageName,
         target_name: p.targetName, target_type: p.targetType, target_class: p.targetClass,

@@ -90,6 +90,21 @@ for (const dialect of TEST_DIALECTS) {
       expect(await storage.revokeKey('key_unknown', '2026-03-01T00:00:00.000Z')).toBe(false);
     });
 
+    it('re-importing a finding replaces its packages whole', async () => {
+      const finding = (packages: Record<string, unknown>[]) => ['vulnerability', {
+        tenantId: TENANT_A, assetId: A2, vulnerabilityId: 'CVE-2024-0004', severityLevel: 'MEDIUM',
+        firstObservedAt: '2024-05-01', lastObservedAt: '2024-06-01', packages,
+      }] as [string, Record<string, unknown>];
+      const packagesOf = () => storage.withTenant(TENANT_A, (db) => db.selectFrom('vulnerability_packages')
+        .select(['position', 'package_name', 'target_class']).where('tenant_id', '=', TENANT_A).where('asset_id', '=', A2)
+        .where('vulnerability_id', '=', 'CVE-2024-0004').orderBy('position').execute());
+      expect(await packagesOf()).toEqual([{ position: 0, package_name: 'lodash', target_class: null }]);
+      await importRecords(storage, [finding([{ packageName: 'a', targetClass: 'lang-pkgs' }, { packageName: 'b' }])]);
+      expect(await packagesOf()).toEqual([{ position: 0, package_name: 'a', target_class: 'lang-pkgs' }, { position: 1, package_name: 'b', target_class: null }]);
+      await importRecords(storage, [finding([])]);
+      expect(await packagesOf()).toEqual([]);
+    });
+
     it('an ingest that throws writes nothing', async () => {
       await expect(storage.ingest(async (writer) => {
         await writer.write('tenant', { tenantId: 'rolled-back', organizationId: 'org', name: null });
