@@ -54,6 +54,7 @@ export async function connect(url: string, options: ConnectOptions = defaultConn
     return connection;
   }
   // Migrations run as the connecting user, before any connection takes the API role.
+  await ensureDatabase(location.url, options);
   const migrator = openPostgres(location.url, { ...options, role: 'admin', poolMax: 1 });
   await migrateOrClose(migrator);
   await migrator.db.destroy();
@@ -69,6 +70,32 @@ export async function connect(url: string, options: ConnectOptions = defaultConn
     throw new UserError(`the API must connect as the database role ${API_ROLE}, not ${rows[0]?.user ?? 'nobody'} (see docs/SCALING.md)`);
   }
   return connection;
+}
+
+/** Creates the database of the URL when it does not exist yet (the user needs CREATEDB), so one command starts. */
+async function ensureDatabase(url: string, options: ConnectOptions): Promise<void> {
+  const probe = new pg.Client({ connectionString: url, connectionTimeoutMillis: options.connectTimeoutMs });
+  try {
+    await probe.connect();
+    return;
+  } catch (error) {
+    if ((error as { code?: string }).code !== '3D000') throw error;
+  } finally {
+    await probe.end().catch(() => undefined);
+  }
+  const parsed = new URL(url);
+  const name = decodeURIComponent(parsed.pathname.slice(1));
+  parsed.pathname = '/postgres';
+  const maintenance = new pg.Client({ connectionString: parsed.toString(), connectionTimeoutMillis: options.connectTimeoutMs });
+  await maintenance.connect();
+  try {
+    await maintenance.query(`create database ${pg.escapeIdentifier(name)}`);
+  } catch (error) {
+    // Another process created it meanwhile.
+    if ((error as { code?: string }).code !== '42P04') throw error;
+  } finally {
+    await maintenance.end();
+  }
 }
 
 function apiRoleUrl(url: string): string {

