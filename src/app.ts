@@ -6,6 +6,8 @@ import { authenticate } from './http/auth.js';
 import { frameworkErrors, registerErrorHandling } from './http/errors.js';
 import { validatorCompiler } from './http/query.js';
 import { ASSET_PATH, ASSETS_PATH, assetRoutes } from './modules/assets/routes.js';
+import { RISKS_PATH, riskRoutes } from './modules/risks/routes.js';
+import { cursorCodec } from './http/cursor.js';
 import type { Storage } from './storage/index.js';
 
 export interface AppDependencies {
@@ -15,7 +17,7 @@ export interface AppDependencies {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
-const API_PATHS = [ASSETS_PATH, ASSET_PATH];
+const API_PATHS = [ASSETS_PATH, ASSET_PATH, RISKS_PATH];
 const OTHER_METHODS = ['DELETE', 'PATCH', 'POST', 'PUT', 'OPTIONS'] as const;
 
 export async function buildApp({ storage, logger = false, now }: AppDependencies): Promise<FastifyInstance> {
@@ -42,6 +44,7 @@ export async function buildApp({ storage, logger = false, now }: AppDependencies
   await app.register(async (api) => {
     api.addHook('onRequest', authenticate(storage, now));
     await assetRoutes(api, { storage });
+    await riskRoutes(api, { storage, cursors: cursorCodec(await storage.cursorKey()) });
   });
 
   for (const url of API_PATHS) {

@@ -92,3 +92,43 @@ export const fixture: Rec[] = [
   }],
   ['vulnerability', { tenantId: TENANT_B, assetId: A1, vulnerabilityId: 'CVE-2024-9999', severityLevel: 'CRITICAL', firstObservedAt: '2023-01-01', lastObservedAt: '2023-01-02' }],
 ];
+
+export const R1 = 'risk-01';
+export const R2 = 'risk-02';
+export const R3 = 'risk-03';
+export const R4 = 'risk-04';
+export const R5 = 'risk-05';
+export const R6 = 'risk-06';
+export const MISSING_ASSET = 'sirn:assets:not-in-inventory';
+
+const risk = (id: string, fields: Record<string, unknown>): Rec => ['risk', { tenantId: TENANT_A, id, ...fields }];
+
+/** Risks of tenant A (and one of tenant B with a shared id), with ties on discoveredAt and score for the tie-break. */
+export const riskFixture: Rec[] = [
+  risk(R1, {
+    riskTypeId: 'public-exposure', integrationId: INT_PROD, primaryAssetId: A1, severityLevel: 'CRITICAL', lifecycleState: 'OPEN',
+    meta: { assetName: 'web-prod-1', resourceType: 'AWS::EC2::Instance', fullResourceName: 'arn:aws:ec2:i-001' },
+    discoveredAt: '2024-01-01T00:00:00Z', score: 9.5, region: 'us-east-1', description: 'Instance reachable from the internet',
+    resolutions: [{ key: 'close-port', type: 'manual', title: 'Close port 22' }],
+    factors: [{ key: 'exposure', meta: { port: 22 }, title: 'Open SSH', value: 0.9, verificationState: 'VERIFIED', description: 'x' }],
+    likelihood: 0.8, impact: 0.9,
+  }),
+  risk(R2, {
+    riskTypeId: 'vulnerable-workload', integrationId: INT_DEV, primaryAssetId: A2, severityLevel: 'HIGH', lifecycleState: 'OPEN',
+    meta: { assetName: 'payments-api', resourceType: 'AWS::Lambda::Function', fullResourceName: null }, discoveredAt: '2024-02-01T00:00:00Z', score: 7,
+  }),
+  risk(R3, {
+    riskTypeId: 'public-exposure', integrationId: INT_NO_ENV, primaryAssetId: MISSING_ASSET, severityLevel: 'MEDIUM', lifecycleState: 'DISMISSED_ACCEPTED',
+    meta: { resourceType: 'AWS::EC2::Instance' }, discoveredAt: '2024-02-01T00:00:00.000Z', score: 7,
+  }),
+  risk(R4, {
+    riskTypeId: 'excessive-permissions', integrationId: INT_UNKNOWN, primaryAssetId: A4, severityLevel: 'low', lifecycleState: 'DISMISSED_NOT_A_RISK',
+    meta: { resourceType: 'Azure::Compute::VirtualMachine' }, discoveredAt: '2024-03-01T00:00:00Z', score: 2.5,
+  }),
+  risk(R5, { riskTypeId: 'excessive-permissions', severityLevel: 'HIGH', lifecycleState: 'OPEN', discoveredAt: '2024-04-01T00:00:00Z', score: 7 }),
+  risk(R6, {
+    riskTypeId: 'vulnerable-workload', integrationId: INT_PROD, primaryAssetId: A5, severityLevel: 'CRITICAL', lifecycleState: 'OPEN',
+    meta: { resourceType: 'GCP::Storage::Bucket' }, discoveredAt: '2024-05-01T12:00:00+02:00', score: 10,
+  }),
+  ['risk', { tenantId: TENANT_B, id: R1, riskTypeId: 'tenant-b-type', primaryAssetId: A1, severityLevel: 'LOW', lifecycleState: 'OPEN', discoveredAt: '2023-06-01T00:00:00Z', score: 1 }],
+];

@@ -2,7 +2,7 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
 import type { AssetSortField, ListAssetsQuery } from '../modules/assets/schemas.js';
 import type { SqlDialect } from './dialect.js';
-import { fromTenant, lruCache, type TenantReader, type TenantScope } from './scope.js';
+import { countCache, environmentFilter, fromTenant, type TenantReader, type TenantScope } from './scope.js';
 import type { AssetTable, Database } from './tables.js';
 
 type Eb = ExpressionBuilder<Database, 'assets'>;
@@ -69,7 +69,7 @@ function filterExpressions(eb: Eb, tenantId: string, q: AssetFilters, dialect: S
         .where('asset_group_members.asset_group_id', 'in', groups),
     ));
   }
-  if (q.environmentIds) where.push(environmentFilter(eb, tenantId, q.environmentIds));
+  if (q.environmentIds) where.push(environmentFilter(eb, tenantId, q.environmentIds, eb.ref('assets.integration_id')));
   if (q.severityLevels) where.push(eb.or(q.severityLevels.map((level) => eb(levelColumns[level][0], '>', 0))));
   if (q.secretsLevels) where.push(eb.or(q.secretsLevels.map((level) => eb(levelColumns[level][1], '>', 0))));
   if (q.services) {
@@ -98,28 +98,7 @@ function filterExpressions(eb: Eb, tenantId: string, q: AssetFilters, dialect: S
   return where;
 }
 
-/**
- * A record's environment is that of its own integration; production / non-production match the flag. Written as a
- * correlated EXISTS rather than `integration_id IN (…)`: an IN list steers the planner to the integration index and a
- * sort of every asset of those integrations, while EXISTS lets the sort index drive and stop after one page.
- */
-function environmentFilter(eb: Eb, tenantId: string, items: readonly string[]): Expression<SqlBool> {
-  const ids = items.filter((i) => i !== 'production' && i !== 'non-production');
-  const flags = [items.includes('production') ? 1 : null, items.includes('non-production') ? 0 : null].filter((f) => f !== null);
-  const db = eb as unknown as Kysely<Database>;
-  const environments = fromTenant(db, 'environments', tenantId)
-    .select('environments.environment_id')
-    .where((e) => e.or([
-      ...(ids.length > 0 ? [e('environments.environment_id_lc', 'in', ids)] : []),
-      ...(flags.length > 0 ? [e('environments.is_production', 'in', flags)] : []),
-    ]));
-  return eb.exists(fromTenant(db, 'integrations', tenantId)
-    .select(sql.lit(1).as('one'))
-    .where('integrations.integration_id', '=', eb.ref('assets.integration_id'))
-    .where('integrations.environment_id', 'in', environments));
-}
-
-const DERIVED_COLUMNS = ['n_low', 'n_medium', 'n_high', 'n_critical', 'vulnerability_score', 'is_vulnerable', 'has_kev', 'has_exploit', 'is_exploitable'] as const;
+export const DERIVED_COLUMNS = ['n_low', 'n_medium', 'n_high', 'n_critical', 'vulnerability_score', 'is_vulnerable', 'has_kev', 'has_exploit', 'is_exploitable'] as const;
 type DerivedRow = Pick<AssetTable, (typeof DERIVED_COLUMNS)[number] | 'doc'>;
 
 /**
@@ -138,9 +117,8 @@ export function assetJson(row: DerivedRow, rawData?: string): Buffer {
 }
 
 export function assetStore(read: TenantReader, dialect: SqlDialect) {
-  // Counting every match costs far more than fetching a page; data only changes by import, which bumps the
-  // tenant's data version, so a count is reused until then.
-  const counts = lruCache<number>(2000);
+  // Counting every match costs far more than fetching a page (docs/DESIGN.md §6).
+  const count = countCache();
 
   const filtered = (db: Kysely<Database>, scope: TenantScope, filters: AssetFilters) =>
     fromTenant(db, 'assets', scope.tenantId).where((eb) => eb.and(filterExpressions(eb, scope.tenantId, filters, dialect)));
@@ -166,13 +144,8 @@ export function assetStore(read: TenantReader, dialect: SqlDialect) {
         .execute();
       const byId = new Map(rows.map((row) => [row.id, row]));
 
-      const countKey = `${scope.tenantId}\u0000${scope.dataVersion}\u0000${JSON.stringify(filters)}`;
-      let total = counts.get(countKey);
-      if (total === undefined) {
-        const row = await filtered(db, scope, filters).select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
-        total = Number(row.n);
-        counts.set(countKey, total);
-      }
+      const total = await count(scope, filters, async () =>
+        Number((await filtered(db, scope, filters).select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow()).n));
       return { items: ids.map((id) => assetJson(byId.get(id)!)), total };
     }),
 

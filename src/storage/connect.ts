@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type LogEvent } from 'kysely';
 import { UserError } from '../errors.js';
 import type { Dialect } from './dialect.js';
 import { migrations } from './migrations.js';
@@ -40,6 +40,8 @@ export interface ConnectOptions {
   poolMax: number;
   connectTimeoutMs: number;
   statementTimeoutMs: number;
+  /** Called with the SQL of every statement run (tests count statements per request). */
+  onQuery?: (sql: string) => void;
   /** Called when a pooled connection fails (the database restarted…); the pool replaces it. */
   onConnectionError?: (error: Error) => void;
 }
@@ -49,7 +51,7 @@ export const defaultConnectOptions: ConnectOptions = { role: 'admin', poolMax: 1
 export async function connect(url: string, options: ConnectOptions = defaultConnectOptions): Promise<Connection> {
   const location = parseDatabaseUrl(url);
   if (location.dialect === 'sqlite') {
-    const connection = openSqlite(location.path);
+    const connection = openSqlite(location.path, options);
     await migrateOrClose(connection);
     return connection;
   }
@@ -98,6 +100,8 @@ async function ensureDatabase(url: string, options: ConnectOptions): Promise<voi
   }
 }
 
+const queryLog = ({ onQuery }: ConnectOptions) => (onQuery ? (event: LogEvent) => onQuery(event.query.sql) : undefined);
+
 function apiRoleUrl(url: string): string {
   const parsed = new URL(url);
   parsed.username = API_ROLE;
@@ -114,7 +118,7 @@ async function migrateOrClose(connection: Connection): Promise<void> {
   }
 }
 
-function openSqlite(path: string): Connection {
+function openSqlite(path: string, options: ConnectOptions): Connection {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   let database: SQLite.Database;
   try {
@@ -129,7 +133,7 @@ function openSqlite(path: string): Connection {
   database.pragma('synchronous = NORMAL');
   database.pragma('busy_timeout = 5000');
   database.pragma('cache_size = -65536');
-  return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database }) }), dialect: 'sqlite' };
+  return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database }), log: queryLog(options) }), dialect: 'sqlite' };
 }
 
 function openPostgres(url: string, options: ConnectOptions): Connection {
@@ -149,7 +153,7 @@ function openPostgres(url: string, options: ConnectOptions): Connection {
   pool.on('connect', (client) => {
     client.on('error', (error) => options.onConnectionError?.(error));
   });
-  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), dialect: 'postgres' };
+  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: queryLog(options) }), dialect: 'postgres' };
 }
 
 async function migrate({ db, dialect }: Connection): Promise<void> {

@@ -7,11 +7,13 @@ import { connect, defaultConnectOptions, type ConnectOptions } from './connect.j
 import { sqlDialects, type Dialect } from './dialect.js';
 import { ingestWriter, type IngestWriter } from './ingest.js';
 import { keyStore } from './keys.js';
+import { riskStore } from './risks.js';
 import { tenantReader } from './scope.js';
 
 export type { TenantScope } from './scope.js';
 export type { KeyInfo, AuthenticatedKey } from './keys.js';
 export type { IngestWriter } from './ingest.js';
+export type { RiskPosition } from './risks.js';
 export type { ConnectOptions } from './connect.js';
 export { parseDatabaseUrl } from './connect.js';
 
@@ -54,6 +56,13 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
   const storage = guarded({
     ...keyStore(db),
     ...assetStore(read, sqlDialects[dialect]),
+    ...riskStore(read),
+
+    /** The per-database key that signs list cursors (made by migration 0003). */
+    async cursorKey(): Promise<Buffer> {
+      const row = await db.selectFrom('server_secrets').select('value').where('name', '=', 'cursor_key').executeTakeFirstOrThrow();
+      return Buffer.from(row.value, 'hex');
+    },
 
     /**
      * Runs an import in one transaction: all of it is written, or (when `work` throws, or on a dry run) none of it.

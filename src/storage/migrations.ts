@@ -1,6 +1,7 @@
 // Schema migrations, run automatically by every command that opens the database. Written once with Kysely's schema
 // builder for both dialects; the only dialect differences are the column types in `types` below.
 import { sql, type Kysely, type Migration, type MigrationProvider, type ColumnDefinitionBuilder, type CreateTableBuilder } from 'kysely';
+import { randomBytes } from 'node:crypto';
 import { API_ROLE } from './roles.js';
 import { sqlDialects, type Dialect } from './dialect.js';
 
@@ -147,6 +148,28 @@ const rowLevelSecurity = (dialect: Dialect): Migration => ({
   },
 });
 
+/**
+ * Risk lookups by their selective filters, and the server's secrets: a random key, made once per database, that
+ * signs list cursors. Every `serve` process of one database reads the same key, so a cursor issued by one process is
+ * accepted by all.
+ */
+const riskIndexesAndSecrets = (dialect: Dialect): Migration => ({
+  async up(db) {
+    for (const column of ['primary_asset_id', 'risk_type_id', 'integration_id']) await index(db, 'risks', ['tenant_id', column, 'id']);
+    await db.schema.createTable('server_secrets').ifNotExists()
+      .addColumn('name', sql.raw(columnType(dialect, 'text')), (c) => c.primaryKey())
+      .addColumn('value', 'text', (c) => c.notNull())
+      .execute();
+    await db.insertInto('server_secrets' as never).values({ name: 'cursor_key', value: randomBytes(32).toString('hex') } as never)
+      .onConflict((oc) => oc.doNothing()).execute();
+    if (dialect === 'postgres') await sql.raw(`grant select on server_secrets to ${API_ROLE}`).execute(db);
+  },
+});
+
 export const migrations = (dialect: Dialect): MigrationProvider => ({
-  getMigrations: async () => ({ '0001_initial': initial(dialect), '0002_row_level_security': rowLevelSecurity(dialect) }),
+  getMigrations: async () => ({
+    '0001_initial': initial(dialect),
+    '0002_row_level_security': rowLevelSecurity(dialect),
+    '0003_risk_indexes_and_secrets': riskIndexesAndSecrets(dialect),
+  }),
 });

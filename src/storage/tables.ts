@@ -156,6 +156,12 @@ export interface ApiKeyTable {
   last_used_at: string | null;
 }
 
+/** Global: per-database secrets (the key that signs list cursors). */
+export interface ServerSecretTable {
+  name: string;
+  value: string;
+}
+
 export interface Database {
   tenants: TenantTable;
   environments: EnvironmentTable;
@@ -169,4 +175,5 @@ export interface Database {
   vulnerability_exemptions: VulnerabilityExemptionTable;
   risks: RiskTable;
   api_keys: ApiKeyTable;
+  server_secrets: ServerSecretTable;
 }

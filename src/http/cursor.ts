@@ -1,0 +1,60 @@
+// Opaque, tamper-evident list cursors. A cursor carries only the position of the last item sent (its sort value and
+// id); it is signed with a per-database key together with what it is bound to (the tenant and the normalised query),
+// so an altered cursor, or one replayed with other filters, another sort or projection, or another tenant's key, fails
+// verification and is answered 400 invalid_cursor: never a 500, never another tenant's data.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { apiError } from '../errors.js';
+
+export type Position = readonly [sortValue: string | number, id: string];
+
+const VERSION = 1;
+const MAC_BYTES = 16;
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+
+const invalid = () => apiError('invalid_cursor', 'cursor is not valid for this query: pass meta.cursor unchanged, with the same key, filters, sort, fields and include', 'cursor');
+
+export function cursorCodec(key: Buffer) {
+  const mac = (binding: string, body: string) => createHmac('sha256', key).update(binding).update('\n').update(body).digest().subarray(0, MAC_BYTES);
+
+  return {
+    encode(position: Position, binding: string): string {
+      const body = Buffer.from(JSON.stringify([VERSION, ...position])).toString('base64url');
+      return `${body}.${mac(binding, body).toString('base64url')}`;
+    },
+
+    /** The position in a cursor issued for this binding; throws invalid_cursor otherwise. */
+    decode(cursor: string, binding: string): Position {
+      const [body, signature, extra] = cursor.split('.');
+      // Strict alphabet: base64url decoding would otherwise ignore stray characters, and an altered cursor could pass.
+      if (!body || !signature || extra !== undefined || !BASE64URL.test(body) || !BASE64URL.test(signature)) throw invalid();
+      const given = Buffer.from(signature, 'base64url');
+      const expected = mac(binding, body);
+      // The canonical-encoding check rejects a last character whose unused low bits were changed.
+      if (given.length !== expected.length || !timingSafeEqual(given, expected) || given.toString('base64url') !== signature) throw invalid();
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
+      } catch {
+        throw invalid();
+      }
+      if (!Array.isArray(parsed) || parsed.length !== 3 || parsed[0] !== VERSION) throw invalid();
+      const [, sortValue, id] = parsed as [number, unknown, unknown];
+      if ((typeof sortValue !== 'string' && typeof sortValue !== 'number') || typeof id !== 'string') throw invalid();
+      return [sortValue, id];
+    },
+  };
+}
+
+export type CursorCodec = ReturnType<typeof cursorCodec>;
+
+/**
+ * What a cursor is bound to: the tenant and the query normalised (list items as sets, defaults explicit), without
+ * the cursor itself and perPage (which may change between batches).
+ */
+export function cursorBinding(tenantId: string, query: Record<string, unknown>): string {
+  const normalised = Object.entries(query)
+    .filter(([name, value]) => name !== 'cursor' && name !== 'perPage' && value !== undefined)
+    .map(([name, value]) => [name, Array.isArray(value) ? [...value].map(String).sort() : value] as const)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return JSON.stringify([tenantId, normalised]);
+}
