@@ -95,6 +95,27 @@ for (const [label, path] of queries) {
   const [first, ...rest] = times;
   lines.push(`| ${label}: \`${path.replace(/\|/g, '\\|')}\` | ${ms(first!)} | ${ms(median(rest))} | ${rows} | ${bytes.toLocaleString('en-US')} |`);
 }
+// Risks: follow the cursor through every batch; a keyset page deep in the list should cost what the first does.
+lines.push('', '| Risk batches (perPage=100, following meta.cursor) | First request (count computed) | First batch | 500th batch | Median of all | Batches |', '|---|---|---|---|---|---|');
+for (const [label, query] of [['default order (discoveredAt desc)', ''], ['sortBy=score', 'sortBy=score'], ['include=primaryAsset,integration', 'include=primaryAsset,integration']] as const) {
+  // The very first request of a filter set also counts the matches (then cached); time the pages themselves.
+  const warm = performance.now();
+  await (await fetch(`${address}/v1/tenant/risks?perPage=100${query ? `&${query}` : ''}`, { headers })).arrayBuffer();
+  const countedFirst = performance.now() - warm;
+  const times: number[] = [];
+  let cursor: string | null = null;
+  do {
+    const t0 = performance.now();
+    const res = await fetch(`${address}/v1/tenant/risks?perPage=100${query ? `&${query}` : ''}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { headers });
+    const body = (await res.json()) as { meta: { cursor: string | null } };
+    times.push(performance.now() - t0);
+    if (res.status !== 200) throw new Error(`risks: ${res.status} ${JSON.stringify(body)}`);
+    cursor = body.meta.cursor;
+  } while (cursor !== null);
+  const at500 = times[499];
+  lines.push(`| ${label} | ${ms(countedFirst)} | ${ms(times[0]!)} | ${at500 === undefined ? 'n/a' : ms(at500)} | ${ms(median(times))} | ${times.length} |`);
+}
+
 await app.close();
 await apiStorage.close();
 await storage.close();

@@ -53,6 +53,7 @@ export async function demoCommand(opts: { db?: string; host?: string; port?: str
       `  KEY=${key}`,
       `  curl -s -H "Authorization: Bearer ${key}" '${server.url}/v1/tenant/assets?perPage=2&sortBy=riskScore&sortOrder=DESC'`,
       `  curl -s -H "Authorization: Bearer ${key}" '${server.url}/v1/tenant/assets?providers=AWS&severityLevels=CRITICAL&perPage=5'`,
+      `  curl -s -H "Authorization: Bearer ${key}" '${server.url}/v1/tenant/risks?severityLevels=CRITICAL&include=primaryAsset&perPage=2'`,
       '',
     );
   }

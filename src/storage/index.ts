@@ -83,11 +83,12 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
         if (error !== ROLLBACK) throw error;
         return result as T;
       }
-      // Fresh planner statistics after bulk changes, so filters and sorts pick their indexes. SQLite samples a bounded
-      // number of rows per index (fast on any size). On PostgreSQL, VACUUM also marks the new rows all-visible, which
-      // index-only scans need: a deep page (OFFSET 49,900) went from 124 ms to 17 ms on 100,000 assets.
+      // Fresh planner statistics after bulk changes, so filters and sorts pick their indexes. SQLite reads every index
+      // (1.5 s for 1,150,000 records): sampled statistics (analysis_limit) misjudge the tenant_id prefix every index
+      // shares and made the risk list sort 50,000 rows (160 ms) instead of walking its index (1 ms). On PostgreSQL,
+      // VACUUM also marks the new rows all-visible, which index-only scans need: a deep page (OFFSET 49,900) went from
+      // 124 ms to 17 ms on 100,000 assets.
       if (dialect === 'sqlite') {
-        await sql`pragma analysis_limit = 1000`.execute(db);
         await sql`analyze`.execute(db);
       } else {
         await sql`vacuum (analyze)`.execute(db);
