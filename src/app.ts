@@ -7,6 +7,7 @@ import { frameworkErrors, registerErrorHandling } from './http/errors.js';
 import { validatorCompiler } from './http/query.js';
 import { ASSET_PATH, ASSETS_PATH, assetRoutes } from './modules/assets/routes.js';
 import { RISKS_PATH, riskRoutes } from './modules/risks/routes.js';
+import { VULNERABILITIES_PATH, vulnerabilityRoutes } from './modules/vulnerabilities/routes.js';
 import { cursorCodec } from './http/cursor.js';
 import type { Storage } from './storage/index.js';
 
@@ -17,7 +18,7 @@ export interface AppDependencies {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
-const API_PATHS = [ASSETS_PATH, ASSET_PATH, RISKS_PATH];
+const API_PATHS = [ASSETS_PATH, ASSET_PATH, RISKS_PATH, VULNERABILITIES_PATH];
 const OTHER_METHODS = ['DELETE', 'PATCH', 'POST', 'PUT', 'OPTIONS'] as const;
 
 export async function buildApp({ storage, logger = false, now }: AppDependencies): Promise<FastifyInstance> {
@@ -45,6 +46,7 @@ export async function buildApp({ storage, logger = false, now }: AppDependencies
     api.addHook('onRequest', authenticate(storage, now));
     await assetRoutes(api, { storage });
     await riskRoutes(api, { storage, cursors: cursorCodec(await storage.cursorKey()) });
+    await vulnerabilityRoutes(api, { storage });
   });
 
   for (const url of API_PATHS) {

@@ -84,8 +84,19 @@ function shape(kind: ImportKind, n: Record<string, unknown>): RecordsByKind[Impo
     case 'tenant':
     case 'environment':
     case 'assetGroup':
-    case 'exemption':
       return n as unknown as RecordsByKind[typeof kind];
+    case 'exemption': {
+      // A criterion that sets nothing (an empty list or string) is stored as unset: null (decisions §7).
+      const exemption = n.exemption as Exemption;
+      const unsetEmpty = <T>(value: T): T | null => (value === '' || (Array.isArray(value) && value.length === 0) ? null : value);
+      const rules = exemption.rules.map((rule) => ({
+        ...rule,
+        vulnerabilityId: unsetEmpty(rule.vulnerabilityId), vulnerabilityIds: unsetEmpty(rule.vulnerabilityIds),
+        assetIds: unsetEmpty(rule.assetIds), assetGroupIds: unsetEmpty(rule.assetGroupIds),
+        assetRegions: unsetEmpty(rule.assetRegions), assetTags: unsetEmpty(rule.assetTags),
+      }));
+      return { tenantId, exemptionId: n.exemptionId as string, exemption: { ...exemption, rules } };
+    }
     case 'integration': {
       const { environmentId, ...integration } = n;
       return { tenantId, integrationId: n.integrationId as string, environmentId: environmentId as string | null, integration: integration as RecordsByKind['integration']['integration'] };

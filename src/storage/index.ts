@@ -8,6 +8,7 @@ import { sqlDialects, type Dialect } from './dialect.js';
 import { ingestWriter, type IngestWriter } from './ingest.js';
 import { keyStore } from './keys.js';
 import { riskStore } from './risks.js';
+import { vulnerabilityStore } from './vulnerabilities.js';
 import { tenantReader } from './scope.js';
 
 export type { TenantScope } from './scope.js';
@@ -57,6 +58,7 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
     ...keyStore(db),
     ...assetStore(read, sqlDialects[dialect]),
     ...riskStore(read),
+    ...vulnerabilityStore(read),
 
     /** The per-database key that signs list cursors (made by migration 0003). */
     async cursorKey(): Promise<Buffer> {

@@ -166,10 +166,25 @@ const riskIndexesAndSecrets = (dialect: Dialect): Migration => ({
   },
 });
 
+/**
+ * The vulnerability list: one index per sort key, after is_exempted (which every query filters on, false by default)
+ * and ending in the (asset_id, vulnerability_id) tie-break; lookups by vulnerability id and package target name.
+ */
+const vulnerabilityIndexes = (): Migration => ({
+  async up(db) {
+    for (const column of ['severity_level_value', 'has_kev', 'has_exploit', 'first_observed_at', 'last_observed_at']) {
+      await index(db, 'vulnerabilities', ['tenant_id', 'is_exempted', column, 'asset_id', 'vulnerability_id'], `vulnerabilities_${column}_idx`);
+    }
+    await index(db, 'vulnerabilities', ['tenant_id', 'vulnerability_id', 'asset_id']);
+    await index(db, 'vulnerability_packages', ['tenant_id', 'target_name']);
+  },
+});
+
 export const migrations = (dialect: Dialect): MigrationProvider => ({
   getMigrations: async () => ({
     '0001_initial': initial(dialect),
     '0002_row_level_security': rowLevelSecurity(dialect),
     '0003_risk_indexes_and_secrets': riskIndexesAndSecrets(dialect),
+    '0004_vulnerability_indexes': vulnerabilityIndexes(),
   }),
 });

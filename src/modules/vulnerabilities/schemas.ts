@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { defineQuery } from '../../http/query.js';
 import {
   Bool, CalendarDate, Nullable, NullableString, NullableTimestamp, StringEnum, Timestamp, findingSeverities,
   providers,
@@ -84,3 +85,41 @@ export type Vulnerability = Static<typeof Vulnerability>;
 
 export const derivedVulnerabilityFields = ['severityLevelValue', 'hasVendorFix', 'exemptions'] as const;
 
+
+export const vulnerabilitySortFields = ['hasKev', 'hasExploit', 'lastObservedAt', 'firstObservedAt', 'severityLevelValue'] as const;
+export type VulnerabilitySortField = (typeof vulnerabilitySortFields)[number];
+
+const strings = (description: string, maxItems?: number) =>
+  ({ kind: 'list', item: { type: 'string' }, description, ...(maxItems === undefined ? {} : { maxItems }) }) as const;
+const bool = (description: string) => ({ kind: 'boolean', description }) as const;
+
+export const listVulnerabilitiesQuery = defineQuery(
+  {
+    vulnerabilityIds: strings('Vulnerability ids (CVE style).', 100),
+    assetIds: strings('Asset ids.', 10),
+    providers: { kind: 'list', item: { type: 'enum', values: providers }, description: 'The finding\'s provider.' },
+    executionIds: strings('The finding\'s execution ids (strings).', 10),
+    integrationIds: strings('The finding\'s integration ids.', 10),
+    assetGroupIds: strings('Groups of the finding\'s asset.'),
+    environmentIds: { kind: 'list', item: { type: 'environment' }, description: 'Environment UUIDs and/or production, non-production (through the finding\'s integration).' },
+    packageName: { kind: 'string', description: 'A package of the finding has this name (exact).' },
+    regions: strings('Regions of the finding\'s asset.'),
+    targetName: { kind: 'string', description: 'A package of the finding has this target name (exact).' },
+    targetType: { kind: 'string', description: 'A package of the finding has this target type (exact).' },
+    targetClass: strings('A package of the finding has one of these target classes.'),
+    hasKev: bool('Listed in the known exploited vulnerabilities catalog.'),
+    isExempted: { kind: 'boolean', default: false, description: 'false (default): only findings no exemption matches; true: only exempted findings.' },
+    isExploitable: bool('Imported isExploitable attribute.'),
+    hasExploit: bool('Referenced in a public exploit database.'),
+    hasVendorFix: bool('Any package has a fixed version.'),
+    severityLevels: { kind: 'list', item: { type: 'enum', values: findingSeverities }, description: 'Severities.' },
+    firstObservedAtStart: { kind: 'datetime', description: 'Inclusive start of the firstObservedAt range.' },
+    firstObservedAtEnd: { kind: 'datetime', description: 'Inclusive end of the firstObservedAt range.' },
+    sortBy: { kind: 'enum', values: vulnerabilitySortFields, default: 'severityLevelValue', description: 'Sort key; ties by (assetId, vulnerabilityId) in the same direction.' },
+    sortOrder: { kind: 'enum', values: ['ASC', 'DESC'], default: 'DESC', description: 'Sort direction (applies to the default key without sortBy).' },
+    page: { kind: 'integer', min: 1, max: 1_000_000, default: 1, description: 'Page number.' },
+    perPage: { kind: 'integer', min: 1, max: 2000, default: 100, description: 'Page size.' },
+  },
+  { ranges: [['firstObservedAtStart', 'firstObservedAtEnd']] },
+);
+export type ListVulnerabilitiesQuery = ReturnType<typeof listVulnerabilitiesQuery.parse>;
