@@ -75,6 +75,13 @@ const queries: [string, string][] = [
   ['query (name substring)', '/v1/tenant/assets?query=prod'],
   ['metadata (rawData substring)', '/v1/tenant/assets?metadata=running'],
   ['get one asset with rawData', `/v1/tenant/assets/${encodeURIComponent(firstId)}?include=rawData`],
+  ['vulnerabilities: first page (default order)', '/v1/tenant/vulnerabilities'],
+  ['vulnerabilities: packageName filter', '/v1/tenant/vulnerabilities?packageName=log4j-core'],
+  ['vulnerabilities: packageName + targetClass, 1000 rows', '/v1/tenant/vulnerabilities?packageName=openssl&targetClass=os-pkgs&perPage=1000'],
+  ['vulnerabilities: CRITICAL with KEV, 2000 rows', '/v1/tenant/vulnerabilities?severityLevels=CRITICAL&hasKev=true&perPage=2000'],
+  ['vulnerabilities: regions + sort by lastObservedAt', '/v1/tenant/vulnerabilities?regions=us-east-1&sortBy=lastObservedAt&sortOrder=DESC'],
+  ['vulnerabilities: exempted, with exemptions', '/v1/tenant/vulnerabilities?isExempted=true&perPage=500'],
+  ['vulnerabilities: deep page (page 2000 of 100)', '/v1/tenant/vulnerabilities?page=2000'],
 ];
 
 lines.push('', '| Request | First (count computed) | Median of next ' + runs + ' | Rows | Bytes |', '|---|---|---|---|---|');
