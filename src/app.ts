@@ -5,6 +5,7 @@ import { apiError } from './errors.js';
 import { authenticate } from './http/auth.js';
 import { frameworkErrors, registerErrorHandling } from './http/errors.js';
 import { validatorCompiler } from './http/query.js';
+import { registerOpenApi } from './http/openapi.js';
 import { ASSET_PATH, ASSETS_PATH, assetRoutes } from './modules/assets/routes.js';
 import { RISKS_PATH, riskRoutes } from './modules/risks/routes.js';
 import { VULNERABILITIES_PATH, vulnerabilityRoutes } from './modules/vulnerabilities/routes.js';
@@ -42,6 +43,7 @@ export async function buildApp({ storage, logger = false, now }: AppDependencies
     reply.header('X-Request-Id', request.id);
   });
 
+  await registerOpenApi(app);
   await app.register(async (api) => {
     api.addHook('onRequest', authenticate(storage, now));
     await assetRoutes(api, { storage });
@@ -53,6 +55,7 @@ export async function buildApp({ storage, logger = false, now }: AppDependencies
     app.route({
       method: [...OTHER_METHODS],
       url,
+      schema: { hide: true },
       handler: async (_request, reply) => {
         reply.header('Allow', 'GET, HEAD');
         throw apiError('method_not_allowed', 'only GET and HEAD are allowed here', undefined, { Allow: 'GET, HEAD' });
