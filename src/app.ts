@@ -1,51 +1,117 @@
 // Builds the HTTP application from its dependencies. It never listens: src/server.ts does, tests use app.inject().
-import { randomUUID } from 'node:crypto';
+import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { constants as zlib } from 'node:zlib';
+import compress from '@fastify/compress';
+import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { apiError } from './errors.js';
 import { authenticate } from './http/auth.js';
-import { frameworkErrors, registerErrorHandling } from './http/errors.js';
-import { validatorCompiler } from './http/query.js';
+import { registerCaching } from './http/caching.js';
+import { cursorCodec } from './http/cursor.js';
+import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/errors.js';
+import { healthRoutes } from './http/health.js';
+import type { Metrics } from './http/metrics.js';
 import { registerOpenApi } from './http/openapi.js';
+import { validatorCompiler } from './http/query.js';
 import { ASSET_PATH, ASSETS_PATH, assetRoutes } from './modules/assets/routes.js';
 import { RISKS_PATH, riskRoutes } from './modules/risks/routes.js';
 import { VULNERABILITIES_PATH, vulnerabilityRoutes } from './modules/vulnerabilities/routes.js';
-import { cursorCodec } from './http/cursor.js';
 import type { Storage } from './storage/index.js';
+
+export interface HttpOptions {
+  /** Requests per minute per API key; 0 turns limiting off. */
+  rateLimitPerMinute: number;
+  /** A request still unanswered after this long is cut off. */
+  requestTimeoutMs: number;
+  /** Prometheus metrics to record into; with `metricsToken` they are also served at /metrics on this app. */
+  metrics?: Metrics | undefined;
+  metricsToken?: string | undefined;
+  /** Serve HTTPS with this certificate and key (PEM). */
+  https?: { cert: Buffer; key: Buffer } | undefined;
+}
 
 export interface AppDependencies {
   storage: Storage;
   logger?: FastifyServerOptions['logger'];
   now?: () => Date;
+  http?: Partial<HttpOptions>;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 const API_PATHS = [ASSETS_PATH, ASSET_PATH, RISKS_PATH, VULNERABILITIES_PATH];
 const OTHER_METHODS = ['DELETE', 'PATCH', 'POST', 'PUT', 'OPTIONS'] as const;
+/** Longest request target accepted (414 beyond); headers as a whole are bounded by Node at 16 KiB (431 beyond). */
+export const MAX_URL_LENGTH = 8192;
+const defaults: HttpOptions = { rateLimitPerMinute: 1200, requestTimeoutMs: 30_000 };
 
-export async function buildApp({ storage, logger = false, now }: AppDependencies): Promise<FastifyInstance> {
+export async function buildApp({ storage, logger = false, now, http = {} }: AppDependencies): Promise<FastifyInstance> {
+  const options = { ...defaults, ...http };
   const app = Fastify({
     logger: logger === false ? false : {
       ...(typeof logger === 'object' ? logger : {}),
       // Keys travel in this header; it must never reach a log line.
-      redact: ['req.headers.authorization', 'req.headers.cookie'],
+      redact: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'],
     },
+    // One line per request, written in onResponse below, instead of Fastify's two.
+    disableRequestLogging: true,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     // Tests and clients send `Content-Type: application/json` on GETs; there is no body to parse, so do not try.
     bodyLimit: 1024,
+    requestTimeout: options.requestTimeoutMs,
     frameworkErrors,
-  });
+    clientErrorHandler,
+    ...(options.https ? { https: options.https } : {}),
+  } as FastifyServerOptions);
   app.setValidatorCompiler(validatorCompiler);
   registerErrorHandling(app);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
+    if (request.url.length > MAX_URL_LENGTH) throw apiError('uri_too_long', `the request target is longer than ${MAX_URL_LENGTH} characters`);
   });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info({
+      tenantId: request.tenant?.tenantId, method: request.method, route: request.routeOptions.url, url: request.url,
+      status: reply.statusCode, durationMs: Math.round(reply.elapsedTime * 100) / 100,
+    }, 'request');
+  });
+  options.metrics?.instrument(app);
 
+  // Security headers; the content security policy is left to /docs (swagger-ui sets its own), JSON needs none.
+  await app.register(helmet, { contentSecurityPolicy: false, crossOriginEmbedderPolicy: false });
+  // gzip or brotli when the client asks; brotli at quality 4 costs about what gzip 6 does per request.
+  await app.register(compress, {
+    threshold: 1024, encodings: ['br', 'gzip'],
+    brotliOptions: { params: { [zlib.BROTLI_PARAM_QUALITY]: 4 } }, zlibOptions: { level: 6 },
+  });
   await registerOpenApi(app);
+  await healthRoutes(app, { storage });
+  if (options.metrics && options.metricsToken) {
+    const { registry } = options.metrics;
+    const expected = Buffer.from(`Bearer ${options.metricsToken}`);
+    app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+      const given = Buffer.from(request.headers.authorization ?? '');
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+        throw apiError('unauthorized', 'a valid metrics token is required: Authorization: Bearer <SECINV_METRICS_TOKEN>', undefined, { 'WWW-Authenticate': 'Bearer' });
+      }
+      return reply.type(registry.contentType).send(await registry.metrics());
+    });
+  }
+
   await app.register(async (api) => {
     api.addHook('onRequest', authenticate(storage, now));
+    if (options.rateLimitPerMinute > 0) {
+      // Counted per key, after authentication and before parameters are read (an invalid request still counts).
+      await api.register(rateLimit, {
+        max: options.rateLimitPerMinute, timeWindow: 60_000, hook: 'preValidation', enableDraftSpec: true,
+        keyGenerator: (request) => request.apiKeyId,
+        errorResponseBuilder: (_request, context) => apiError('rate_limited', `more than ${context.max} requests per minute for this key; retry in ${context.after}`),
+      });
+    }
+    registerCaching(api);
     await assetRoutes(api, { storage });
     await riskRoutes(api, { storage, cursors: cursorCodec(await storage.cursorKey()) });
     await vulnerabilityRoutes(api, { storage });
@@ -56,8 +122,7 @@ export async function buildApp({ storage, logger = false, now }: AppDependencies
       method: [...OTHER_METHODS],
       url,
       schema: { hide: true },
-      handler: async (_request, reply) => {
-        reply.header('Allow', 'GET, HEAD');
+      handler: async () => {
         throw apiError('method_not_allowed', 'only GET and HEAD are allowed here', undefined, { Allow: 'GET, HEAD' });
       },
     });

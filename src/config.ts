@@ -14,6 +14,19 @@ export interface Config {
   dbConnectTimeoutMs: number;
   /** PostgreSQL: statements of the API running longer are cancelled and answered 503. */
   dbStatementTimeoutMs: number;
+  /** Requests per minute per API key (0: no limit). */
+  rateLimitPerMinute: number;
+  /** Serve Prometheus metrics on this port (all addresses of `host`), without authentication. */
+  metricsPort: number | undefined;
+  /** Serve Prometheus metrics at /metrics on the API port to requests bearing this token. */
+  metricsToken: string | undefined;
+  /** PEM files: serve HTTPS instead of HTTP. */
+  tlsCert: string | undefined;
+  tlsKey: string | undefined;
+  /** A request still unanswered after this long is cut off. */
+  requestTimeoutMs: number;
+  /** On SIGTERM/SIGINT, in-flight requests get this long to finish before connections are closed. */
+  shutdownTimeoutMs: number;
 }
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/secinv.db';
@@ -27,6 +40,9 @@ export interface ConfigOverrides {
   defaultDb?: string | undefined;
   /** The log level when SECINV_LOG_LEVEL is unset (demo keeps its terminal readable). */
   defaultLogLevel?: Config['logLevel'] | undefined;
+  metricsPort?: string | undefined;
+  tlsCert?: string | undefined;
+  tlsKey?: string | undefined;
 }
 
 export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
@@ -40,6 +56,13 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
     if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) throw new UserError(`invalid ${name} '${text}' (an integer from ${min} to ${max})`);
     return Number(text);
   };
+  const metricsPort = overrides.metricsPort ?? env.SECINV_METRICS_PORT;
+  if (metricsPort !== undefined && (!/^\d{1,5}$/.test(metricsPort) || Number(metricsPort) > 65535)) throw new UserError(`invalid metrics port '${metricsPort}' (0 to 65535)`);
+  const tlsCert = overrides.tlsCert ?? env.SECINV_TLS_CERT;
+  const tlsKey = overrides.tlsKey ?? env.SECINV_TLS_KEY;
+  if ((tlsCert === undefined) !== (tlsKey === undefined)) throw new UserError('--tls-cert and --tls-key go together');
+  const metricsToken = env.SECINV_METRICS_TOKEN;
+  if (metricsToken !== undefined && metricsToken.length < 16) throw new UserError('SECINV_METRICS_TOKEN must be at least 16 characters');
   return Object.freeze({
     databaseUrl: overrides.db ?? env.SECINV_DATABASE_URL ?? overrides.defaultDb ?? DEFAULT_DATABASE_URL,
     apiDatabaseUrl: env.SECINV_API_DATABASE_URL,
@@ -49,6 +72,13 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
     dbPoolMax: integer('SECINV_DB_POOL_MAX', 10, 1, 1000),
     dbConnectTimeoutMs: integer('SECINV_DB_CONNECT_TIMEOUT_MS', 2000, 1, 600_000),
     dbStatementTimeoutMs: integer('SECINV_DB_STATEMENT_TIMEOUT_MS', 10_000, 1, 3_600_000),
+    rateLimitPerMinute: integer('SECINV_RATE_LIMIT_PER_MINUTE', 1200, 0, 1_000_000),
+    metricsPort: metricsPort === undefined ? undefined : Number(metricsPort),
+    metricsToken,
+    tlsCert,
+    tlsKey,
+    requestTimeoutMs: integer('SECINV_REQUEST_TIMEOUT_MS', 30_000, 1, 3_600_000),
+    shutdownTimeoutMs: integer('SECINV_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 3_600_000),
   });
 }
 

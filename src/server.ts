@@ -1,23 +1,67 @@
-// Listens: builds the app around an open storage, serves until SIGINT/SIGTERM, then closes cleanly.
+// Listens: builds the app around an open storage, serves until SIGINT/SIGTERM, then shuts down gracefully.
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
+import { UserError } from './errors.js';
+import { createMetrics } from './http/metrics.js';
 import type { Storage } from './storage/index.js';
 
 export interface RunningServer {
   app: FastifyInstance;
   url: string;
+  /** Where Prometheus metrics are served without authentication, when --metrics-port is set. */
+  metricsUrl: string | undefined;
   /** Resolves once the server has stopped (after a signal or close()). */
   closed: Promise<void>;
   close(): Promise<void>;
 }
 
+const readPem = (path: string, what: string): Buffer => {
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    throw new UserError(`cannot read the TLS ${what} ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+};
+
+const hostForUrl = (host: string) => (host.includes(':') ? `[${host}]` : host);
+
 export async function startServer(config: Readonly<Config>, storage: Storage): Promise<RunningServer> {
-  const app = await buildApp({ storage, logger: { level: config.logLevel } });
+  const metrics = createMetrics(storage);
+  const https = config.tlsCert && config.tlsKey ? { cert: readPem(config.tlsCert, 'certificate'), key: readPem(config.tlsKey, 'key') } : undefined;
+  const app = await buildApp({
+    storage,
+    logger: { level: config.logLevel },
+    http: { rateLimitPerMinute: config.rateLimitPerMinute, requestTimeoutMs: config.requestTimeoutMs, metrics, metricsToken: config.metricsToken, https },
+  });
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+
+  // Metrics on their own port: reachable by a scraper on the network without exposing them on the API port.
+  let metricsServer: Server | undefined;
+  let metricsUrl: string | undefined;
+  if (config.metricsPort !== undefined) {
+    const server = createServer((request, response) => {
+      if (request.method !== 'GET' || request.url !== '/metrics') {
+        response.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found\n');
+        return;
+      }
+      metrics.registry.metrics().then(
+        (text) => response.writeHead(200, { 'Content-Type': metrics.registry.contentType }).end(text),
+        () => response.writeHead(500).end(),
+      );
+    });
+    metricsServer = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.metricsPort, config.host, () => resolve());
+    });
+    const metricsAddress = server.address();
+    metricsUrl = `http://${hostForUrl(config.host)}:${typeof metricsAddress === 'object' && metricsAddress ? metricsAddress.port : config.metricsPort}/metrics`;
+  }
 
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => { resolveClosed = resolve; });
@@ -26,8 +70,17 @@ export async function startServer(config: Readonly<Config>, storage: Storage): P
     closing ??= (async () => {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
-      // Stop accepting, let in-flight requests finish, then release the database.
-      await app.close();
+      // Stop accepting and let in-flight requests finish; past the bound, cut the remaining connections.
+      // Keep-alive connections that turn idle once their last request is answered are closed as they do.
+      const idle = setInterval(() => app.server.closeIdleConnections(), 50);
+      const force = setTimeout(() => app.server.closeAllConnections(), config.shutdownTimeoutMs);
+      try {
+        await app.close();
+      } finally {
+        clearInterval(idle);
+        clearTimeout(force);
+      }
+      await new Promise<void>((resolve) => (metricsServer ? metricsServer.close(() => resolve()) : resolve()));
       await storage.close();
       resolveClosed();
     })();
@@ -39,5 +92,5 @@ export async function startServer(config: Readonly<Config>, storage: Storage): P
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  return { app, url: `http://${host}:${port}`, closed, close };
+  return { app, url: `${https ? 'https' : 'http'}://${hostForUrl(config.host)}:${port}`, metricsUrl, closed, close };
 }

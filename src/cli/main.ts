@@ -38,7 +38,10 @@ export function buildProgram(io: Io): Command {
     .addOption(dbOption())
     .option('--host <host>', 'address to listen on (env SECINV_HOST; default 127.0.0.1)')
     .option('--port <port>', 'port to listen on (env SECINV_PORT; default 8080)')
-    .action(async (opts: { db?: string; host?: string; port?: string }) => serveCommand(loadConfig(opts), io));
+    .option('--tls-cert <file>', 'PEM certificate: serve HTTPS (env SECINV_TLS_CERT; with --tls-key)')
+    .option('--tls-key <file>', 'PEM private key (env SECINV_TLS_KEY)')
+    .option('--metrics-port <port>', 'serve Prometheus metrics at /metrics on this port (env SECINV_METRICS_PORT)')
+    .action(async (opts: { db?: string; host?: string; port?: string; tlsCert?: string; tlsKey?: string; metricsPort?: string }) => serveCommand(loadConfig(opts), io));
 
   sub('import').description('Load inventory files (JSON bundles or NDJSON); "-" reads standard input. All or nothing.')
     .addOption(dbOption())

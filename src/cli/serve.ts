@@ -11,6 +11,6 @@ export async function serveCommand(config: Readonly<Config>, io: Io): Promise<vo
     await storage.close();
     throw error;
   });
-  io.stderr.write(`secinv: serving ${server.url} (database ${storage.dialect})\n`);
+  io.stderr.write(`secinv: serving ${server.url} (database ${storage.dialect})${server.metricsUrl ? `, metrics at ${server.metricsUrl}` : ''}\n`);
   await server.closed;
 }

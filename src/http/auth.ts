@@ -7,6 +7,8 @@ import type { Storage, TenantScope } from '../storage/index.js';
 declare module 'fastify' {
   interface FastifyRequest {
     tenant: TenantScope;
+    /** The id (never the secret) of the key the request authenticated with: the unit of rate limiting. */
+    apiKeyId: string;
   }
 }
 
@@ -25,6 +27,7 @@ export function authenticate(storage: Storage, now: () => Date = () => new Date(
     const iso = at.toISOString();
     if (!found || found.revokedAt !== null || (found.expiresAt !== null && found.expiresAt <= iso)) throw unauthorized();
     request.tenant = { tenantId: found.tenantId, dataVersion: found.dataVersion };
+    request.apiKeyId = found.keyId;
     if (found.lastUsedAt === null || at.getTime() - Date.parse(found.lastUsedAt) > TOUCH_INTERVAL_MS) {
       storage.touchKey(found.keyId, iso).catch((error: unknown) => request.log.warn({ err: error }, 'could not record key use'));
     }

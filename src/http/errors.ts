@@ -1,4 +1,6 @@
 // The one error handler: every failure becomes `{ errors: [{ code, field?, message }] }` with the status of its code.
+import { randomUUID } from 'node:crypto';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, apiError, errorStatus, UnavailableError, type ErrorCode, type Problem } from '../errors.js';
 import { JSON_TYPE } from './respond.js';
@@ -20,6 +22,20 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
     ? { code: 'uri_too_long', message: 'the path is too long' }
     : { code: 'invalid_parameter', message: 'the path is not valid percent-encoded UTF-8' };
   void reply.code(errorStatus[problem.code]).header('X-Request-Id', request.id).type(JSON_TYPE).send(body([problem]));
+}
+
+/**
+ * Errors Node raises while parsing a request (headers over 16 KiB, malformed request lines) reach no route: the
+ * answer is written to the socket directly, still in the error shape and with a request id.
+ */
+export function clientErrorHandler(error: Error & { code?: string }, socket: Duplex): void {
+  if (!socket.writable) return;
+  const [status, reason, problem]: [number, string, Problem] = error.code === 'HPE_HEADER_OVERFLOW'
+    ? [431, 'Request Header Fields Too Large', { code: 'headers_too_large', message: 'the request headers are larger than 16 KiB' }]
+    : [400, 'Bad Request', { code: 'invalid_parameter', message: 'the request is not valid HTTP' }];
+  const payload = body([problem]);
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(payload)}\r\n` +
+    `X-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${payload}`);
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {

@@ -23,6 +23,8 @@ export function parseDatabaseUrl(url: string): DatabaseLocation {
 export interface Connection {
   db: Kysely<Database>;
   dialect: Dialect;
+  /** PostgreSQL's connection pool, for its state in the metrics. */
+  pool?: pg.Pool;
 }
 
 
@@ -153,7 +155,7 @@ function openPostgres(url: string, options: ConnectOptions): Connection {
   pool.on('connect', (client) => {
     client.on('error', (error) => options.onConnectionError?.(error));
   });
-  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: queryLog(options) }), dialect: 'postgres' };
+  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: queryLog(options) }), dialect: 'postgres', pool };
 }
 
 async function migrate({ db, dialect }: Connection): Promise<void> {

@@ -31,7 +31,7 @@ export function isUnavailable(error: unknown): boolean {
   const code = typeof e?.code === 'string' ? e.code : '';
   if (UNAVAILABLE_SQLSTATES.has(code) || code.startsWith('08') || UNAVAILABLE_ERRNOS.has(code)) return true;
   const message = typeof e?.message === 'string' ? e.message : '';
-  return /timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error|connection is not open|terminating connection/i.test(message);
+  return /timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error|connection is not open|terminating connection|driver has already been destroyed|pool after calling end/i.test(message);
 }
 
 /** Wraps every function of an object so database unavailability surfaces as UnavailableError. */
@@ -51,7 +51,7 @@ function guarded<T extends Record<string, unknown>>(methods: T): T {
 }
 
 export async function openStorage(url: string, options: Partial<ConnectOptions> = {}) {
-  const { db, dialect } = await connect(url, { ...defaultConnectOptions, ...options });
+  const { db, dialect, pool } = await connect(url, { ...defaultConnectOptions, ...options });
   const read = tenantReader(db, dialect);
 
   const storage = guarded({
@@ -109,6 +109,9 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
   return {
     dialect: dialect as Dialect,
     ...storage,
+    /** Connections of the PostgreSQL pool (undefined on SQLite, which has one embedded connection). */
+    poolStats: (): { total: number; idle: number; waiting: number } | undefined =>
+      pool && { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount },
     /** Tenant-scoped raw access for tests of the database's own isolation (row-level security). Not for the API. */
     withTenant: read,
   };
