@@ -59,7 +59,8 @@ const { key } = await createTenantKey(storage, tenant.tenantId, 'bench');
 // The server reads as it does in production: through the API role (PostgreSQL row-level security, one transaction
 // per request).
 const apiStorage = await openStorage(dbUrl, { role: 'api' });
-const app = await buildApp({ storage: apiStorage });
+// No rate limit: the bench sends thousands of requests a minute with one key.
+const app = await buildApp({ storage: apiStorage, http: { rateLimitPerMinute: 0 } });
 const address = await app.listen({ host: '127.0.0.1', port: 0 });
 const headers = { authorization: `Bearer ${key}` };
 

@@ -4,7 +4,7 @@ import { constants as zlib } from 'node:zlib';
 import compress from '@fastify/compress';
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { apiError } from './errors.js';
 import { authenticate } from './http/auth.js';
 import { registerCaching } from './http/caching.js';
@@ -54,7 +54,7 @@ export async function buildApp({ storage, logger = false, now, http = {} }: AppD
       redact: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'],
     },
     // One line per request, written in onResponse below, instead of Fastify's two.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();

@@ -1,0 +1,205 @@
+// The OpenAPI document (/openapi.json, committed as openapi.json) and the reference page (/docs): complete, in step
+// with the query definitions that validate requests, and usable without internet access.
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorStatus } from '../../src/errors.js';
+import { openApiText } from '../../src/http/openapi.js';
+import type { ParamSpec, QueryDefinition } from '../../src/http/query.js';
+import { getAssetQuery, listAssetsQuery } from '../../src/modules/assets/schemas.js';
+import { listRisksQuery } from '../../src/modules/risks/schemas.js';
+import { listVulnerabilitiesQuery } from '../../src/modules/vulnerabilities/schemas.js';
+import { setup, type TestContext } from '../helpers.js';
+
+interface Parameter { in: string; name: string; required: boolean; description?: string; schema: Record<string, unknown>; example?: unknown }
+interface Response { description: string; content?: Record<string, { schema: Record<string, unknown>; example?: unknown; examples?: unknown }> }
+interface Operation {
+  operationId: string; summary: string; description: string; tags: string[]; parameters: Parameter[]; responses: Record<string, Response>;
+}
+interface Document {
+  openapi: string;
+  info: { title: string; version: string; description: string; license: { name: string } };
+  servers: { url: string }[];
+  tags: { name: string; description: string }[];
+  security: Record<string, string[]>[];
+  paths: Record<string, Record<string, Operation>>;
+  components: { securitySchemes: Record<string, Record<string, string>>; schemas: Record<string, Record<string, unknown>> };
+}
+
+const REGENERATE = 'openapi.json is out of date: run `node --import tsx scripts/write-openapi.ts` and commit openapi.json';
+
+const operations: Record<string, { path: string; query: QueryDefinition<Record<string, ParamSpec>>; notFound: boolean }> = {
+  listAssets: { path: '/v1/tenant/assets', query: listAssetsQuery, notFound: false },
+  getAsset: { path: '/v1/tenant/assets/{assetId}', query: getAssetQuery, notFound: true },
+  listRisks: { path: '/v1/tenant/risks', query: listRisksQuery, notFound: false },
+  listVulnerabilities: { path: '/v1/tenant/vulnerabilities', query: listVulnerabilitiesQuery, notFound: false },
+};
+
+let ctx: TestContext;
+let doc: Document;
+
+beforeAll(async () => {
+  ctx = await setup();
+  await ctx.app.ready();
+  doc = ctx.app.swagger() as unknown as Document;
+});
+afterAll(async () => ctx.close());
+
+const operation = (operationId: string): Operation => {
+  const found = doc.paths[operations[operationId]!.path]?.get;
+  if (!found) throw new Error(`no GET ${operations[operationId]!.path} in the document`);
+  return found;
+};
+
+describe('openapi.json', () => {
+  it('is committed, byte-identical to the generated document', () => {
+    const committed = readFileSync(new URL('../../openapi.json', import.meta.url), 'utf8');
+    const generated = openApiText(ctx.app);
+    expect(JSON.parse(committed), REGENERATE).toEqual(JSON.parse(generated));
+    expect(committed === generated, REGENERATE).toBe(true);
+  });
+
+  it('is served at /openapi.json without a key', async () => {
+    const res = await ctx.app.inject({ url: '/openapi.json' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.json()).toEqual(doc);
+  });
+});
+
+describe('the document', () => {
+  it('is OpenAPI 3.1 with info, servers, tags and the four GET operations, and nothing else', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(doc.info).toMatchObject({ title: 'Tenant Security Inventory API', version: pkg.version, license: { name: 'Apache-2.0' } });
+    expect(doc.info.description.length).toBeGreaterThan(0);
+    expect(doc.servers.length).toBeGreaterThan(0);
+    expect(Object.keys(doc.paths).sort()).toEqual(Object.values(operations).map((o) => o.path).sort());
+    for (const path of Object.keys(doc.paths)) expect(Object.keys(doc.paths[path]!), path).toEqual(['get']);
+    const tagNames = doc.tags.map((t) => t.name);
+    for (const tag of doc.tags) expect(tag.description, tag.name).not.toBe('');
+    for (const operationId of Object.keys(operations)) {
+      const op = operation(operationId);
+      expect(op.operationId).toBe(operationId);
+      expect(op.summary, operationId).not.toBe('');
+      expect(op.description, operationId).not.toBe('');
+      expect(op.tags.length, operationId).toBeGreaterThan(0);
+      for (const tag of op.tags) expect(tagNames, operationId).toContain(tag);
+    }
+  });
+
+  it('requires the bearer key on every operation', () => {
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.components.securitySchemes.bearerAuth!.description).toContain('secinv_');
+    expect(doc.security).toEqual([{ bearerAuth: [] }]);
+  });
+
+  it('documents every query parameter of each operation\'s definition, with its description and limits', () => {
+    for (const [operationId, { query }] of Object.entries(operations)) {
+      const documented = operation(operationId).parameters.filter((p) => p.in === 'query');
+      expect(documented.map((p) => p.name).sort(), operationId).toEqual(Object.keys(query.params).sort());
+      for (const parameter of documented) {
+        const where = `${operationId} ${parameter.name}`;
+        const spec = query.params[parameter.name]!;
+        expect(parameter.required, where).toBe(false);
+        expect(parameter.description?.trim(), where).toBeTruthy();
+        expect(parameter.schema.description, where).toBeUndefined();
+        if (spec.kind === 'integer' || spec.kind === 'decimal') {
+          expect(parameter.description, where).toContain(String(spec.min));
+          expect(parameter.description, where).toContain(String(spec.max));
+        }
+        if (spec.kind === 'list' && spec.maxItems !== undefined) expect(parameter.description, where).toContain(`At most ${spec.maxItems} items`);
+        if (spec.kind === 'list' && spec.item.type === 'enum') for (const v of spec.item.values) expect(parameter.description, where).toContain(v);
+        if (spec.kind === 'enum') for (const v of spec.values) expect(parameter.description, where).toContain(v);
+        if ('default' in spec && spec.default !== undefined) expect(parameter.schema.default, where).toBe(String(spec.default));
+      }
+    }
+  });
+
+  it('shows the asset id as a required path parameter {assetId}, raw or percent-encoded', () => {
+    const pathParameters = operation('getAsset').parameters.filter((p) => p.in === 'path');
+    expect(pathParameters).toHaveLength(1);
+    expect(pathParameters[0]).toMatchObject({ name: 'assetId', required: true, schema: { type: 'string' } });
+    expect(pathParameters[0]!.description).toMatch(/percent-encoded/);
+    for (const operationId of ['listAssets', 'listRisks', 'listVulnerabilities']) {
+      expect(operation(operationId).parameters.filter((p) => p.in === 'path'), operationId).toEqual([]);
+    }
+  });
+
+  it('gives some parameters an example, each one the request parser accepts', () => {
+    for (const [operationId, { query }] of Object.entries(operations)) {
+      const examples = operation(operationId).parameters.filter((p) => p.in === 'query' && p.example !== undefined);
+      expect(examples.length, operationId).toBeGreaterThan(0);
+      const all = Object.fromEntries(examples.map((p) => [p.name, p.example]));
+      expect(() => query.parse(all), `${operationId} ${JSON.stringify(all)}`).not.toThrow();
+    }
+  });
+
+  it('documents the 200 body with an example, and every error response with the Error schema', () => {
+    for (const [operationId, { notFound }] of Object.entries(operations)) {
+      const { responses } = operation(operationId);
+      const expected = ['200', '400', '401', ...(notFound ? ['404'] : []), '405', '429', '500', '503'];
+      expect(Object.keys(responses).sort(), operationId).toEqual(expected);
+      const ok = responses['200']!.content?.['application/json'];
+      expect(ok?.schema, operationId).toBeDefined();
+      expect(ok?.example ?? ok?.examples, operationId).toBeDefined();
+      for (const status of expected.filter((s) => s !== '200')) {
+        const response = responses[status]!;
+        expect(response.description, `${operationId} ${status}`).not.toMatch(/^(Default Response)?$/);
+        expect(response.content?.['application/json']?.schema, `${operationId} ${status}`).toEqual({ $ref: '#/components/schemas/Error' });
+      }
+    }
+  });
+
+  it('has an Error schema of `{ errors: [{ code, field?, message }] }` with every error code', () => {
+    const error = doc.components.schemas.Error as {
+      required: string[];
+      properties: { errors: { items: { required: string[]; properties: Record<string, { enum?: string[] }> } } };
+    };
+    expect(error.required).toEqual(['errors']);
+    const item = error.properties.errors.items;
+    expect(Object.keys(item.properties).sort()).toEqual(['code', 'field', 'message']);
+    expect(item.required.sort()).toEqual(['code', 'message']);
+    expect(item.properties.code!.enum!.sort()).toEqual(Object.keys(errorStatus).sort());
+  });
+
+  it('keeps the resource schemas as named components', () => {
+    for (const name of ['Asset', 'Integration', 'Risk', 'Vulnerability', 'PageMeta', 'CursorMeta', 'Error']) {
+      expect(doc.components.schemas[name], name).toBeDefined();
+    }
+    expect(JSON.stringify(doc)).not.toMatch(/"#\/components\/schemas\/def-\d+"/);
+  });
+});
+
+describe('/docs', () => {
+  for (const url of ['/docs', '/docs/']) {
+    it(`${url} is served without a key and loads only local assets`, async () => {
+      const res = await ctx.app.inject({ url });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^text\/html/);
+      const html = res.body;
+      expect(html).not.toMatch(/https?:\/\//i);
+      const assets = [...html.matchAll(/\b(?:href|src)="([^"]+)"/g)].map((m) => m[1]!);
+      expect(assets.some((a) => a.endsWith('.js'))).toBe(true);
+      expect(assets.some((a) => a.endsWith('.css'))).toBe(true);
+      for (const asset of assets) {
+        expect(asset, asset).not.toMatch(/^(?:[a-z][a-z0-9+.-]*:|\/\/)/i);
+        const resolved = new URL(asset, `http://localhost${url}`).pathname;
+        const loaded = await ctx.app.inject({ url: resolved });
+        expect(loaded.statusCode, resolved).toBe(200);
+        expect(loaded.rawPayload.length, resolved).toBeGreaterThan(0);
+      }
+    });
+  }
+
+  it('points the page at the local document and at no online validator', async () => {
+    const res = await ctx.app.inject({ url: '/docs/static/swagger-initializer.js' });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toMatch(/validatorUrl: null/);
+    expect(res.body).toMatch(/url: resolveUrl\('\.\/json'\)/);
+    // No string literal holds an absolute or protocol-relative URL (a comment linking to a web page is harmless).
+    expect(res.body).not.toMatch(/["'`]\s*(?:[a-z][a-z0-9+.-]*:)?\/\//i);
+    const json = await ctx.app.inject({ url: '/docs/json' });
+    expect(json.statusCode).toBe(200);
+    expect(json.json()).toEqual(doc);
+  });
+});
