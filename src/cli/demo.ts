@@ -46,7 +46,7 @@ export async function demoCommand(opts: { db?: string; host?: string; port?: str
     await storage.close();
     throw error;
   });
-  const lines = [`secinv demo: serving ${server.url}`, ''];
+  const lines = [`secinv demo: serving ${server.url} (API reference: ${server.url}/docs)`, ''];
   for (const { tenant, key } of keys) {
     lines.push(
       `Tenant ${tenant}`,
