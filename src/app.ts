@@ -61,7 +61,10 @@ export async function buildApp({ storage, logger = false, now, http = {} }: AppD
     },
     // Tests and clients send `Content-Type: application/json` on GETs; there is no body to parse, so do not try.
     bodyLimit: 1024,
+    // A request must arrive whole within the timeout, and a connection that stalls (client or server) for that long
+    // is closed: slow clients cannot hold sockets, and no request hangs forever.
     requestTimeout: options.requestTimeoutMs,
+    connectionTimeout: options.requestTimeoutMs,
     frameworkErrors,
     clientErrorHandler,
     ...(options.https ? { https: options.https } : {}),

@@ -228,6 +228,24 @@ describe('TLS, limits on the wire, shutdown', () => {
     }
   });
 
+  it('a connection that stalls longer than the request timeout is closed', async () => {
+    const app = await buildApp({ storage: api, http: { requestTimeoutMs: 300 } });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const { port } = app.server.address() as { port: number };
+      const started = Date.now();
+      const closedAfter = await new Promise<number>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => socket.write('GET /livez HTTP/1.1\r\nHost: x\r\n'));
+        socket.on('close', () => resolve(Date.now() - started));
+        socket.on('error', () => undefined);
+        setTimeout(() => reject(new Error('still open after 5 s')), 5000);
+      });
+      expect(closedAfter).toBeGreaterThanOrEqual(250);
+    } finally {
+      await app.close();
+    }
+  });
+
   it.skipIf(TEST_DIALECT !== 'postgres')('shutdown lets an in-flight request finish, then closes', async () => {
     const storage = await openStorage(admin.url, { role: 'api', statementTimeoutMs: 10_000 });
     const server = await startServer(loadConfig({ db: admin.url, port: '0' }, { SECINV_LOG_LEVEL: 'silent' }), storage);
