@@ -4,7 +4,7 @@ import {
   StringEnum, Timestamp, providers, riskSeverities,
 } from '../../schemas/common.js';
 import { defineQuery } from '../../http/query.js';
-import { queryExamples, ref } from '../../http/docs.js';
+import { EXAMPLE_ORGANIZATION, EXAMPLE_TENANT, queryExamples, ref } from '../../http/docs.js';
 
 const OperatingSystem = Type.Object({
   architecture: NullableString(), name: NullableString(), platform: NullableString(), version: NullableString(),
@@ -167,8 +167,8 @@ export const GetAssetResponse = Type.Object({
   ], { description: 'The asset; with `include=rawData` it also carries `rawData`' }),
 });
 
-const TENANT = '810a0c5d-53f7-4e56-a0f7-8684cd06a7ac';
-const ORGANIZATION = 'fbf18ba2-f01c-43b9-b220-d8d587f4d3e2';
+const TENANT = EXAMPLE_TENANT;
+const ORGANIZATION = EXAMPLE_ORGANIZATION;
 
 export const assetExample: Asset = {
   schemaVersion: '2024-06-01',

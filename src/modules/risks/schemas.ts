@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { defineQuery } from '../../http/query.js';
-import { queryExamples, ref } from '../../http/docs.js';
+import { EXAMPLE_ORGANIZATION, EXAMPLE_TENANT, queryExamples, ref } from '../../http/docs.js';
 import { assetExample } from '../assets/schemas.js';
 import {
   FreeObject, Nullable, NullableNumber, NullableString, NullableTimestamp, StringEnum, Timestamp, riskSeverities,
@@ -113,8 +113,8 @@ export const ListRisksResponse = Type.Object({
   meta: ref('CursorMeta'),
 });
 
-const TENANT = '810a0c5d-53f7-4e56-a0f7-8684cd06a7ac';
-const ORGANIZATION = 'fbf18ba2-f01c-43b9-b220-d8d587f4d3e2';
+const TENANT = EXAMPLE_TENANT;
+const ORGANIZATION = EXAMPLE_ORGANIZATION;
 
 export const integrationExample: Integration = {
   integrationId: '6850935f-d658-412c-bd99-804d7616d1d2',
