@@ -2,7 +2,8 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
 import type { AssetSortField, ListAssetsQuery } from '../modules/assets/schemas.js';
 import type { SqlDialect } from './dialect.js';
-import { countCache, environmentFilter, fromTenant, type TenantReader, type TenantScope } from './scope.js';
+import { columnFilters, environmentFilter, groupMemberFilter, type ColumnFilters } from './filters.js';
+import { countCache, fromTenant, type TenantReader, type TenantScope } from './scope.js';
 import type { AssetTable, Database } from './tables.js';
 
 type Eb = ExpressionBuilder<Database, 'assets'>;
@@ -33,16 +34,19 @@ const levelColumns = {
   LOW: ['n_low', 'n_low_secrets'],
 } as const;
 
-const booleanFilters = {
-  hasAdminPrivileges: 'has_admin_privileges',
-  hasOverlyPermissivePrivileges: 'has_overly_permissive_privileges',
-  isSusceptibleToPrivilegeEscalation: 'is_susceptible_to_privilege_escalation',
-  hasKev: 'has_kev',
-  hasExploit: 'has_exploit',
-  isExploitable: 'is_exploitable',
-  isPubliclyExposed: 'is_publicly_exposed',
-  isVulnerable: 'is_vulnerable',
-} as const;
+const plainFilters: ColumnFilters = {
+  lists: {
+    ids: 'assets.id', executionIds: 'assets.execution_id', regions: 'assets.region', integrationIds: 'assets.integration_id',
+    resourceTypes: 'assets.resource_type', providers: 'assets.provider',
+  },
+  flags: {
+    hasAdminPrivileges: 'assets.has_admin_privileges', hasOverlyPermissivePrivileges: 'assets.has_overly_permissive_privileges',
+    isSusceptibleToPrivilegeEscalation: 'assets.is_susceptible_to_privilege_escalation', hasKev: 'assets.has_kev',
+    hasExploit: 'assets.has_exploit', isExploitable: 'assets.is_exploitable', isPubliclyExposed: 'assets.is_publicly_exposed',
+    isVulnerable: 'assets.is_vulnerable',
+  },
+  ranges: [['firstObservedAtStart', 'firstObservedAtEnd', 'assets.first_observed_at']],
+};
 
 /** The only resource type with an operational state (decisions §7). */
 const OPERATIONAL_STATE_TYPES = ['AWS::EC2::Instance'];
@@ -53,22 +57,8 @@ export const META_SEPARATOR = '\u001f';
 export type AssetFilters = Omit<ListAssetsQuery, 'sortBy' | 'sortOrder' | 'page' | 'perPage'>;
 
 function filterExpressions(eb: Eb, tenantId: string, q: AssetFilters, dialect: SqlDialect): Expression<SqlBool>[] {
-  const where: Expression<SqlBool>[] = [];
-  if (q.ids) where.push(eb('assets.id', 'in', q.ids));
-  if (q.executionIds) where.push(eb('execution_id', 'in', q.executionIds));
-  if (q.regions) where.push(eb('region', 'in', q.regions));
-  if (q.integrationIds) where.push(eb('assets.integration_id', 'in', q.integrationIds));
-  if (q.resourceTypes) where.push(eb('resource_type', 'in', q.resourceTypes));
-  if (q.providers) where.push(eb('provider', 'in', q.providers));
-  if (q.assetGroupIds) {
-    const groups = q.assetGroupIds;
-    where.push(eb.exists(
-      fromTenant(eb as unknown as Kysely<Database>, 'asset_group_members', tenantId)
-        .select(sql.lit(1).as('one'))
-        .where('asset_group_members.asset_id', '=', eb.ref('assets.id'))
-        .where('asset_group_members.asset_group_id', 'in', groups),
-    ));
-  }
+  const where = columnFilters(eb, q, plainFilters);
+  if (q.assetGroupIds) where.push(groupMemberFilter(eb, tenantId, q.assetGroupIds, eb.ref('assets.id')));
   if (q.environmentIds) where.push(environmentFilter(eb, tenantId, q.environmentIds, eb.ref('assets.integration_id')));
   if (q.severityLevels) where.push(eb.or(q.severityLevels.map((level) => eb(levelColumns[level][0], '>', 0))));
   if (q.secretsLevels) where.push(eb.or(q.secretsLevels.map((level) => eb(levelColumns[level][1], '>', 0))));
@@ -79,12 +69,6 @@ function filterExpressions(eb: Eb, tenantId: string, q: AssetFilters, dialect: S
     if (qualified.length > 0) alternatives.push(eb('service_lc', 'in', qualified));
     if (bare.length > 0) alternatives.push(eb('service_name_lc', 'in', bare));
     where.push(eb.or(alternatives));
-  }
-  if (q.firstObservedAtStart) where.push(eb('first_observed_at', '>=', q.firstObservedAtStart));
-  if (q.firstObservedAtEnd) where.push(eb('first_observed_at', '<=', q.firstObservedAtEnd));
-  for (const [param, column] of Object.entries(booleanFilters) as [keyof typeof booleanFilters, (typeof booleanFilters)[keyof typeof booleanFilters]][]) {
-    const value = q[param];
-    if (value !== undefined) where.push(eb(column, '=', value ? 1 : 0));
   }
   if (q.query !== undefined) where.push(dialect.contains(eb.ref('name_lc'), q.query.toLowerCase()));
   if (q.metadata !== undefined) {
@@ -111,7 +95,7 @@ export function assetJson(row: DerivedRow, rawData?: string): Buffer {
     `"numberOfMediumVulnerabilities":${row.n_medium},"numberOfHighVulnerabilities":${row.n_high},` +
     `"numberOfCriticalVulnerabilities":${row.n_critical},"vulnerabilityScore":${row.vulnerability_score},` +
     `"hasKev":${row.has_kev === 1},"hasExploit":${row.has_exploit === 1},"isExploitable":${row.is_exploitable === 1},`;
-  const doc = Buffer.from(row.doc);
+  const { doc } = row;
   if (rawData === undefined) return Buffer.concat([Buffer.from(derived), doc.subarray(1)]);
   return Buffer.concat([Buffer.from(derived), doc.subarray(1, doc.length - 1), Buffer.from(`,"rawData":${rawData}}`)]);
 }

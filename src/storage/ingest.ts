@@ -4,6 +4,7 @@ import type { Insertable, Kysely, Transaction } from 'kysely';
 import type { ImportKind, RecordsByKind } from '../schemas/records.js';
 import { META_SEPARATOR } from './assets.js';
 import { recomputeDerived } from './derive.js';
+import { tenantOrganization } from './keys.js';
 import { fromTenant } from './scope.js';
 import type { AssetTable, Database } from './tables.js';
 
@@ -180,10 +181,7 @@ export function ingestWriter(tx: Transaction<Database>) {
       return row !== undefined;
     },
 
-    async tenantOrganization(tenantId: string): Promise<string | undefined> {
-      const row = await tx.selectFrom('tenants').select('organization_id').where('tenant_id', '=', tenantId).executeTakeFirst();
-      return row?.organization_id;
-    },
+    tenantOrganization: (tenantId: string): Promise<string | undefined> => tenantOrganization(tx, tenantId),
   };
 }
 

@@ -21,6 +21,12 @@ export interface AuthenticatedKey {
   lastUsedAt: string | null;
 }
 
+/** The organization a tenant belongs to; undefined for an unknown tenant. */
+export async function tenantOrganization(db: Kysely<Database>, tenantId: string): Promise<string | undefined> {
+  const row = await db.selectFrom('tenants').select('organization_id').where('tenant_id', '=', tenantId).executeTakeFirst();
+  return row?.organization_id;
+}
+
 export function keyStore(db: Kysely<Database>) {
   return {
     async insertKey(row: { id: string; tenantId: string; name: string | null; prefix: string; keyHash: string; createdAt: string; expiresAt: string | null }): Promise<void> {
@@ -62,10 +68,7 @@ export function keyStore(db: Kysely<Database>) {
       await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
     },
 
-    async tenantOrganization(tenantId: string): Promise<string | undefined> {
-      const row = await db.selectFrom('tenants').select('organization_id').where('tenant_id', '=', tenantId).executeTakeFirst();
-      return row?.organization_id;
-    },
+    tenantOrganization: (tenantId: string): Promise<string | undefined> => tenantOrganization(db, tenantId),
 
     async listTenants(): Promise<{ tenantId: string; organizationId: string; name: string | null }[]> {
       const rows = await db.selectFrom('tenants').selectAll().orderBy('tenant_id').execute();

@@ -3,7 +3,8 @@
 import type { Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely';
 import type { ListRisksQuery } from '../modules/risks/schemas.js';
 import { assetJson, DERIVED_COLUMNS } from './assets.js';
-import { countCache, environmentFilter, fromTenant, type TenantReader, type TenantScope } from './scope.js';
+import { columnFilters, environmentFilter, type ColumnFilters } from './filters.js';
+import { countCache, fromTenant, type TenantReader, type TenantScope } from './scope.js';
 import type { Database } from './tables.js';
 
 type Eb = ExpressionBuilder<Database, 'risks'>;
@@ -13,17 +14,16 @@ export type RiskPosition = readonly [string | number, string];
 
 const sortColumns = { discoveredAt: 'discovered_at', score: 'score' } as const;
 
+const plainFilters: ColumnFilters = {
+  lists: {
+    ids: 'risks.id', riskTypeIds: 'risks.risk_type_id', integrationIds: 'risks.integration_id', primaryAssetIds: 'risks.primary_asset_id',
+    severityLevels: 'risks.severity_level', lifecycleStates: 'risks.lifecycle_state', resourceTypes: 'risks.resource_type',
+  },
+  ranges: [['discoveredAtStart', 'discoveredAtEnd', 'risks.discovered_at']],
+};
+
 function filterExpressions(eb: Eb, tenantId: string, q: RiskFilters): Expression<SqlBool>[] {
-  const where: Expression<SqlBool>[] = [];
-  if (q.ids) where.push(eb('risks.id', 'in', q.ids));
-  if (q.riskTypeIds) where.push(eb('risk_type_id', 'in', q.riskTypeIds));
-  if (q.integrationIds) where.push(eb('risks.integration_id', 'in', q.integrationIds));
-  if (q.primaryAssetIds) where.push(eb('primary_asset_id', 'in', q.primaryAssetIds));
-  if (q.severityLevels) where.push(eb('severity_level', 'in', q.severityLevels));
-  if (q.lifecycleStates) where.push(eb('lifecycle_state', 'in', q.lifecycleStates));
-  if (q.resourceTypes) where.push(eb('resource_type', 'in', q.resourceTypes));
-  if (q.discoveredAtStart) where.push(eb('discovered_at', '>=', q.discoveredAtStart));
-  if (q.discoveredAtEnd) where.push(eb('discovered_at', '<=', q.discoveredAtEnd));
+  const where = columnFilters(eb, q, plainFilters);
   if (q.environmentIds) where.push(environmentFilter(eb, tenantId, q.environmentIds, eb.ref('risks.integration_id')));
   return where;
 }
@@ -87,7 +87,7 @@ export function riskStore(read: TenantReader) {
       // One row more than asked tells whether another batch follows.
       const fetched = await select.orderBy(column, sortOrder).orderBy('risks.id', sortOrder).limit(perPage + 1).execute();
       const rows: RiskRow[] = fetched.slice(0, perPage).map((r) => ({
-        id: r.id, sortValue: r.sortValue as string | number, doc: Buffer.from(r.doc), primaryAssetId: r.primary_asset_id, integrationId: r.integration_id,
+        id: r.id, sortValue: r.sortValue as string | number, doc: r.doc, primaryAssetId: r.primary_asset_id, integrationId: r.integration_id,
       }));
 
       if (include?.includes('primaryAsset')) {
@@ -101,7 +101,7 @@ export function riskStore(read: TenantReader) {
         const ids = [...new Set(rows.map((r) => r.integrationId).filter((id): id is string => id !== null))];
         const integrations = ids.length === 0 ? [] : await fromTenant(db, 'integrations', scope.tenantId)
           .select(['integrations.integration_id', 'doc']).where('integrations.integration_id', 'in', ids).execute();
-        const byId = new Map(integrations.map((i) => [i.integration_id, Buffer.from(i.doc)]));
+        const byId = new Map(integrations.map((i) => [i.integration_id, i.doc]));
         for (const row of rows) row.integration = (row.integrationId !== null && byId.get(row.integrationId)) || null;
       }
 

@@ -1,4 +1,4 @@
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Database } from './tables.js';
 
 /** Which tenant a request acts for, and the version of its data (bumped by every import that touches it). */
@@ -50,31 +50,6 @@ export function tenantReader(db: Kysely<Database>, dialect: 'sqlite' | 'postgres
     await sql`select set_config('secinv.tenant_id', ${tenantId}, true)`.execute(trx);
     return work(trx);
   });
-}
-
-/**
- * environmentIds (decisions §7): a record's environment is that of its own integration; UUIDs match case-insensitively,
- * production / non-production match the flag. Written as a correlated EXISTS rather than `integration_id IN (…)`: an
- * IN list steers the planner to the integration index and a sort of every record of those integrations, while EXISTS
- * lets the sort index drive and stop after one page.
- */
-export function environmentFilter<T extends keyof Database>(
-  eb: ExpressionBuilder<Database, T>, tenantId: string, items: readonly string[], integrationId: Expression<string | null>,
-): Expression<SqlBool> {
-  const ids = items.filter((i) => i !== 'production' && i !== 'non-production');
-  const flags = [items.includes('production') ? 1 : null, items.includes('non-production') ? 0 : null].filter((f) => f !== null);
-  // An ExpressionBuilder can start subqueries like a Kysely instance; fromTenant only needs selectFrom.
-  const db = eb as unknown as Kysely<Database>;
-  const environments = fromTenant(db, 'environments', tenantId)
-    .select('environments.environment_id')
-    .where((e) => e.or([
-      ...(ids.length > 0 ? [e('environments.environment_id_lc', 'in', ids)] : []),
-      ...(flags.length > 0 ? [e('environments.is_production', 'in', flags)] : []),
-    ]));
-  return eb.exists(fromTenant(db, 'integrations', tenantId)
-    .select(sql.lit(1).as('one'))
-    .where('integrations.integration_id', '=', integrationId)
-    .where('integrations.environment_id', 'in', environments));
 }
 
 /** Count of matches, computed once per (tenant, data version, filters): data changes only through import. */

@@ -2,7 +2,8 @@
 // filters through semi-joins), page-numbered with the (asset_id, vulnerability_id) tie-break, exemptions spliced in.
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
 import { severityLevelValues, type ListVulnerabilitiesQuery, type VulnerabilitySortField } from '../modules/vulnerabilities/schemas.js';
-import { countCache, environmentFilter, fromTenant, type TenantReader, type TenantScope } from './scope.js';
+import { columnFilters, environmentFilter, groupMemberFilter, type ColumnFilters } from './filters.js';
+import { countCache, fromTenant, type TenantReader, type TenantScope } from './scope.js';
 import type { Database } from './tables.js';
 
 type Eb = ExpressionBuilder<Database, 'vulnerabilities'>;
@@ -12,34 +13,29 @@ const sortColumns: Record<VulnerabilitySortField, 'has_kev' | 'has_exploit' | 'l
   hasKev: 'has_kev', hasExploit: 'has_exploit', lastObservedAt: 'last_observed_at', firstObservedAt: 'first_observed_at', severityLevelValue: 'severity_level_value',
 };
 
-const booleanFilters = { hasKev: 'has_kev', isExploitable: 'is_exploitable', hasExploit: 'has_exploit', hasVendorFix: 'has_vendor_fix', isExempted: 'is_exempted' } as const;
+const plainFilters: ColumnFilters = {
+  lists: {
+    vulnerabilityIds: 'vulnerabilities.vulnerability_id', assetIds: 'vulnerabilities.asset_id', providers: 'vulnerabilities.provider',
+    executionIds: 'vulnerabilities.execution_id', integrationIds: 'vulnerabilities.integration_id',
+  },
+  flags: {
+    hasKev: 'vulnerabilities.has_kev', isExploitable: 'vulnerabilities.is_exploitable', hasExploit: 'vulnerabilities.has_exploit',
+    hasVendorFix: 'vulnerabilities.has_vendor_fix', isExempted: 'vulnerabilities.is_exempted',
+  },
+  ranges: [['firstObservedAtStart', 'firstObservedAtEnd', 'vulnerabilities.first_observed_at']],
+};
 
 function filterExpressions(eb: Eb, tenantId: string, q: VulnerabilityFilters): Expression<SqlBool>[] {
   const db = eb as unknown as Kysely<Database>;
-  const where: Expression<SqlBool>[] = [];
-  if (q.vulnerabilityIds) where.push(eb('vulnerabilities.vulnerability_id', 'in', q.vulnerabilityIds));
-  if (q.assetIds) where.push(eb('vulnerabilities.asset_id', 'in', q.assetIds));
-  if (q.providers) where.push(eb('vulnerabilities.provider', 'in', q.providers));
-  if (q.executionIds) where.push(eb('vulnerabilities.execution_id', 'in', q.executionIds));
-  if (q.integrationIds) where.push(eb('vulnerabilities.integration_id', 'in', q.integrationIds));
+  const where = columnFilters(eb, q, plainFilters);
   if (q.severityLevels) where.push(eb('severity_level_value', 'in', q.severityLevels.map((level) => severityLevelValues[level])));
-  if (q.firstObservedAtStart) where.push(eb('vulnerabilities.first_observed_at', '>=', q.firstObservedAtStart));
-  if (q.firstObservedAtEnd) where.push(eb('vulnerabilities.first_observed_at', '<=', q.firstObservedAtEnd));
-  for (const [param, column] of Object.entries(booleanFilters) as [keyof typeof booleanFilters, (typeof booleanFilters)[keyof typeof booleanFilters]][]) {
-    const value = q[param];
-    if (value !== undefined) where.push(eb(`vulnerabilities.${column}`, '=', value ? 1 : 0));
-  }
   if (q.environmentIds) where.push(environmentFilter(eb, tenantId, q.environmentIds, eb.ref('vulnerabilities.integration_id')));
   if (q.regions) {
     const regions = q.regions;
     where.push(eb.exists(fromTenant(db, 'assets', tenantId).select(sql.lit(1).as('one'))
       .where('assets.id', '=', eb.ref('vulnerabilities.asset_id')).where('assets.region', 'in', regions)));
   }
-  if (q.assetGroupIds) {
-    const groups = q.assetGroupIds;
-    where.push(eb.exists(fromTenant(db, 'asset_group_members', tenantId).select(sql.lit(1).as('one'))
-      .where('asset_group_members.asset_id', '=', eb.ref('vulnerabilities.asset_id')).where('asset_group_members.asset_group_id', 'in', groups)));
-  }
+  if (q.assetGroupIds) where.push(groupMemberFilter(eb, tenantId, q.assetGroupIds, eb.ref('vulnerabilities.asset_id')));
   // Package filters apply to one package: a single package must satisfy all of those given.
   if (q.packageName !== undefined || q.targetName !== undefined || q.targetType !== undefined || q.targetClass) {
     let packages = fromTenant(db, 'vulnerability_packages', tenantId).select(['vulnerability_packages.asset_id', 'vulnerability_packages.vulnerability_id']);
@@ -83,7 +79,7 @@ export function vulnerabilityStore(read: TenantReader) {
           .select(['vulnerabilities.asset_id', 'vulnerabilities.vulnerability_id', 'doc'])
           .where('vulnerabilities.asset_id', 'in', assetIds).where('vulnerabilities.vulnerability_id', 'in', vulnerabilityIds)
           .execute();
-        for (const row of rows) docs.set(key(row.asset_id, row.vulnerability_id), Buffer.from(row.doc));
+        for (const row of rows) docs.set(key(row.asset_id, row.vulnerability_id), row.doc);
 
         const exemptedAssets = [...new Set(keys.filter((k) => k.is_exempted === 1).map((k) => k.asset_id))];
         if (exemptedAssets.length > 0) {

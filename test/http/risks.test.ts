@@ -35,6 +35,8 @@ async function ids(query: string): Promise<string[]> {
 /** Follows meta.cursor from the first batch to the last and returns every id in order. */
 async function traverse(query: string, perPages: number[]): Promise<{ ids: string[]; batches: number }> {
   const seen: string[] = [];
+  // meta.total counts every match under the filters, whatever the cursor.
+  const totals = new Set<number>();
   let cursor: string | null = null;
   let batches = 0;
   do {
@@ -43,9 +45,11 @@ async function traverse(query: string, perPages: number[]): Promise<{ ids: strin
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.data.length).toBeLessThanOrEqual(perPage);
     seen.push(...res.body.data.map((r) => r.id));
+    totals.add(res.body.meta.total);
     cursor = res.body.meta.cursor;
     batches += 1;
   } while (cursor !== null && batches < 50);
+  expect([...totals]).toEqual([seen.length]);
   return { ids: seen, batches };
 }
 
