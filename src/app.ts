@@ -5,7 +5,7 @@ import compress from '@fastify/compress';
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { apiError } from './errors.js';
+import { apiError } from './domain/errors.js';
 import { authenticate } from './http/auth.js';
 import { registerCaching } from './http/caching.js';
 import { cursorCodec } from './http/cursor.js';

@@ -1,5 +1,5 @@
 // The only reader of process.env. Settings are validated once, frozen, and passed down; CLI flags override them.
-import { UserError } from './errors.js';
+import { UserError } from './domain/errors.js';
 
 export interface Config {
   databaseUrl: string;

@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
-import { UserError } from './errors.js';
+import { UserError } from './domain/errors.js';
 import { createMetrics } from './http/metrics.js';
 import type { Storage } from './storage/index.js';
 

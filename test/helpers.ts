@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import { importSources, type ImportResult } from '../src/import/importer.js';
-import { newKey } from '../src/keys.js';
+import { newKey } from '../src/domain/keys.js';
 import { openStorage, type ConnectOptions, type Storage } from '../src/storage/index.js';
 
 export interface TestContext {

@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import { UserError } from '../errors.js';
+import { UserError } from '../domain/errors.js';
 import { fileSource, importSources, summaryLine } from '../import/importer.js';
 import { openStorage } from '../storage/index.js';
 import type { Io } from './main.js';

@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
-import { UserError } from '../errors.js';
-import { newKey } from '../keys.js';
+import { UserError } from '../domain/errors.js';
+import { newKey } from '../domain/keys.js';
 import { openStorage, type Storage } from '../storage/index.js';
 import type { Io } from './main.js';
 

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { loadConfig } from '../config.js';
-import { UserError } from '../errors.js';
+import { UserError } from '../domain/errors.js';
 import { demoCommand } from './demo.js';
 import { generateCommand } from './generate.js';
 import { importCommand } from './import.js';

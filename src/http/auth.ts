@@ -1,7 +1,7 @@
 // Tenant authentication: runs before parameters are looked at (a bad key and bad parameters is a 401).
 import type { FastifyRequest } from 'fastify';
-import { apiError } from '../errors.js';
-import { bearerKey, hashKey } from '../keys.js';
+import { apiError } from '../domain/errors.js';
+import { bearerKey, hashKey } from '../domain/keys.js';
 import type { Storage, TenantScope } from '../storage/index.js';
 
 declare module 'fastify' {

@@ -3,7 +3,7 @@
 // so an altered cursor, or one replayed with other filters, another sort or projection, or another tenant's key, fails
 // verification and is answered 400 invalid_cursor: never a 500, never another tenant's data.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { apiError } from '../errors.js';
+import { apiError } from '../domain/errors.js';
 
 export type Position = readonly [sortValue: string | number, id: string];
 

@@ -3,8 +3,8 @@
 // examples. None of it validates or serialises anything: queries are parsed by defineQuery() (src/http/query.ts) and
 // handlers send pre-built Buffers, error bodies pre-built strings.
 import { Type, type TSchema } from 'typebox';
-import { errorStatus, type ErrorCode } from '../errors.js';
-import { StringEnum } from '../schemas/common.js';
+import { errorStatus, type ErrorCode } from '../domain/errors.js';
+import { StringEnum } from '../domain/schema.js';
 import type { QueryDefinition, ParamSpec } from './query.js';
 
 const errorCodes = Object.keys(errorStatus) as ErrorCode[];

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, apiError, errorStatus, UnavailableError, type ErrorCode, type Problem } from '../errors.js';
+import { ApiError, apiError, errorStatus, UnavailableError, type ErrorCode, type Problem } from '../domain/errors.js';
 import { JSON_TYPE } from './respond.js';
 
 const body = (problems: Problem[]) => JSON.stringify({ errors: problems });

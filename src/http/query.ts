@@ -3,8 +3,8 @@
 // list unions, repeated scalars, case-insensitive enums, strict booleans/numbers/dates, ranges), and the TypeScript
 // type of the parsed query. Fastify runs the parser as the querystring validator (see validatorCompiler below).
 import { Type, type TObject, type TSchema } from 'typebox';
-import { ApiError, type Problem } from '../errors.js';
-import { normalizeTimestamp } from '../time.js';
+import { ApiError, type Problem } from '../domain/errors.js';
+import { normalizeTimestamp } from '../domain/time.js';
 
 type ItemSpec =
   | { type: 'string' }

@@ -3,7 +3,7 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import { importKinds, type ImportKind, type RecordsByKind } from '../schemas/records.js';
+import { importKinds, type ImportKind, type RecordsByKind } from '../domain/records.js';
 import type { IngestWriter, Storage } from '../storage/index.js';
 import { normalizeRecord } from './records.js';
 

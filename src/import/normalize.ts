@@ -1,7 +1,7 @@
 // Turns an imported JSON value into the stored shape of a resource by walking the resource's schema: every field of the
 // schema is present afterwards (null, [] or false when it has no value), timestamps are normalised, enums take their
 // canonical case, and every type mismatch is reported with its field path. Fields the schema does not name are dropped.
-import { isCalendarDate, normalizeTimestamp } from '../time.js';
+import { isCalendarDate, normalizeTimestamp } from '../domain/time.js';
 
 export interface FieldProblem {
   path: string;

@@ -4,8 +4,8 @@ import { Type } from 'typebox';
 import { Asset, derivedAssetFields } from '../modules/assets/schemas.js';
 import { Exemption, Vulnerability, derivedVulnerabilityFields, severityLevelValues } from '../modules/vulnerabilities/schemas.js';
 import { Integration, Risk } from '../modules/risks/schemas.js';
-import { FreeObject, Nullable, NullableString } from '../schemas/common.js';
-import type { ImportKind, RecordsByKind, StoredAsset, StoredVulnerability } from '../schemas/records.js';
+import { FreeObject, Nullable, NullableString } from '../domain/schema.js';
+import type { ImportKind, RecordsByKind, StoredAsset, StoredVulnerability } from '../domain/records.js';
 import { normalizeValue, type FieldProblem } from './normalize.js';
 
 interface JsonObjectSchema {

@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type LogEvent } from 'kysely';
-import { UserError } from '../errors.js';
+import { UserError } from '../domain/errors.js';
 import type { Dialect } from './dialect.js';
 import { migrations } from './migrations.js';
 import { API_ROLE } from './roles.js';

@@ -1,7 +1,7 @@
 // Derived fields (decisions §7): which findings are exempted, by which exemptions, and the asset fields computed from
 // the findings that are not. Run inside the import transaction for the assets an import can have changed.
 import { sql, type Kysely } from 'kysely';
-import { compileExemption, matchingExemptions, vulnerabilityScore, type MatchableAsset } from '../exemptions.js';
+import { compileExemption, matchingExemptions, vulnerabilityScore, type MatchableAsset } from '../domain/exemptions.js';
 import type { Exemption } from '../modules/vulnerabilities/schemas.js';
 import { fromTenant } from './scope.js';
 import type { AssetTable, Database } from './tables.js';

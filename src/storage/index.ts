@@ -1,7 +1,7 @@
 // The storage interface: everything the API, the importer and the CLI may ask of the database. Implemented once with
 // Kysely for SQLite and PostgreSQL; nothing outside src/storage/ sees SQL.
 import { sql } from 'kysely';
-import { UnavailableError } from '../errors.js';
+import { UnavailableError } from '../domain/errors.js';
 import { assetStore } from './assets.js';
 import { connect, defaultConnectOptions, type ConnectOptions } from './connect.js';
 import { sqlDialects, type Dialect } from './dialect.js';

@@ -1,7 +1,7 @@
 // The write side of import: mappers from normalised records to rows, batched multi-row upserts, and the derived-field
 // pass, all inside the one transaction of an import run.
 import type { Insertable, Kysely, Transaction } from 'kysely';
-import type { ImportKind, RecordsByKind } from '../schemas/records.js';
+import type { ImportKind, RecordsByKind } from '../domain/records.js';
 import { META_SEPARATOR } from './assets.js';
 import { recomputeDerived } from './derive.js';
 import { tenantOrganization } from './keys.js';

@@ -4,7 +4,7 @@ import {
   ASSET_ID_PREFIX, DEFAULT_NOW, SHARED_ASSET_IDS, generateRecords, writeInventory, type GenerateOptions,
 } from '../../src/generate/generator.js';
 import { normalizeRecord } from '../../src/import/records.js';
-import { importKinds, type ImportKind } from '../../src/schemas/records.js';
+import { importKinds, type ImportKind } from '../../src/domain/records.js';
 
 type Json = Record<string, unknown>;
 interface Line { kind: ImportKind; record: Json }

@@ -1,7 +1,7 @@
 // Authentication and tenant isolation (decisions §3, §5, §6) through HTTP (app.inject) on a real SQLite database
 // filled with the hand-made fixture: every 401 case answers the same, and tenant B never sees tenant A's records.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashKey } from '../../src/keys.js';
+import { hashKey } from '../../src/domain/keys.js';
 import { A1, A2, A3, ALL_A, ENV_PROD, GROUP_1, INT_PROD, fixture } from '../fixtures.js';
 import { ORG_A, ORG_B, TENANT_A, TENANT_B, createKey, importRecords, setup, type TestContext } from '../helpers.js';
 

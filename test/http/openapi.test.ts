@@ -2,7 +2,7 @@
 // with the query definitions that validate requests, and usable without internet access.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorStatus } from '../../src/errors.js';
+import { errorStatus } from '../../src/domain/errors.js';
 import { openApiText } from '../../src/http/openapi.js';
 import type { ParamSpec, QueryDefinition } from '../../src/http/query.js';
 import { getAssetQuery, listAssetsQuery } from '../../src/modules/assets/schemas.js';

@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { hashKey } from '../../src/keys.js';
+import { hashKey } from '../../src/domain/keys.js';
 import { openStorage, type Storage } from '../../src/storage/index.js';
 import { fixture } from '../fixtures.js';
 import { createKey, importRecords, openTestStorage, TENANT_A, type TestStorage } from '../helpers.js';

@@ -1,6 +1,6 @@
 // The storage interface on every dialect: the same answers from SQLite and PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashKey, newKey } from '../../src/keys.js';
+import { hashKey, newKey } from '../../src/domain/keys.js';
 import type { ListAssetsQuery } from '../../src/modules/assets/schemas.js';
 import type { Storage } from '../../src/storage/index.js';
 import { A1, A2, A3, A4, A5, A6, GROUP_1, fixture } from '../fixtures.js';

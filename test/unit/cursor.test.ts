@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/errors.js';
+import { ApiError } from '../../src/domain/errors.js';
 import { cursorBinding, cursorCodec } from '../../src/http/cursor.js';
 
 const codec = cursorCodec(randomBytes(32));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileExemption, matchingExemptions, vulnerabilityScore, type MatchableAsset, type MatchableFinding } from '../../src/exemptions.js';
+import { compileExemption, matchingExemptions, vulnerabilityScore, type MatchableAsset, type MatchableFinding } from '../../src/domain/exemptions.js';
 import type { ExemptionRule } from '../../src/modules/vulnerabilities/schemas.js';
 
 const finding: MatchableFinding = { assetId: 'asset-1', vulnerabilityId: 'CVE-1', hasVendorFix: false };

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { apiError } from '../../errors.js';
+import { apiError } from '../../domain/errors.js';
 import { errorResponses, jsonResponse } from '../../http/docs.js';
 import { itemBody, listBody, pageMeta, sendJson } from '../../http/respond.js';
 import type { Storage } from '../../storage/index.js';

@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 import {
   Bool, FreeObject, KeyValueTag, Nullable, NullableInteger, NullableNumber, NullableString, NullableTimestamp,
   StringEnum, Timestamp, providers, riskSeverities,
-} from '../../schemas/common.js';
+} from '../../domain/schema.js';
 import { defineQuery } from '../../http/query.js';
 import { EXAMPLE_ORGANIZATION, EXAMPLE_TENANT, queryExamples, ref } from '../../http/docs.js';
 

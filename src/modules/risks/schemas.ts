@@ -4,7 +4,7 @@ import { EXAMPLE_ORGANIZATION, EXAMPLE_TENANT, queryExamples, ref } from '../../
 import { assetExample } from '../assets/schemas.js';
 import {
   FreeObject, Nullable, NullableNumber, NullableString, NullableTimestamp, StringEnum, Timestamp, riskSeverities,
-} from '../../schemas/common.js';
+} from '../../domain/schema.js';
 
 export const lifecycleStates = ['DISMISSED_ACCEPTED', 'DISMISSED_NOT_A_RISK', 'OPEN'] as const;
 

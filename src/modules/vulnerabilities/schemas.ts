@@ -4,7 +4,7 @@ import { queryExamples, ref } from '../../http/docs.js';
 import {
   Bool, CalendarDate, Nullable, NullableString, NullableTimestamp, StringEnum, Timestamp, findingSeverities,
   providers,
-} from '../../schemas/common.js';
+} from '../../domain/schema.js';
 
 export const ExemptionRule = Type.Object({
   exemptionType: NullableString(),

@@ -1,5 +1,5 @@
 // Exemption matching (decisions §7, "List vulnerabilities"). Pure: used by the derived-field computation at import.
-import type { Exemption, ExemptionRule } from './modules/vulnerabilities/schemas.js';
+import type { Exemption, ExemptionRule } from '../modules/vulnerabilities/schemas.js';
 
 export interface MatchableFinding {
   assetId: string;
