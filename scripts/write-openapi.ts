@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../src/app.js';
-import { openApiText } from '../src/http/openapi.js';
+import { openApiText } from '../src/modules/openapi/routes.js';
 import { openStorage } from '../src/storage/index.js';
 
 const OPENAPI_FILE = fileURLToPath(new URL('../openapi.json', import.meta.url));

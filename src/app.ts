@@ -12,7 +12,7 @@ import { cursorCodec } from './http/cursor.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/errors.js';
 import { healthRoutes } from './http/health.js';
 import type { Metrics } from './http/metrics.js';
-import { registerOpenApi } from './http/openapi.js';
+import { registerOpenApi } from './modules/openapi/routes.js';
 import { validatorCompiler } from './http/query.js';
 import { ASSET_PATH, ASSETS_PATH, assetRoutes } from './modules/assets/routes.js';
 import { RISKS_PATH, riskRoutes } from './modules/risks/routes.js';

@@ -8,7 +8,11 @@ import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import { importSources, type ImportResult } from '../src/import/importer.js';
 import { newKey } from '../src/domain/keys.js';
+import type { Kysely } from 'kysely';
+import { connect, defaultConnectOptions } from '../src/storage/connect.js';
 import { openStorage, type ConnectOptions, type Storage } from '../src/storage/index.js';
+import { tenantReader, type TenantReader } from '../src/storage/scope.js';
+import type { Database } from '../src/storage/tables.js';
 
 export interface TestContext {
   /** The administrative storage (import, keys); the app reads through its own API-role storage. */
@@ -109,3 +113,13 @@ export const TENANT_A = '11111111-1111-4111-8111-111111111111';
 export const TENANT_B = '22222222-2222-4222-8222-222222222222';
 export const ORG_A = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
 export const ORG_B = 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb';
+
+/**
+ * Raw Kysely access to a database as storage itself runs it, each piece of work inside the tenant's scope (on
+ * PostgreSQL, the transaction-local tenant that row-level security reads). For tests of the database's own walls and
+ * of rows the API does not expose; not part of the storage interface.
+ */
+export async function rawTenantAccess(url: string, role: 'admin' | 'api' = 'admin'): Promise<{ withTenant: TenantReader; db: Kysely<Database>; close(): Promise<void> }> {
+  const { db, dialect } = await connect(url, { ...defaultConnectOptions, role });
+  return { withTenant: tenantReader(db, dialect), db, close: () => db.destroy() };
+}

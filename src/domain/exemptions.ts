@@ -1,5 +1,6 @@
-// Exemption matching (decisions §7, "List vulnerabilities"). Pure: used by the derived-field computation at import.
-import type { Exemption, ExemptionRule } from '../modules/vulnerabilities/schemas.js';
+// Exemption matching: which exemptions match a finding (docs/DESIGN.md, "Exemptions"). Pure: the derived-field
+// computation at import runs it for every finding of the assets an import may have changed.
+import type { Exemption, ExemptionRule } from './vulnerabilities.js';
 
 export interface MatchableFinding {
   assetId: string;
@@ -59,15 +60,4 @@ export function matchingExemptions(exemptions: readonly CompiledExemption[], fin
     if (exemption.rules.some((criteria) => criteria.every((holds) => holds(finding, asset)))) ids.push(exemption.exemptionId);
   }
   return ids;
-}
-
-/**
- * vulnerabilityScore (0 to 10): 10 × (1 − e^(−w/20)) with w = 25·critical + 10·high + 3·medium + 1·low, rounded to two
- * decimals. It is 0 with no finding and grows with every counted finding and with severity, approaching 10 (reached
- * only through rounding, from w ≈ 150); one critical gives 7.13, one high 3.93, one medium 1.39, one low 0.49.
- * INFORMATIONAL and UNKNOWN findings do not count.
- */
-export function vulnerabilityScore(counts: { critical: number; high: number; medium: number; low: number }): number {
-  const weight = 25 * counts.critical + 10 * counts.high + 3 * counts.medium + counts.low;
-  return Math.round(1000 * (1 - Math.exp(-weight / 20))) / 100;
 }

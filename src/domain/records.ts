@@ -1,7 +1,7 @@
 // The normalised import records handed from the importer to storage, one type per kind of decisions §9.
-import type { Asset } from '../modules/assets/schemas.js';
-import type { Exemption, Vulnerability } from '../modules/vulnerabilities/schemas.js';
-import type { Integration, Risk } from '../modules/risks/schemas.js';
+import type { Asset } from './assets.js';
+import type { Exemption, Vulnerability } from './vulnerabilities.js';
+import type { Integration, Risk } from './risks.js';
 
 export const importKinds = ['tenant', 'environment', 'integration', 'assetGroup', 'exemption', 'asset', 'vulnerability', 'risk'] as const;
 export type ImportKind = (typeof importKinds)[number];

@@ -25,8 +25,5 @@ export const NullableInteger = (description?: string) => Nullable(Type.Integer(d
 export const NullableTimestamp = (description?: string) => Nullable(Timestamp(description));
 export const Bool = (description?: string) => Type.Boolean(description ? { description } : {});
 
-export const providers = ['AWS', 'Azure', 'GCP', 'Kubernetes'] as const;
-export const riskSeverities = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW'] as const;
-export const findingSeverities = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFORMATIONAL', 'UNKNOWN'] as const;
 
 export const KeyValueTag = Type.Object({ Key: NullableString(), Value: NullableString() });

@@ -5,7 +5,8 @@
 import { Type, type TSchema } from 'typebox';
 import { errorStatus, type ErrorCode } from '../domain/errors.js';
 import { StringEnum } from '../domain/schema.js';
-import type { QueryDefinition, ParamSpec } from './query.js';
+import type { ParamSpec } from '../domain/query.js';
+import type { QueryDefinition } from './query.js';
 
 const errorCodes = Object.keys(errorStatus) as ErrorCode[];
 

@@ -1,41 +1,11 @@
-// Query parameters are declared once per operation with defineQuery(). The declaration yields the TypeBox schema
+// Query parameters are declared once per operation as a QuerySpec (src/domain/query.ts); defineQuery() turns it into the TypeBox schema
 // (OpenAPI and route docs), the parser that enforces the request rules of the contract (unknown names, empty values,
 // list unions, repeated scalars, case-insensitive enums, strict booleans/numbers/dates, ranges), and the TypeScript
 // type of the parsed query. Fastify runs the parser as the querystring validator (see validatorCompiler below).
 import { Type, type TObject, type TSchema } from 'typebox';
 import { ApiError, type Problem } from '../domain/errors.js';
+import type { ItemSpec, ParamSpec, ParsedQuery, QuerySpec } from '../domain/query.js';
 import { normalizeTimestamp } from '../domain/time.js';
-
-type ItemSpec =
-  | { type: 'string' }
-  | { type: 'integer' }
-  | { type: 'enum'; values: readonly string[] }
-  /** An environment UUID (returned lower-cased) or the names `production` / `non-production`. */
-  | { type: 'environment' };
-
-export type ParamSpec =
-  | { kind: 'list'; item: ItemSpec; maxItems?: number; description: string }
-  | { kind: 'enum'; values: readonly string[]; default?: string; description: string }
-  | { kind: 'boolean'; default?: boolean; description: string }
-  | { kind: 'integer'; min: number; max: number; default?: number; description: string }
-  | { kind: 'decimal'; min: number; max: number; description: string }
-  | { kind: 'datetime'; description: string }
-  | { kind: 'string'; description: string };
-
-type ItemOut<I> = I extends { type: 'enum'; values: readonly (infer V)[] } ? V : I extends { type: 'integer' } ? number : string;
-type Out<P> = P extends { kind: 'list'; item: infer I }
-  ? ItemOut<I>[]
-  : P extends { kind: 'enum'; values: readonly (infer V)[] }
-    ? V
-    : P extends { kind: 'boolean' }
-      ? boolean
-      : P extends { kind: 'integer' | 'decimal' }
-        ? number
-        : string;
-type WithDefault<S> = { [K in keyof S]: S[K] extends { default: unknown } ? K : never }[keyof S];
-export type ParsedQuery<S extends Record<string, ParamSpec>> = { [K in WithDefault<S>]: Out<S[K]> } & {
-  [K in Exclude<keyof S, WithDefault<S>>]?: Out<S[K]>;
-};
 
 export interface QueryDefinition<S extends Record<string, ParamSpec>> {
   params: S;
@@ -43,16 +13,9 @@ export interface QueryDefinition<S extends Record<string, ParamSpec>> {
   parse(raw: Record<string, unknown>): ParsedQuery<S>;
 }
 
-/** Every range `[start, end]` here is checked for start <= end. */
-export interface QueryOptions {
-  ranges?: readonly (readonly [string, string])[];
-  /** `[a, b]`: a may only be given together with b. */
-  requires?: readonly (readonly [string, string])[];
-}
-
 const parsers = new WeakMap<object, (raw: Record<string, unknown>) => unknown>();
 
-export function defineQuery<const S extends Record<string, ParamSpec>>(params: S, options: QueryOptions = {}): QueryDefinition<S> {
+export function defineQuery<const S extends Record<string, ParamSpec>>({ params, options }: QuerySpec<S>): QueryDefinition<S> {
   const properties: Record<string, TSchema> = {};
   for (const [name, spec] of Object.entries(params)) properties[name] = Type.Optional(paramSchema(spec));
   const schema = Type.Object(properties, { additionalProperties: false });

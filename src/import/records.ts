@@ -1,9 +1,11 @@
 // Per-kind validation of imported records (decisions §9): identity rules, required fields, and normalisation through
 // the resource schemas. Cross-record rules (tenant known, organizationId, a finding's asset) live in importer.ts.
 import { Type } from 'typebox';
-import { Asset, derivedAssetFields } from '../modules/assets/schemas.js';
-import { Exemption, Vulnerability, derivedVulnerabilityFields, severityLevelValues } from '../modules/vulnerabilities/schemas.js';
-import { Integration, Risk } from '../modules/risks/schemas.js';
+import { Asset, derivedAssetFields, secretCountFields } from '../domain/assets.js';
+import { Exemption, Vulnerability, derivedVulnerabilityFields } from '../domain/vulnerabilities.js';
+import { hasVendorFix, secretCounts, severityLevelValue } from '../domain/derived.js';
+import type { FindingSeverity } from '../domain/enums.js';
+import { Integration, Risk } from '../domain/risks.js';
 import { FreeObject, Nullable, NullableString } from '../domain/schema.js';
 import type { ImportKind, RecordsByKind, StoredAsset, StoredVulnerability } from '../domain/records.js';
 import { normalizeValue, type FieldProblem } from './normalize.js';
@@ -22,8 +24,6 @@ const extend = (schema: JsonObjectSchema, extra: Record<string, unknown>): JsonO
   properties: { ...schema.properties, ...extra },
 });
 
-const secretCounts = ['numberOfLowSecrets', 'numberOfMediumSecrets', 'numberOfHighSecrets', 'numberOfCriticalSecrets'] as const;
-
 const schemas: Record<ImportKind, JsonObjectSchema> = {
   tenant: Type.Object({ tenantId: Type.String(), organizationId: Type.String(), name: NullableString() }) as JsonObjectSchema,
   environment: Type.Object({
@@ -34,7 +34,7 @@ const schemas: Record<ImportKind, JsonObjectSchema> = {
     tenantId: Type.String(), assetGroupId: Type.String(), name: NullableString(), assetIds: Type.Array(Type.String()),
   }) as JsonObjectSchema,
   exemption: Type.Object({ tenantId: Type.String(), exemptionId: Type.String(), exemption: Exemption }) as JsonObjectSchema,
-  asset: extend(omit(Asset as JsonObjectSchema, [...derivedAssetFields, ...secretCounts]), { rawData: Nullable(FreeObject()) }),
+  asset: extend(omit(Asset as JsonObjectSchema, [...derivedAssetFields, ...secretCountFields]), { rawData: Nullable(FreeObject()) }),
   vulnerability: omit(Vulnerability as JsonObjectSchema, derivedVulnerabilityFields),
   risk: Risk as JsonObjectSchema,
 };
@@ -104,21 +104,14 @@ function shape(kind: ImportKind, n: Record<string, unknown>): RecordsByKind[Impo
     case 'asset': {
       const { rawData, ...asset } = n;
       // Secret counts are the lengths of the secret arrays, whatever the file says.
-      const counted = {
-        ...asset,
-        numberOfLowSecrets: (asset.lowSecrets as unknown[]).length,
-        numberOfMediumSecrets: (asset.mediumSecrets as unknown[]).length,
-        numberOfHighSecrets: (asset.highSecrets as unknown[]).length,
-        numberOfCriticalSecrets: (asset.criticalSecrets as unknown[]).length,
-      };
+      const counted = { ...asset, ...secretCounts(asset as Parameters<typeof secretCounts>[0]) };
       return { tenantId, asset: counted as unknown as StoredAsset, rawData: (rawData ?? {}) as Record<string, unknown> };
     }
     case 'vulnerability': {
-      const packages = n.packages as { fixedVersion: string | null }[];
       const vulnerability = {
         ...n,
-        severityLevelValue: severityLevelValues[n.severityLevel as keyof typeof severityLevelValues],
-        hasVendorFix: packages.some((p) => typeof p.fixedVersion === 'string' && p.fixedVersion !== ''),
+        severityLevelValue: severityLevelValue(n.severityLevel as FindingSeverity),
+        hasVendorFix: hasVendorFix(n.packages as { fixedVersion: string | null }[]),
       };
       return { tenantId, vulnerability: vulnerability as unknown as StoredVulnerability };
     }

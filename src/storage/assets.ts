@@ -1,10 +1,13 @@
 // Asset reads: the list with every filter and sort of the contract answered by SQL, and the get.
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
-import type { AssetSortField, ListAssetsQuery } from '../modules/assets/schemas.js';
+import type { AssetSortField, ListAssetsQuery } from '../domain/assets.js';
+import { OPERATIONAL_STATE_TYPES } from '../domain/enums.js';
+import { META_SEPARATOR } from '../domain/search.js';
 import type { SqlDialect } from './dialect.js';
 import { columnFilters, environmentFilter, groupMemberFilter, type ColumnFilters } from './filters.js';
-import { countCache, fromTenant, type TenantReader, type TenantScope } from './scope.js';
+import { countCache, fromTenant, type TenantReader } from './scope.js';
 import type { AssetTable, Database } from './tables.js';
+import type { Page, Storage, TenantScope } from './types.js';
 
 type Eb = ExpressionBuilder<Database, 'assets'>;
 
@@ -48,12 +51,6 @@ const plainFilters: ColumnFilters = {
   ranges: [['firstObservedAtStart', 'firstObservedAtEnd', 'assets.first_observed_at']],
 };
 
-/** The only resource type with an operational state (decisions §7). */
-const OPERATIONAL_STATE_TYPES = ['AWS::EC2::Instance'];
-
-/** Separator of the tokens of meta_search; no token contains it (see assetRow). */
-export const META_SEPARATOR = '\u001f';
-
 export type AssetFilters = Omit<ListAssetsQuery, 'sortBy' | 'sortOrder' | 'page' | 'perPage'>;
 
 function filterExpressions(eb: Eb, tenantId: string, q: AssetFilters, dialect: SqlDialect): Expression<SqlBool>[] {
@@ -62,6 +59,8 @@ function filterExpressions(eb: Eb, tenantId: string, q: AssetFilters, dialect: S
   if (q.environmentIds) where.push(environmentFilter(eb, tenantId, q.environmentIds, eb.ref('assets.integration_id')));
   if (q.severityLevels) where.push(eb.or(q.severityLevels.map((level) => eb(levelColumns[level][0], '>', 0))));
   if (q.secretsLevels) where.push(eb.or(q.secretsLevels.map((level) => eb(levelColumns[level][1], '>', 0))));
+  // The text filters mirror serviceMatches, nameMatches and metadataMatches of src/domain/search.ts on columns that
+  // import fills from the same module (test/storage/rules.test.ts checks that both agree).
   if (q.services) {
     const qualified = q.services.filter((s) => s.includes('::')).map((s) => s.toLowerCase());
     const bare = q.services.filter((s) => !s.includes('::')).map((s) => s.toLowerCase());
@@ -100,7 +99,7 @@ export function assetJson(row: DerivedRow, rawData?: string): Buffer {
   return Buffer.concat([Buffer.from(derived), doc.subarray(1, doc.length - 1), Buffer.from(`,"rawData":${rawData}}`)]);
 }
 
-export function assetStore(read: TenantReader, dialect: SqlDialect) {
+export function assetStore(read: TenantReader, dialect: SqlDialect): Pick<Storage, 'listAssets' | 'getAsset'> {
   // Counting every match costs far more than fetching a page (docs/DESIGN.md §6).
   const count = countCache();
 
@@ -108,7 +107,7 @@ export function assetStore(read: TenantReader, dialect: SqlDialect) {
     fromTenant(db, 'assets', scope.tenantId).where((eb) => eb.and(filterExpressions(eb, scope.tenantId, filters, dialect)));
 
   return {
-    listAssets: (scope: TenantScope, query: ListAssetsQuery): Promise<{ items: Buffer[]; total: number }> => read(scope.tenantId, async (db) => {
+    listAssets: (scope: TenantScope, query: ListAssetsQuery): Promise<Page> => read(scope.tenantId, async (db) => {
       const { sortBy = 'id', sortOrder = 'ASC', page, perPage, ...filters } = query;
       const { column, nullable } = sortColumns[sortBy];
       const direction = sortOrder === 'DESC' ? 'desc' : 'asc';

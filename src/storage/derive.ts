@@ -1,12 +1,15 @@
-// Derived fields (decisions §7): which findings are exempted, by which exemptions, and the asset fields computed from
-// the findings that are not. Run inside the import transaction for the assets an import can have changed.
+// Derived fields: which findings are exempted, by which exemptions, and the asset fields computed from the findings
+// that are not (the rules are src/domain/exemptions.ts and src/domain/derived.ts; this file only reads and writes
+// rows). Run inside the import transaction for the assets an import can have changed.
 import { sql, type Kysely } from 'kysely';
-import { compileExemption, matchingExemptions, vulnerabilityScore, type MatchableAsset } from '../domain/exemptions.js';
-import type { Exemption } from '../modules/vulnerabilities/schemas.js';
+import { deriveAssetFields, type CountedFinding } from '../domain/derived.js';
+import { compileExemption, matchingExemptions, type MatchableAsset } from '../domain/exemptions.js';
+import type { Exemption } from '../domain/vulnerabilities.js';
 import { fromTenant } from './scope.js';
 import type { AssetTable, Database } from './tables.js';
 
 const BATCH = 500;
+const flag = (value: boolean): number => (value ? 1 : 0);
 
 type Derived = Pick<AssetTable, 'n_low' | 'n_medium' | 'n_high' | 'n_critical' | 'vulnerability_score' | 'is_vulnerable' | 'has_kev' | 'has_exploit' | 'is_exploitable'>;
 
@@ -63,7 +66,7 @@ async function recomputeBatch(db: Kysely<Database>, tenantId: string, assets: As
     matchable.set(a.id, { region: a.region, tags: JSON.parse(a.tags) as MatchableAsset['tags'], groupIds: groups.get(a.id) ?? new Set() });
   }
 
-  const derived = new Map<string, { counts: number[]; any: boolean; kev: boolean; exploit: boolean; exploitable: boolean }>();
+  const counted = new Map<string, CountedFinding[]>();
   const matches: { tenant_id: string; asset_id: string; vulnerability_id: string; exemption_id: string }[] = [];
   const nowExempted: [string, string][] = [];
   const nowCounted: [string, string][] = [];
@@ -74,13 +77,9 @@ async function recomputeBatch(db: Kysely<Database>, tenantId: string, assets: As
     const exempted = ids.length > 0;
     if (exempted !== (f.is_exempted === 1)) (exempted ? nowExempted : nowCounted).push([f.asset_id, f.vulnerability_id]);
     if (exempted) continue;
-    const d = derived.get(f.asset_id) ?? { counts: [0, 0, 0, 0, 0, 0], any: false, kev: false, exploit: false, exploitable: false };
-    d.counts[f.severity_level_value] = (d.counts[f.severity_level_value] ?? 0) + 1;
-    d.any = true;
-    d.kev ||= f.has_kev === 1;
-    d.exploit ||= f.has_exploit === 1;
-    d.exploitable ||= f.is_exploitable === 1;
-    derived.set(f.asset_id, d);
+    const list = counted.get(f.asset_id) ?? [];
+    list.push({ severityLevelValue: f.severity_level_value, hasKev: f.has_kev === 1, hasExploit: f.has_exploit === 1, isExploitable: f.is_exploitable === 1 });
+    counted.set(f.asset_id, list);
   }
 
   await db.deleteFrom('vulnerability_exemptions').where('tenant_id', '=', tenantId).where('asset_id', 'in', assetIds).execute();
@@ -96,12 +95,11 @@ async function recomputeBatch(db: Kysely<Database>, tenantId: string, assets: As
 
   const changed: (Derived & { id: string })[] = [];
   for (const a of assets) {
-    const d = derived.get(a.id);
-    const [, , low = 0, medium = 0, high = 0, critical = 0] = d?.counts ?? [];
+    const d = deriveAssetFields(counted.get(a.id) ?? []);
     const next: Derived = {
-      n_low: low, n_medium: medium, n_high: high, n_critical: critical,
-      vulnerability_score: vulnerabilityScore({ critical, high, medium, low }),
-      is_vulnerable: d?.any ? 1 : 0, has_kev: d?.kev ? 1 : 0, has_exploit: d?.exploit ? 1 : 0, is_exploitable: d?.exploitable ? 1 : 0,
+      n_low: d.numberOfLowVulnerabilities, n_medium: d.numberOfMediumVulnerabilities, n_high: d.numberOfHighVulnerabilities,
+      n_critical: d.numberOfCriticalVulnerabilities, vulnerability_score: d.vulnerabilityScore, is_vulnerable: flag(d.isVulnerable),
+      has_kev: flag(d.hasKev), has_exploit: flag(d.hasExploit), is_exploitable: flag(d.isExploitable),
     };
     if ((Object.keys(next) as (keyof Derived)[]).some((k) => next[k] !== a[k])) changed.push({ id: a.id, ...next });
   }

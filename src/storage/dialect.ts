@@ -1,8 +1,11 @@
 import { sql, type Expression, type RawBuilder } from 'kysely';
+import type { Dialect } from './types.js';
+
+// Re-exported for the modules that name the dialect beside its SQL fragments.
+export type { Dialect };
 
 type Direction = 'asc' | 'desc';
 
-export type Dialect = 'sqlite' | 'postgres';
 
 /** The few SQL fragments that are spelled differently on the two databases. */
 export interface SqlDialect {

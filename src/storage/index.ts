@@ -1,20 +1,18 @@
-// The storage interface: everything the API, the importer and the CLI may ask of the database. Implemented once with
-// Kysely for SQLite and PostgreSQL; nothing outside src/storage/ sees SQL.
+// Opens a database and returns the one implementation of the storage interface (src/storage/types.ts) for it, Kysely
+// over SQLite or PostgreSQL; nothing outside src/storage/ sees SQL.
 import { sql } from 'kysely';
 import { UnavailableError } from '../domain/errors.js';
 import { assetStore } from './assets.js';
 import { connect, defaultConnectOptions, type ConnectOptions } from './connect.js';
-import { sqlDialects, type Dialect } from './dialect.js';
-import { ingestWriter, type IngestWriter } from './ingest.js';
+import { sqlDialects } from './dialect.js';
+import { ingestWriter } from './ingest.js';
 import { keyStore } from './keys.js';
 import { riskStore } from './risks.js';
 import { vulnerabilityStore } from './vulnerabilities.js';
 import { tenantReader } from './scope.js';
+import type { IngestWriter, Storage } from './types.js';
 
-export type { TenantScope } from './scope.js';
-export type { KeyInfo, AuthenticatedKey } from './keys.js';
-export type { IngestWriter } from './ingest.js';
-export type { RiskPosition } from './risks.js';
+export type * from './types.js';
 export type { ConnectOptions } from './connect.js';
 export { parseDatabaseUrl } from './connect.js';
 
@@ -50,25 +48,22 @@ function guarded<T extends Record<string, unknown>>(methods: T): T {
   return out as T;
 }
 
-export async function openStorage(url: string, options: Partial<ConnectOptions> = {}) {
+export async function openStorage(url: string, options: Partial<ConnectOptions> = {}): Promise<Storage> {
   const { db, dialect, pool } = await connect(url, { ...defaultConnectOptions, ...options });
   const read = tenantReader(db, dialect);
 
-  const storage = guarded({
+  const storage: Omit<Storage, 'dialect' | 'poolStats'> = guarded({
     ...keyStore(db),
     ...assetStore(read, sqlDialects[dialect]),
     ...riskStore(read),
     ...vulnerabilityStore(read),
 
-    /** The per-database key that signs list cursors (made by migration 0003). */
+    // Made once per database by migration 0003.
     async cursorKey(): Promise<Buffer> {
       const row = await db.selectFrom('server_secrets').select('value').where('name', '=', 'cursor_key').executeTakeFirstOrThrow();
       return Buffer.from(row.value, 'hex');
     },
 
-    /**
-     * Runs an import in one transaction: all of it is written, or (when `work` throws, or on a dry run) none of it.
-     */
     async ingest<T>(work: (writer: IngestWriter) => Promise<T>, ingestOptions: { dryRun: boolean }): Promise<T> {
       let result: T | undefined;
       try {
@@ -107,14 +102,8 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
     },
   });
   return {
-    dialect: dialect as Dialect,
+    dialect,
     ...storage,
-    /** Connections of the PostgreSQL pool (undefined on SQLite, which has one embedded connection). */
-    poolStats: (): { total: number; idle: number; waiting: number } | undefined =>
-      pool && { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount },
-    /** Tenant-scoped raw access for tests of the database's own isolation (row-level security). Not for the API. */
-    withTenant: read,
+    poolStats: () => pool && { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount },
   };
 }
-
-export type Storage = Awaited<ReturnType<typeof openStorage>>;

@@ -2,34 +2,15 @@
 // pass, all inside the one transaction of an import run.
 import type { Insertable, Kysely, Transaction } from 'kysely';
 import type { ImportKind, RecordsByKind } from '../domain/records.js';
-import { META_SEPARATOR } from './assets.js';
+import { metadataSearchText, serviceName } from '../domain/search.js';
 import { recomputeDerived } from './derive.js';
 import { tenantOrganization } from './keys.js';
 import { fromTenant } from './scope.js';
 import type { AssetTable, Database } from './tables.js';
+import type { IngestWriter } from './types.js';
 
 const json = (value: unknown): Buffer => Buffer.from(JSON.stringify(value));
 const flag = (value: boolean): number => (value ? 1 : 0);
-
-/** Lower-cased keys and scalar values of rawData, for the `metadata` filter (decisions §7). */
-export function metaSearchText(rawData: unknown): string {
-  const tokens: string[] = [];
-  const walk = (value: unknown): void => {
-    if (value === null || value === undefined) return;
-    if (Array.isArray(value)) value.forEach(walk);
-    else if (typeof value === 'object') {
-      for (const [key, inner] of Object.entries(value)) {
-        tokens.push(key.toLowerCase());
-        walk(inner);
-      }
-    } else tokens.push(String(value).toLowerCase());
-  };
-  walk(rawData);
-  return tokens.join(META_SEPARATOR);
-}
-
-const serviceName = (service: string | null): string | null =>
-  service === null ? null : service.slice(service.lastIndexOf('::') + (service.includes('::') ? 2 : 0)).toLowerCase();
 
 function assetRow({ tenantId, asset: a, rawData }: RecordsByKind['asset']): Insertable<AssetTable> {
   return {
@@ -44,7 +25,7 @@ function assetRow({ tenantId, asset: a, rawData }: RecordsByKind['asset']): Inse
     n_critical_secrets: a.numberOfCriticalSecrets,
     // Derived columns start empty; recomputeDerived() fills them before the transaction commits.
     n_low: 0, n_medium: 0, n_high: 0, n_critical: 0, vulnerability_score: 0, is_vulnerable: 0, has_kev: 0, has_exploit: 0, is_exploitable: 0,
-    tags: JSON.stringify(a.tags), meta_search: metaSearchText(rawData), doc: json(a), raw_data: JSON.stringify(rawData),
+    tags: JSON.stringify(a.tags), meta_search: metadataSearchText(rawData), doc: json(a), raw_data: JSON.stringify(rawData),
   };
 }
 
@@ -70,7 +51,7 @@ const BATCH_ROWS: Record<ImportKind, number> = {
  * Buffers records per kind and writes them in batches. Tracks which tenants and assets the run touched so that
  * derived fields are recomputed for exactly what may have changed.
  */
-export function ingestWriter(tx: Transaction<Database>) {
+export function ingestWriter(tx: Transaction<Database>): IngestWriter {
   const pending: { [K in ImportKind]: RecordsByKind[K][] } = {
     tenant: [], environment: [], integration: [], assetGroup: [], exemption: [], asset: [], vulnerability: [], risk: [],
   };
@@ -185,4 +166,3 @@ export function ingestWriter(tx: Transaction<Database>) {
   };
 }
 
-export type IngestWriter = ReturnType<typeof ingestWriter>;

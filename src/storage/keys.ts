@@ -1,25 +1,7 @@
 // API keys: stored as a SHA-256 hash and a short display prefix, never the key itself.
 import type { Kysely } from 'kysely';
 import type { Database } from './tables.js';
-
-export interface KeyInfo {
-  id: string;
-  name: string | null;
-  prefix: string;
-  createdAt: string;
-  expiresAt: string | null;
-  revokedAt: string | null;
-  lastUsedAt: string | null;
-}
-
-export interface AuthenticatedKey {
-  keyId: string;
-  tenantId: string;
-  dataVersion: number;
-  expiresAt: string | null;
-  revokedAt: string | null;
-  lastUsedAt: string | null;
-}
+import type { AuthenticatedKey, KeyInfo, NewKey, Storage, TenantInfo } from './types.js';
 
 /** The organization a tenant belongs to; undefined for an unknown tenant. */
 export async function tenantOrganization(db: Kysely<Database>, tenantId: string): Promise<string | undefined> {
@@ -27,9 +9,11 @@ export async function tenantOrganization(db: Kysely<Database>, tenantId: string)
   return row?.organization_id;
 }
 
-export function keyStore(db: Kysely<Database>) {
+type KeyStore = Pick<Storage, 'insertKey' | 'listKeys' | 'revokeKey' | 'findKeyByHash' | 'touchKey' | 'tenantOrganization' | 'listTenants'>;
+
+export function keyStore(db: Kysely<Database>): KeyStore {
   return {
-    async insertKey(row: { id: string; tenantId: string; name: string | null; prefix: string; keyHash: string; createdAt: string; expiresAt: string | null }): Promise<void> {
+    async insertKey(row: NewKey): Promise<void> {
       await db.insertInto('api_keys').values({
         id: row.id, tenant_id: row.tenantId, name: row.name, prefix: row.prefix, key_hash: row.keyHash,
         created_at: row.createdAt, expires_at: row.expiresAt, revoked_at: null, last_used_at: null,
@@ -70,7 +54,7 @@ export function keyStore(db: Kysely<Database>) {
 
     tenantOrganization: (tenantId: string): Promise<string | undefined> => tenantOrganization(db, tenantId),
 
-    async listTenants(): Promise<{ tenantId: string; organizationId: string; name: string | null }[]> {
+    async listTenants(): Promise<TenantInfo[]> {
       const rows = await db.selectFrom('tenants').selectAll().orderBy('tenant_id').execute();
       return rows.map((r) => ({ tenantId: r.tenant_id, organizationId: r.organization_id, name: r.name }));
     },

@@ -1,16 +1,15 @@
 // Risk reads: keyset (seek) pages over (sort value, id), so a batch deep in the list costs what the first does, with
 // the primary asset and integration of a whole batch fetched in one query each.
 import type { Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely';
-import type { ListRisksQuery } from '../modules/risks/schemas.js';
+import type { ListRisksQuery } from '../domain/risks.js';
 import { assetJson, DERIVED_COLUMNS } from './assets.js';
 import { columnFilters, environmentFilter, type ColumnFilters } from './filters.js';
-import { countCache, fromTenant, type TenantReader, type TenantScope } from './scope.js';
+import { countCache, fromTenant, type TenantReader } from './scope.js';
 import type { Database } from './tables.js';
+import type { RiskPosition, Storage } from './types.js';
 
 type Eb = ExpressionBuilder<Database, 'risks'>;
 export type RiskFilters = Omit<ListRisksQuery, 'sortBy' | 'sortOrder' | 'perPage' | 'cursor' | 'fields' | 'include'>;
-/** Where a batch starts: after the item with this sort value and id. */
-export type RiskPosition = readonly [string | number, string];
 
 const sortColumns = { discoveredAt: 'discovered_at', score: 'score' } as const;
 
@@ -65,7 +64,7 @@ export function riskJson(row: RiskRow, fields: readonly string[] | undefined): B
   return Buffer.concat(parts);
 }
 
-export function riskStore(read: TenantReader) {
+export function riskStore(read: TenantReader): Pick<Storage, 'listRisks'> {
   const count = countCache();
 
   const filtered = (db: Kysely<Database>, tenantId: string, filters: RiskFilters) =>
@@ -76,7 +75,7 @@ export function riskStore(read: TenantReader) {
      * One batch after `after` (or the first) as API JSON, the total under the filters, and the position of the last
      * item when more follow (null on the last batch).
      */
-    listRisks: (scope: TenantScope, query: ListRisksQuery, after: RiskPosition | undefined) => read(scope.tenantId, async (db) => {
+    listRisks: (scope, query, after) => read(scope.tenantId, async (db) => {
       const { sortBy, sortOrder, perPage, cursor: _cursor, fields, include, ...filters } = query;
       const column = sortColumns[sortBy];
       let select = filtered(db, scope.tenantId, filters)

@@ -1,11 +1,7 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Database } from './tables.js';
+import type { Dialect, TenantScope } from './types.js';
 
-/** Which tenant a request acts for, and the version of its data (bumped by every import that touches it). */
-export interface TenantScope {
-  tenantId: string;
-  dataVersion: number;
-}
 
 type TenantTableName = Exclude<keyof Database, 'tenants' | 'api_keys' | 'server_secrets'>;
 
@@ -44,7 +40,7 @@ export type TenantReader = <T>(tenantId: string, work: (db: Kysely<Database>) =>
  * read, so even a query that lost its tenant predicate sees one tenant. SQLite has no such mechanism; the predicate
  * added by fromTenant() is the wall there.
  */
-export function tenantReader(db: Kysely<Database>, dialect: 'sqlite' | 'postgres'): TenantReader {
+export function tenantReader(db: Kysely<Database>, dialect: Dialect): TenantReader {
   if (dialect === 'sqlite') return (_tenantId, work) => work(db);
   return (tenantId, work) => db.transaction().execute(async (trx) => {
     await sql`select set_config('secinv.tenant_id', ${tenantId}, true)`.execute(trx);

@@ -1,10 +1,12 @@
 // Vulnerability finding reads: every filter answered by SQL (package filters through the packages child table, asset
 // filters through semi-joins), page-numbered with the (asset_id, vulnerability_id) tie-break, exemptions spliced in.
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
-import { severityLevelValues, type ListVulnerabilitiesQuery, type VulnerabilitySortField } from '../modules/vulnerabilities/schemas.js';
+import { severityLevelValues } from '../domain/enums.js';
+import type { ListVulnerabilitiesQuery, VulnerabilitySortField } from '../domain/vulnerabilities.js';
 import { columnFilters, environmentFilter, groupMemberFilter, type ColumnFilters } from './filters.js';
-import { countCache, fromTenant, type TenantReader, type TenantScope } from './scope.js';
+import { countCache, fromTenant, type TenantReader } from './scope.js';
 import type { Database } from './tables.js';
+import type { Storage } from './types.js';
 
 type Eb = ExpressionBuilder<Database, 'vulnerabilities'>;
 export type VulnerabilityFilters = Omit<ListVulnerabilitiesQuery, 'sortBy' | 'sortOrder' | 'page' | 'perPage'>;
@@ -50,14 +52,14 @@ function filterExpressions(eb: Eb, tenantId: string, q: VulnerabilityFilters): E
 
 const key = (assetId: string, vulnerabilityId: string) => `${assetId}\u0000${vulnerabilityId}`;
 
-export function vulnerabilityStore(read: TenantReader) {
+export function vulnerabilityStore(read: TenantReader): Pick<Storage, 'listVulnerabilities'> {
   const count = countCache();
 
   const filtered = (db: Kysely<Database>, tenantId: string, filters: VulnerabilityFilters) =>
     fromTenant(db, 'vulnerabilities', tenantId).where((eb) => eb.and(filterExpressions(eb, tenantId, filters)));
 
   return {
-    listVulnerabilities: (scope: TenantScope, query: ListVulnerabilitiesQuery): Promise<{ items: Buffer[]; total: number }> => read(scope.tenantId, async (db) => {
+    listVulnerabilities: (scope, query) => read(scope.tenantId, async (db) => {
       const { sortBy, sortOrder, page, perPage, ...filters } = query;
       const column = sortColumns[sortBy];
       const direction = sortOrder === 'DESC' ? 'desc' : 'asc';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Asset, sortableAssetFields } from '../../src/modules/assets/schemas.js';
+import { Asset, sortableAssetFields } from '../../src/domain/assets.js';
 import { createKey, importRecords, setup, TENANT_A, type TestContext } from '../helpers.js';
 import {
   A1, A2, A3, A4, A5, A6, ALL_A, ENV_DEV, ENV_MISSING, ENV_PROD, GROUP_1, GROUP_2, INT_DEV, INT_PROD, fixture,

@@ -3,8 +3,9 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorStatus } from '../../src/domain/errors.js';
-import { openApiText } from '../../src/http/openapi.js';
-import type { ParamSpec, QueryDefinition } from '../../src/http/query.js';
+import { openApiText } from '../../src/modules/openapi/routes.js';
+import type { ParamSpec } from '../../src/domain/query.js';
+import type { QueryDefinition } from '../../src/http/query.js';
 import { getAssetQuery, listAssetsQuery } from '../../src/modules/assets/schemas.js';
 import { listRisksQuery } from '../../src/modules/risks/schemas.js';
 import { listVulnerabilitiesQuery } from '../../src/modules/vulnerabilities/schemas.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Integration, Risk } from '../../src/modules/risks/schemas.js';
+import { Integration, Risk } from '../../src/domain/risks.js';
 import { createKey, importRecords, setup, TENANT_A, TENANT_B, type TestContext } from '../helpers.js';
 import {
   A1, A2, A5, ENV_DEV, ENV_PROD, INT_DEV, INT_PROD, MISSING_ASSET, R1, R2, R3, R4, R5, R6, fixture, riskFixture,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Vulnerability } from '../../src/modules/vulnerabilities/schemas.js';
+import { Vulnerability } from '../../src/domain/vulnerabilities.js';
 import { createKey, importRecords, setup, TENANT_A, TENANT_B, type TestContext } from '../helpers.js';
 import { A1, A2, A4, A6, GROUP_1, GROUP_2, INT_DEV, INT_PROD, INT_UNKNOWN, fixture } from '../fixtures.js';
 

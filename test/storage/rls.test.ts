@@ -6,21 +6,24 @@ import { TENANT_TABLES } from '../../src/storage/migrations.js';
 import { openStorage, type Storage } from '../../src/storage/index.js';
 import type { Database } from '../../src/storage/tables.js';
 import { A1, fixture } from '../fixtures.js';
-import { createTestDatabase, importRecords, TENANT_A, TENANT_B, TEST_DIALECTS } from '../helpers.js';
+import { createTestDatabase, importRecords, rawTenantAccess, TENANT_A, TENANT_B, TEST_DIALECTS } from '../helpers.js';
 
 describe.skipIf(!TEST_DIALECTS.includes('postgres'))('row-level security (PostgreSQL)', () => {
   let url: string;
   let drop: () => Promise<void>;
   let admin: Storage;
   let api: Storage;
+  let raw: Awaited<ReturnType<typeof rawTenantAccess>>;
 
   beforeAll(async () => {
     ({ url, drop } = await createTestDatabase('postgres'));
     admin = await openStorage(url);
     expect((await importRecords(admin, fixture)).problems).toEqual([]);
     api = await openStorage(url, { role: 'api' });
+    raw = await rawTenantAccess(url, 'api');
   });
   afterAll(async () => {
+    await raw.close();
     await api.close();
     await admin.close();
     await drop();
@@ -38,7 +41,7 @@ describe.skipIf(!TEST_DIALECTS.includes('postgres'))('row-level security (Postgr
 
   /** Reads a whole tenant table through the API role with the tenant predicate deliberately left out. */
   const unfiltered = (tenantId: string, table: (typeof TENANT_TABLES)[number]) =>
-    api.withTenant(tenantId, (db: Kysely<Database>) => sql<{ tenant_id: string }>`select tenant_id from ${sql.table(table)}`.execute(db).then((r) => r.rows));
+    raw.withTenant(tenantId, (db: Kysely<Database>) => sql<{ tenant_id: string }>`select tenant_id from ${sql.table(table)}`.execute(db).then((r) => r.rows));
 
   /** The isolation property: every row visible without a predicate is the tenant's, and all of them are. */
   async function seesExactlyItsOwnAssets(tenantId: string, expected: number): Promise<boolean> {
@@ -62,13 +65,13 @@ describe.skipIf(!TEST_DIALECTS.includes('postgres'))('row-level security (Postgr
   });
 
   it('the API role can neither write tenant data nor bypass the policies', async () => {
-    await expect(api.withTenant(TENANT_B, (db) => db.deleteFrom('assets').execute())).rejects.toThrow(/permission denied/);
-    const role = await api.withTenant(TENANT_B, (db) =>
+    await expect(raw.withTenant(TENANT_B, (db) => db.deleteFrom('assets').execute())).rejects.toThrow(/permission denied/);
+    const role = await raw.withTenant(TENANT_B, (db) =>
       sql<{ rolsuper: boolean; rolbypassrls: boolean; owns: number }>`select rolsuper, rolbypassrls,
         (select count(*)::int from pg_class where relowner = pg_roles.oid) as owns
         from pg_roles where rolname = current_user`.execute(db).then((r) => r.rows[0]));
     expect(role).toEqual({ rolsuper: false, rolbypassrls: false, owns: 0 });
-    await expect(api.withTenant(TENANT_B, (db) => sql`set role postgres`.execute(db))).rejects.toThrow(/permission denied/);
+    await expect(raw.withTenant(TENANT_B, (db) => sql`set role postgres`.execute(db))).rejects.toThrow(/permission denied/);
   });
 
   it('the API still answers through the policies (key lookup, last use, reads)', async () => {

@@ -1,10 +1,10 @@
 // The storage interface on every dialect: the same answers from SQLite and PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashKey, newKey } from '../../src/domain/keys.js';
-import type { ListAssetsQuery } from '../../src/modules/assets/schemas.js';
+import type { ListAssetsQuery } from '../../src/domain/assets.js';
 import type { Storage } from '../../src/storage/index.js';
 import { A1, A2, A3, A4, A5, A6, GROUP_1, fixture } from '../fixtures.js';
-import { importRecords, openTestStorage, TENANT_A, TENANT_B, TEST_DIALECTS, type TestStorage } from '../helpers.js';
+import { importRecords, openTestStorage, rawTenantAccess, TENANT_A, TENANT_B, TEST_DIALECTS, type TestStorage } from '../helpers.js';
 
 const page = (extra: Partial<ListAssetsQuery> = {}): ListAssetsQuery => ({ page: 1, perPage: 100, ...extra });
 const idsOf = (items: Buffer[]) => items.map((b) => (JSON.parse(b.toString()) as { id: string }).id);
@@ -13,12 +13,17 @@ for (const dialect of TEST_DIALECTS) {
   describe(`storage on ${dialect}`, () => {
     let opened: TestStorage;
     let storage: Storage;
+    let raw: Awaited<ReturnType<typeof rawTenantAccess>>;
     beforeAll(async () => {
       opened = await openTestStorage(dialect);
       storage = opened.storage;
+      raw = await rawTenantAccess(opened.url);
       expect((await importRecords(storage, fixture)).problems).toEqual([]);
     });
-    afterAll(async () => opened.dispose());
+    afterAll(async () => {
+      await raw.close();
+      await opened.dispose();
+    });
 
     const scopeA = () => ({ tenantId: TENANT_A, dataVersion: 1 });
 
@@ -95,7 +100,7 @@ for (const dialect of TEST_DIALECTS) {
         tenantId: TENANT_A, assetId: A2, vulnerabilityId: 'CVE-2024-0004', severityLevel: 'MEDIUM',
         firstObservedAt: '2024-05-01', lastObservedAt: '2024-06-01', packages,
       }] as [string, Record<string, unknown>];
-      const packagesOf = () => storage.withTenant(TENANT_A, (db) => db.selectFrom('vulnerability_packages')
+      const packagesOf = () => raw.withTenant(TENANT_A, (db) => db.selectFrom('vulnerability_packages')
         .select(['position', 'package_name', 'target_class']).where('tenant_id', '=', TENANT_A).where('asset_id', '=', A2)
         .where('vulnerability_id', '=', 'CVE-2024-0004').orderBy('position').execute());
       expect(await packagesOf()).toEqual([{ position: 0, package_name: 'lodash', target_class: null }]);

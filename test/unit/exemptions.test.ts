@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { compileExemption, matchingExemptions, vulnerabilityScore, type MatchableAsset, type MatchableFinding } from '../../src/domain/exemptions.js';
-import type { ExemptionRule } from '../../src/modules/vulnerabilities/schemas.js';
+import { vulnerabilityScore } from '../../src/domain/derived.js';
+import { compileExemption, matchingExemptions, type MatchableAsset, type MatchableFinding } from '../../src/domain/exemptions.js';
+import type { ExemptionRule } from '../../src/domain/vulnerabilities.js';
 
 const finding: MatchableFinding = { assetId: 'asset-1', vulnerabilityId: 'CVE-1', hasVendorFix: false };
 const asset: MatchableAsset = { region: 'us-east-1', tags: [{ Key: 'env', Value: 'prod' }], groupIds: new Set(['g1']) };

@@ -6,15 +6,17 @@ import swagger, { type SwaggerTransform } from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import type { TSchema } from 'typebox';
-import { Asset, AssetIdParams, PageMeta } from '../modules/assets/schemas.js';
-import { ASSET_PATH, ASSETS_PATH } from '../modules/assets/routes.js';
-import { CursorMeta, Integration, Risk } from '../modules/risks/schemas.js';
-import { Vulnerability } from '../modules/vulnerabilities/schemas.js';
-import { ErrorBody, examplesOf, type ComponentName } from './docs.js';
+import { Asset } from '../../domain/assets.js';
+import { AssetIdParams, PageMeta } from '../assets/schemas.js';
+import { ASSET_PATH, ASSETS_PATH } from '../assets/routes.js';
+import { Integration, Risk } from '../../domain/risks.js';
+import { CursorMeta } from '../risks/schemas.js';
+import { Vulnerability } from '../../domain/vulnerabilities.js';
+import { ErrorBody, examplesOf, type ComponentName } from '../../http/docs.js';
 
-// The same relative path from src/http (tests, tsx) and dist/http (the built server).
+// The same relative path from src/modules/openapi (tests, tsx) and dist/modules/openapi (the built server).
 const packageVersion = (): string =>
-  (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 /** `components.schemas`: each registered with `app.addSchema()` under its name, referenced with `ref(name)`. */
 const components: Record<ComponentName, TSchema> = {

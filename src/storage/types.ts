@@ -1,0 +1,121 @@
+// The storage interface: every operation the API, the importer and the CLI may ask of a database. One implementation
+// (src/storage/index.ts) serves SQLite and PostgreSQL through Kysely; nothing outside src/storage/ sees SQL.
+//
+// Tenant data is reached only through a TenantScope (API reads) or a record that names its tenant (import), so no
+// operation can read or write tenant rows without naming the tenant. Keys are the exception by nature: a request is
+// authenticated by its key's hash before its tenant is known, and the CLI revokes a key by its id.
+import type { ListAssetsQuery } from '../domain/assets.js';
+import type { ImportKind, RecordsByKind } from '../domain/records.js';
+import type { ListRisksQuery } from '../domain/risks.js';
+import type { ListVulnerabilitiesQuery } from '../domain/vulnerabilities.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+/** Which tenant a request acts for, and the version of its data (bumped by every import that touches it). */
+export interface TenantScope {
+  tenantId: string;
+  dataVersion: number;
+}
+
+/** A page of a numbered list: each item is the API object's JSON, ready to splice into the response. */
+export interface Page {
+  items: Buffer[];
+  /** How many records match the filters, over all pages. */
+  total: number;
+}
+
+/** Where a risk batch starts: after the item with this sort value and id. */
+export type RiskPosition = readonly [string | number, string];
+
+export interface TenantInfo {
+  tenantId: string;
+  organizationId: string;
+  name: string | null;
+}
+
+/** A key as listings show it: never the key or its hash. */
+export interface KeyInfo {
+  id: string;
+  name: string | null;
+  prefix: string;
+  createdAt: string;
+  expiresAt: string | null;
+  revokedAt: string | null;
+  lastUsedAt: string | null;
+}
+
+export interface NewKey {
+  id: string;
+  tenantId: string;
+  name: string | null;
+  prefix: string;
+  keyHash: string;
+  createdAt: string;
+  expiresAt: string | null;
+}
+
+/** The key a request presented, its tenant and that tenant's data version. */
+export interface AuthenticatedKey {
+  keyId: string;
+  tenantId: string;
+  dataVersion: number;
+  expiresAt: string | null;
+  revokedAt: string | null;
+  lastUsedAt: string | null;
+}
+
+/** What an import may do inside its transaction. */
+export interface IngestWriter {
+  /** Buffers a normalised record and writes it with others of its kind; a later record with the same identity wins. */
+  write<K extends ImportKind>(kind: K, record: RecordsByKind[K]): Promise<void>;
+  /** Writes what is buffered, recomputes derived fields, and bumps the data version of every touched tenant. */
+  finish(): Promise<void>;
+  assetExists(tenantId: string, assetId: string): Promise<boolean>;
+  /** The organization a tenant belongs to; undefined for an unknown tenant. */
+  tenantOrganization(tenantId: string): Promise<string | undefined>;
+}
+
+export interface PoolStats {
+  total: number;
+  idle: number;
+  waiting: number;
+}
+
+export interface Storage {
+  readonly dialect: Dialect;
+
+  // API reads: each runs in the tenant of its scope (on PostgreSQL also under row-level security).
+  listAssets(scope: TenantScope, query: ListAssetsQuery): Promise<Page>;
+  /** The asset's JSON (with `rawData` when asked), or undefined when the tenant has no asset with this id. */
+  getAsset(scope: TenantScope, id: string, withRawData: boolean): Promise<Buffer | undefined>;
+  /** One batch after `after` (or the first), the total under the filters, and where the next batch starts (null: last). */
+  listRisks(scope: TenantScope, query: ListRisksQuery, after: RiskPosition | undefined): Promise<Page & { next: RiskPosition | null }>;
+  listVulnerabilities(scope: TenantScope, query: ListVulnerabilitiesQuery): Promise<Page>;
+
+  // Tenants and keys.
+  listTenants(): Promise<TenantInfo[]>;
+  /** The organization a tenant belongs to; undefined for an unknown tenant. */
+  tenantOrganization(tenantId: string): Promise<string | undefined>;
+  insertKey(key: NewKey): Promise<void>;
+  listKeys(tenantId: string): Promise<KeyInfo[]>;
+  /** Revokes a key; false when no key has that id. Revoking twice keeps the first time. */
+  revokeKey(id: string, at: string): Promise<boolean>;
+  /** The key with this hash; undefined when no such key or its tenant does not exist. */
+  findKeyByHash(keyHash: string): Promise<AuthenticatedKey | undefined>;
+  touchKey(id: string, at: string): Promise<void>;
+
+  /**
+   * Runs an import in one transaction: all of it is written, or (when `work` throws, or on a dry run) none of it.
+   * Refreshes the planner's statistics after a write.
+   */
+  ingest<T>(work: (writer: IngestWriter) => Promise<T>, options: { dryRun: boolean }): Promise<T>;
+
+  // The server.
+  /** The per-database key that signs list cursors: every process of one database accepts the others' cursors. */
+  cursorKey(): Promise<Buffer>;
+  /** Throws when the database cannot answer (readiness). */
+  ping(): Promise<void>;
+  /** Connections of the PostgreSQL pool; undefined on SQLite, which has one embedded connection. */
+  poolStats(): PoolStats | undefined;
+  close(): Promise<void>;
+}
