@@ -1,16 +1,62 @@
 import js from '@eslint/js';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import importX from 'eslint-plugin-import-x';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+
+// The layers of docs/ARCHITECTURE.md, lowest first. A file may import from its own layer and the layers below it;
+// `forbidden` lists, for each layer, what it must never import (the layers above, and siblings that must stay apart).
+const layers = {
+  domain: { path: 'src/domain', forbidden: ['src/storage', 'src/import', 'src/generate', 'src/http', 'src/modules', 'src/cli', 'src/app.ts', 'src/server.ts', 'src/config.ts'] },
+  storage: { path: 'src/storage', forbidden: ['src/import', 'src/generate', 'src/http', 'src/modules', 'src/cli', 'src/app.ts', 'src/server.ts', 'src/config.ts'] },
+  import: { path: 'src/import', forbidden: ['src/generate', 'src/http', 'src/modules', 'src/cli', 'src/app.ts', 'src/server.ts', 'src/config.ts'] },
+  generate: { path: 'src/generate', forbidden: ['src/storage', 'src/import', 'src/http', 'src/modules', 'src/cli', 'src/app.ts', 'src/server.ts', 'src/config.ts'] },
+  http: { path: 'src/http', forbidden: ['src/import', 'src/generate', 'src/modules', 'src/cli', 'src/app.ts', 'src/server.ts', 'src/config.ts'] },
+  modules: { path: 'src/modules', forbidden: ['src/import', 'src/generate', 'src/cli', 'src/app.ts', 'src/server.ts', 'src/config.ts'] },
+  app: { path: 'src/app.ts', forbidden: ['src/cli', 'src/server.ts', 'src/config.ts', 'src/import', 'src/generate'] },
+  server: { path: 'src/server.ts', forbidden: ['src/cli', 'src/import', 'src/generate'] },
+  config: { path: 'src/config.ts', forbidden: ['src/storage', 'src/import', 'src/generate', 'src/http', 'src/modules', 'src/cli', 'src/app.ts', 'src/server.ts'] },
+};
 
 export default tseslint.config(
   { ignores: ['dist/', 'data/', 'node_modules/', 'coverage/'] },
   js.configs.recommended,
-  ...tseslint.configs.recommended,
-  { languageOptions: { globals: globals.node } },
+  ...tseslint.configs.recommendedTypeChecked,
   {
+    languageOptions: {
+      globals: globals.node,
+      parserOptions: { projectService: { allowDefaultProject: ['*.js'] }, tsconfigRootDir: import.meta.dirname },
+    },
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
+      // no-cycle follows imports only into files it can parse.
+      'import-x/extensions': ['.ts', '.js'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+    },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-restricted-syntax': ['error', { selector: 'ClassDeclaration[superClass=null]', message: 'Use functions and object literals; only error classes are classes.' }],
+      // Layering and cycles (docs/ARCHITECTURE.md): `npm run check` fails on an upward import or an import cycle.
+      'import-x/no-restricted-paths': ['error', {
+        zones: Object.entries(layers).map(([name, { path, forbidden }]) => ({
+          target: `./${path}`, from: forbidden.map((f) => `./${f}`), message: `the ${name} layer must not import this (see docs/ARCHITECTURE.md)`,
+        })),
+      }],
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      // Fastify plugins and handlers are async by contract (a throw must become a rejection), with or without an await.
+      '@typescript-eslint/require-await': 'off',
+    },
+  },
+  {
+    // Tests read response bodies as parsed JSON (`any`) and assert on them field by field.
+    files: ['test/**'],
+    rules: {
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
     },
   },
   {
@@ -18,4 +64,5 @@ export default tseslint.config(
     files: ['src/modules/**', 'src/import/**', 'src/cli/**', 'src/http/**'],
     rules: { 'no-restricted-imports': ['error', { patterns: ['kysely', 'better-sqlite3', 'pg'] }] },
   },
+  { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },
 );

@@ -53,7 +53,7 @@ export interface TestStorage {
 }
 
 /** A fresh, empty database of the dialect: a file in a temporary folder, or a PostgreSQL database of its own. */
-export async function createTestDatabase(dialect: TestDialect = TEST_DIALECT): Promise<{ url: string; dir: string; drop(): Promise<void> }> {
+export async function createTestDatabase(dialect: TestDialect = TEST_DIALECT): Promise<{ url: string; dir: string; drop: () => Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'secinv-test-'));
   if (dialect === 'sqlite') {
     return { url: `sqlite:${join(dir, 'test.db')}`, dir, drop: async () => rmSync(dir, { recursive: true, force: true }) };

@@ -15,7 +15,7 @@ export function metadataSearchText(rawData: unknown): string {
         tokens.push(key.toLowerCase());
         walk(inner);
       }
-    } else tokens.push(String(value).toLowerCase());
+    } else if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') tokens.push(String(value).toLowerCase());
   };
   walk(rawData);
   return tokens.join(META_SEPARATOR);

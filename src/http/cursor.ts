@@ -54,7 +54,7 @@ export type CursorCodec = ReturnType<typeof cursorCodec>;
 export function cursorBinding(tenantId: string, query: Record<string, unknown>): string {
   const normalised = Object.entries(query)
     .filter(([name, value]) => name !== 'cursor' && name !== 'perPage' && value !== undefined)
-    .map(([name, value]) => [name, Array.isArray(value) ? [...value].map(String).sort() : value] as const)
+    .map(([name, value]) => [name, Array.isArray(value) ? (value as unknown[]).map(String).sort() : value] as const)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return JSON.stringify([tenantId, normalised]);
 }

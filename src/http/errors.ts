@@ -52,7 +52,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return reply.code(503).header('Retry-After', String(RETRY_AFTER_SECONDS)).type(JSON_TYPE)
         .send(body([{ code: 'unavailable', message: 'the database is unavailable or overloaded; retry shortly' }]));
     }
-    const status = (error as FastifyError).statusCode;
+    const status = error.statusCode;
     if (status !== undefined && status >= 400 && status < 500) {
       const code: ErrorCode = fastifyCodes[status] ?? 'invalid_parameter';
       request.log.info({ err: error }, 'client error');

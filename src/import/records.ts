@@ -25,18 +25,18 @@ const extend = (schema: JsonObjectSchema, extra: Record<string, unknown>): JsonO
 });
 
 const schemas: Record<ImportKind, JsonObjectSchema> = {
-  tenant: Type.Object({ tenantId: Type.String(), organizationId: Type.String(), name: NullableString() }) as JsonObjectSchema,
+  tenant: Type.Object({ tenantId: Type.String(), organizationId: Type.String(), name: NullableString() }),
   environment: Type.Object({
     tenantId: Type.String(), environmentId: Type.String(), name: NullableString(), isProduction: Type.Boolean(),
-  }) as JsonObjectSchema,
-  integration: extend(Integration as JsonObjectSchema, { environmentId: NullableString() }),
+  }),
+  integration: extend(Integration, { environmentId: NullableString() }),
   assetGroup: Type.Object({
     tenantId: Type.String(), assetGroupId: Type.String(), name: NullableString(), assetIds: Type.Array(Type.String()),
-  }) as JsonObjectSchema,
-  exemption: Type.Object({ tenantId: Type.String(), exemptionId: Type.String(), exemption: Exemption }) as JsonObjectSchema,
-  asset: extend(omit(Asset as JsonObjectSchema, [...derivedAssetFields, ...secretCountFields]), { rawData: Nullable(FreeObject()) }),
-  vulnerability: omit(Vulnerability as JsonObjectSchema, derivedVulnerabilityFields),
-  risk: Risk as JsonObjectSchema,
+  }),
+  exemption: Type.Object({ tenantId: Type.String(), exemptionId: Type.String(), exemption: Exemption }),
+  asset: extend(omit(Asset, [...derivedAssetFields, ...secretCountFields]), { rawData: Nullable(FreeObject()) }),
+  vulnerability: omit(Vulnerability, derivedVulnerabilityFields),
+  risk: Risk,
 };
 
 /** Identity fields per kind, checked by the identity-string rule. */

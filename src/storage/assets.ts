@@ -11,7 +11,7 @@ import type { Page, Storage, TenantScope } from './types.js';
 
 type Eb = ExpressionBuilder<Database, 'assets'>;
 
-const sortColumns: Record<AssetSortField, { column: keyof AssetTable & string; nullable: boolean }> = {
+const sortColumns: Record<AssetSortField, { column: keyof AssetTable; nullable: boolean }> = {
   id: { column: 'id', nullable: false },
   executionId: { column: 'execution_id', nullable: true },
   integrationId: { column: 'integration_id', nullable: true },

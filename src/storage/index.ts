@@ -17,7 +17,7 @@ export type { ConnectOptions } from './connect.js';
 export { parseDatabaseUrl } from './connect.js';
 
 /** Thrown inside an ingest to roll it back without an error (dry runs). */
-const ROLLBACK = Symbol('rollback');
+class Rollback extends Error {}
 
 // SQLSTATE classes and codes that mean "the database cannot answer now", not "the request is wrong".
 const UNAVAILABLE_SQLSTATES = new Set(['57014', '57P01', '57P02', '57P03', '53300', '53400', '40001', '40P01', '55P03']);
@@ -73,11 +73,11 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
           if (dialect === 'postgres') await sql`set local enable_seqscan = off`.execute(tx);
           const writer = ingestWriter(tx);
           result = await work(writer);
-          if (ingestOptions.dryRun) throw ROLLBACK;
+          if (ingestOptions.dryRun) throw new Rollback();
           await writer.finish();
         });
       } catch (error) {
-        if (error !== ROLLBACK) throw error;
+        if (!(error instanceof Rollback)) throw error;
         return result as T;
       }
       // Fresh planner statistics after bulk changes, so filters and sorts pick their indexes. SQLite reads every index

@@ -86,7 +86,7 @@ export function riskStore(read: TenantReader): Pick<Storage, 'listRisks'> {
       // One row more than asked tells whether another batch follows.
       const fetched = await select.orderBy(column, sortOrder).orderBy('risks.id', sortOrder).limit(perPage + 1).execute();
       const rows: RiskRow[] = fetched.slice(0, perPage).map((r) => ({
-        id: r.id, sortValue: r.sortValue as string | number, doc: r.doc, primaryAssetId: r.primary_asset_id, integrationId: r.integration_id,
+        id: r.id, sortValue: r.sortValue, doc: r.doc, primaryAssetId: r.primary_asset_id, integrationId: r.integration_id,
       }));
 
       if (include?.includes('primaryAsset')) {

@@ -23,7 +23,7 @@ interface Page { data: RiskJson[]; meta: { perPage: number; total: number; curso
 
 async function get(query: string, key = keyA) {
   const res = await ctx.app.inject({ url: `/v1/tenant/risks${query ? `?${query}` : ''}`, headers: { authorization: `Bearer ${key}` } });
-  return { status: res.statusCode, body: res.json() as Page & { errors?: { code: string; field?: string }[] } };
+  return { status: res.statusCode, body: res.json<Page & { errors?: { code: string; field?: string }[] }>() };
 }
 
 async function ids(query: string): Promise<string[]> {

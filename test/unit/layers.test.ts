@@ -1,0 +1,45 @@
+// The lint is the guard of docs/ARCHITECTURE.md: an upward import or an import cycle planted in the source tree must
+// fail it. The planted files live only for the duration of the test.
+import { randomBytes } from 'node:crypto';
+import { rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+async function lintPlanted(files: Record<string, string>): Promise<string[]> {
+  const tag = randomBytes(4).toString('hex');
+  const paths = Object.keys(files).map((name) => `src/${name.replace('TAG', tag)}`);
+  try {
+    Object.values(files).forEach((text, i) => writeFileSync(`${root}${paths[i]}`, text.replaceAll('TAG', tag)));
+    const results = await new ESLint({ cwd: root }).lintFiles(paths);
+    return results.flatMap((r) => r.messages.map((m) => `${m.ruleId ?? 'parse'}: ${m.message}`));
+  } finally {
+    for (const path of paths) rmSync(`${root}${path}`, { force: true });
+  }
+}
+
+describe('layer rules', { timeout: 120_000 }, () => {
+  it('an import from a higher layer fails the lint', async () => {
+    const messages = await lintPlanted({
+      'domain/planted-TAG.ts': "import type { Storage } from '../storage/types.js';\nexport type Planted = Storage;\n",
+    });
+    expect(messages.some((m) => m.startsWith('import-x/no-restricted-paths') && m.includes('the domain layer must not import'))).toBe(true);
+  });
+
+  it('an import cycle fails the lint', async () => {
+    const messages = await lintPlanted({
+      'domain/planted-a-TAG.ts': "import { b } from './planted-b-TAG.js';\nexport const a = (): number => b() + 1;\n",
+      'domain/planted-b-TAG.ts': "import { a } from './planted-a-TAG.js';\nexport const b = (): number => a() - 1;\n",
+    });
+    expect(messages.filter((m) => m.startsWith('import-x/no-cycle'))).toHaveLength(2);
+  });
+
+  it('an import within the rules passes', async () => {
+    const messages = await lintPlanted({
+      'storage/planted-TAG.ts': "import { severityLevelValues } from '../domain/enums.js';\nexport const planted = severityLevelValues.HIGH;\n",
+    });
+    expect(messages).toEqual([]);
+  });
+});
