@@ -1,6 +1,7 @@
 // The asset: its record type as the API returns it, the fields the service derives, and the vocabulary of its list
 // and get operations (parameters, sort keys).
 import { Type, type Static } from 'typebox';
+import type { DerivedAssetFields } from './derived.js';
 import { operationalStates, providers, riskSeverities } from './enums.js';
 import { querySpec, type ParsedQuery } from './query.js';
 import {
@@ -75,11 +76,11 @@ export const Asset = Type.Object({
 });
 export type Asset = Static<typeof Asset>;
 
-/** Fields the service computes (decisions §7); imported values are ignored. */
+/** Fields the service computes from the findings (src/domain/derived.ts, deriveAssetFields); imported values are ignored. */
 export const derivedAssetFields = [
   'isVulnerable', 'numberOfLowVulnerabilities', 'numberOfMediumVulnerabilities', 'numberOfHighVulnerabilities',
   'numberOfCriticalVulnerabilities', 'vulnerabilityScore', 'hasKev', 'hasExploit', 'isExploitable',
-] as const;
+] as const satisfies readonly (keyof DerivedAssetFields)[];
 
 /** Fields computed from the secret arrays (src/domain/derived.ts, secretCounts); imported values are ignored. */
 export const secretCountFields = ['numberOfLowSecrets', 'numberOfMediumSecrets', 'numberOfHighSecrets', 'numberOfCriticalSecrets'] as const;

@@ -1,14 +1,15 @@
-// The normalised import records handed from the importer to storage, one type per kind of decisions §9.
+// The normalised import records handed from the importer to storage, one type per kind of record an import file may
+// hold (docs/IMPORT.md).
 import type { Asset } from './assets.js';
+import type { DerivedAssetFields } from './derived.js';
 import type { Exemption, Vulnerability } from './vulnerabilities.js';
 import type { Integration, Risk } from './risks.js';
 
 export const importKinds = ['tenant', 'environment', 'integration', 'assetGroup', 'exemption', 'asset', 'vulnerability', 'risk'] as const;
 export type ImportKind = (typeof importKinds)[number];
 
-/** Asset fields computed by the service from findings; everything else of the API object is imported. */
-export type StoredAsset = Omit<Asset, 'isVulnerable' | 'numberOfLowVulnerabilities' | 'numberOfMediumVulnerabilities' |
-  'numberOfHighVulnerabilities' | 'numberOfCriticalVulnerabilities' | 'vulnerabilityScore' | 'hasKev' | 'hasExploit' | 'isExploitable'>;
+/** The asset as imported: the API object without the fields the service derives from findings. */
+export type StoredAsset = Omit<Asset, keyof DerivedAssetFields>;
 export type StoredVulnerability = Omit<Vulnerability, 'exemptions'>;
 
 export interface TenantRecord { tenantId: string; organizationId: string; name: string | null }

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { vulnerabilityScore } from '../../src/domain/derived.js';
 import { compileExemption, matchingExemptions, type MatchableAsset, type MatchableFinding } from '../../src/domain/exemptions.js';
 import type { ExemptionRule } from '../../src/domain/vulnerabilities.js';
 
@@ -58,18 +57,5 @@ describe('exemption rule criteria', () => {
       compileExemption('e4', { ...base, rules: [] }),
     ];
     expect(matchingExemptions(exemptions, finding, asset)).toEqual(['e1', 'e2']);
-  });
-});
-
-describe('vulnerabilityScore', () => {
-  it('is 0 without findings and grows with count and severity, within 0 to 10', () => {
-    const zero = { critical: 0, high: 0, medium: 0, low: 0 };
-    expect(vulnerabilityScore(zero)).toBe(0);
-    expect(vulnerabilityScore({ ...zero, low: 1 })).toBeLessThan(vulnerabilityScore({ ...zero, medium: 1 }));
-    expect(vulnerabilityScore({ ...zero, medium: 1 })).toBeLessThan(vulnerabilityScore({ ...zero, high: 1 }));
-    expect(vulnerabilityScore({ ...zero, high: 1 })).toBeLessThan(vulnerabilityScore({ ...zero, critical: 1 }));
-    expect(vulnerabilityScore({ ...zero, high: 1 })).toBeLessThan(vulnerabilityScore({ ...zero, high: 2 }));
-    expect(vulnerabilityScore({ ...zero, critical: 1 })).toBe(7.13);
-    expect(vulnerabilityScore({ critical: 1000, high: 0, medium: 0, low: 0 })).toBe(10);
   });
 });
