@@ -10,7 +10,7 @@ import type { QueryDefinition } from './query.js';
 
 const errorCodes = Object.keys(errorStatus) as ErrorCode[];
 
-/** The one error body (decisions §5). Registered as the component schema `Error`. */
+/** The one error body of every error response. Registered as the component schema `Error`. */
 /** The tenant and organization of the examples in the document. */
 export const EXAMPLE_TENANT = '810a0c5d-53f7-4e56-a0f7-8684cd06a7ac';
 export const EXAMPLE_ORGANIZATION = 'fbf18ba2-f01c-43b9-b220-d8d587f4d3e2';

@@ -1,4 +1,4 @@
-// `secinv import`: reads JSON bundles and NDJSON files (decisions §9), validates every record, and writes them in one
+// `secinv import`: reads JSON bundles and NDJSON files (docs/IMPORT.md), validates every record, and writes them in one
 // transaction. Any invalid record means nothing is written; every problem (up to 100) is reported with its location.
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';

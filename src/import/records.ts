@@ -1,4 +1,4 @@
-// Per-kind validation of imported records (decisions §9): identity rules, required fields, and normalisation through
+// Per-kind validation of imported records (docs/IMPORT.md): identity rules, required fields, and normalisation through
 // the resource schemas. Cross-record rules (tenant known, organizationId, a finding's asset) live in importer.ts.
 import { Type } from 'typebox';
 import { Asset, derivedAssetFields, secretCountFields } from '../domain/assets.js';
@@ -86,7 +86,8 @@ function shape(kind: ImportKind, n: Record<string, unknown>): RecordsByKind[Impo
     case 'assetGroup':
       return n as unknown as RecordsByKind[typeof kind];
     case 'exemption': {
-      // A criterion that sets nothing (an empty list or string) is stored as unset: null (decisions §7).
+      // A criterion that sets nothing (an empty list or string) is stored as unset, null, so a listed exemption shows
+      // which criteria really apply (docs/DESIGN.md §18).
       const exemption = n.exemption as Exemption;
       const unsetEmpty = <T>(value: T): T | null => (value === '' || (Array.isArray(value) && value.length === 0) ? null : value);
       const rules = exemption.rules.map((rule) => ({

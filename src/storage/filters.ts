@@ -45,7 +45,7 @@ export function groupMemberFilter<T extends keyof Database>(
 }
 
 /**
- * environmentIds (decisions §7): a record's environment is that of its own integration; UUIDs match case-insensitively,
+ * environmentIds: a record's environment is that of its own integration; UUIDs match case-insensitively,
  * production / non-production match the flag. Written as a correlated EXISTS rather than `integration_id IN (…)`: an
  * IN list steers the planner to the integration index and a sort of every record of those integrations, while EXISTS
  * lets the sort index drive and stop after one page.

@@ -1,4 +1,4 @@
-// Authentication and tenant isolation (decisions §3, §5, §6) through HTTP (app.inject) on a real SQLite database
+// Authentication and tenant isolation through HTTP (app.inject) on a real SQLite database
 // filled with the hand-made fixture: every 401 case answers the same, and tenant B never sees tenant A's records.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashKey } from '../../src/domain/keys.js';

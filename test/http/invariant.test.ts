@@ -1,4 +1,4 @@
-// decisions §7: for every asset, the sum of its four vulnerability counts equals the total of
+// The derived counts agree with the list: for every asset, the sum of its four vulnerability counts equals the total of
 // GET /v1/tenant/vulnerabilities?assetIds=<id>&severityLevels=CRITICAL,HIGH,MEDIUM,LOW — on a generated tenant with
 // exemptions of every kind.
 import { Readable } from 'node:stream';

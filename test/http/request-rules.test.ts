@@ -1,4 +1,4 @@
-// The request rules of decisions §3/§4/§5 on the two asset operations, through HTTP (app.inject) on a real SQLite
+// The request rules (unknown and empty parameters, lists, enums, booleans, dates, ranges, error shape) on the two asset operations, through HTTP (app.inject) on a real SQLite
 // database filled with the hand-made fixture. Every assertion names exact statuses, codes, fields and ids.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { A1, A2, A3, A4, A5, A6, ALL_A, ENV_PROD, fixture } from '../fixtures.js';

@@ -176,7 +176,7 @@ describe('vulnerability list: limits, sorting and pages', () => {
     expect((await get('page=0')).status).toBe(400);
   });
 
-  // Booleans sort false before true (decisions §4).
+  // Booleans sort false before true, as 0 before 1.
   const sortKey = (f: Finding, field: string) => (typeof f[field] === 'boolean' ? Number(f[field]) : f[field]);
   for (const sortBy of ['hasKev', 'hasExploit', 'lastObservedAt', 'firstObservedAt', 'severityLevelValue']) {
     for (const sortOrder of ['ASC', 'DESC']) {
