@@ -30,6 +30,31 @@ export interface Config {
 }
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/secinv.db';
+
+/** Every environment variable secinv reads, with what it means and its default: `--help` lists them from here. */
+export const ENVIRONMENT = [
+  ['SECINV_DATABASE_URL', 'database: sqlite:PATH, a file path, or postgres://… (flag --db)', DEFAULT_DATABASE_URL],
+  ['SECINV_API_DATABASE_URL', 'PostgreSQL: the URL serve logs in with', 'the database URL as user secinv_api'],
+  ['SECINV_HOST', 'address to listen on (flag --host)', '127.0.0.1'],
+  ['SECINV_PORT', 'port to listen on (flag --port)', '8080'],
+  ['SECINV_LOG_LEVEL', 'fatal, error, warn, info, debug, trace or silent', 'info (demo: warn)'],
+  ['SECINV_DB_POOL_MAX', 'PostgreSQL: connections per process', '10'],
+  ['SECINV_DB_CONNECT_TIMEOUT_MS', 'PostgreSQL: wait for a connection before answering 503', '2000'],
+  ['SECINV_DB_STATEMENT_TIMEOUT_MS', 'PostgreSQL: statements running longer are cancelled (503)', '10000'],
+  ['SECINV_RATE_LIMIT_PER_MINUTE', 'requests per minute per API key, 0 for no limit', '1200'],
+  ['SECINV_METRICS_PORT', 'serve unauthenticated Prometheus metrics on this port (flag --metrics-port)', 'none'],
+  ['SECINV_METRICS_TOKEN', 'serve /metrics on the API port to this bearer token (16+ characters)', 'none'],
+  ['SECINV_TLS_CERT', 'PEM certificate: serve HTTPS (flag --tls-cert, with SECINV_TLS_KEY)', 'none'],
+  ['SECINV_TLS_KEY', 'PEM private key (flag --tls-key)', 'none'],
+  ['SECINV_REQUEST_TIMEOUT_MS', 'a request unanswered after this long is cut off', '30000'],
+  ['SECINV_SHUTDOWN_TIMEOUT_MS', 'on SIGTERM/SIGINT, in-flight requests get this long to finish', '10000'],
+] as const;
+
+/** The environment variables as a help section. */
+export function environmentHelp(): string {
+  const width = Math.max(...ENVIRONMENT.map(([name]) => name.length));
+  return `\nEnvironment variables (flags take precedence):\n${ENVIRONMENT.map(([name, meaning, fallback]) => `  ${name.padEnd(width)}  ${meaning} (default: ${fallback})`).join('\n')}\n`;
+}
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 export interface ConfigOverrides {

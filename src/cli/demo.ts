@@ -3,9 +3,9 @@ import { apiConnectOptions, loadConfig } from '../config.js';
 import { generateRecords, type GenerateOptions } from '../generate/generator.js';
 import { importSources, summaryLine } from '../import/importer.js';
 import { startServer } from '../server.js';
-import { openStorage } from '../storage/index.js';
+import { displayDatabaseUrl } from '../storage/index.js';
+import { openDatabase, type Io } from './io.js';
 import { createTenantKey } from './keys.js';
-import type { Io } from './main.js';
 
 export const DEMO_DATABASE_URL = 'sqlite:./data/demo.db';
 export const DEMO_OPTIONS: GenerateOptions = { seed: 'demo', tenants: 2, assets: 2500, findingsPerAsset: 6, risks: 600 };
@@ -21,7 +21,7 @@ const demoSource = (options: GenerateOptions) => ({
 export async function demoCommand(opts: { db?: string; host?: string; port?: string }, io: Io): Promise<void> {
   const config = loadConfig({ ...opts, defaultDb: DEMO_DATABASE_URL, defaultLogLevel: 'warn' });
   // Import and keys go through the administrative connection; the server reads through the API role.
-  const admin = await openStorage(config.databaseUrl);
+  const admin = await openDatabase(config.databaseUrl, io);
   const keys: { tenant: string; key: string }[] = [];
   try {
     const tenants = await admin.listTenants();
@@ -41,7 +41,7 @@ export async function demoCommand(opts: { db?: string; host?: string; port?: str
     await admin.close();
   }
 
-  const storage = await openStorage(config.databaseUrl, apiConnectOptions(config));
+  const storage = await openDatabase(config.databaseUrl, io, apiConnectOptions(config));
   const server = await startServer(config, storage).catch(async (error: unknown) => {
     await storage.close();
     throw error;
@@ -57,7 +57,10 @@ export async function demoCommand(opts: { db?: string; host?: string; port?: str
       '',
     );
   }
-  lines.push('Press Ctrl+C to stop.', '');
+  // The demo keeps its own database; this is how to serve it again without regenerating it.
+  lines.push(`To serve this data again: secinv serve --db ${shellQuote(displayDatabaseUrl(config.databaseUrl))}`, '', 'Press Ctrl+C to stop.', '');
   io.stdout.write(lines.join('\n'));
   await server.closed;
 }
+
+const shellQuote = (text: string): string => (/^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`);

@@ -1,5 +1,5 @@
 import { writeInventory } from '../generate/generator.js';
-import type { Io } from './main.js';
+import type { Io } from './io.js';
 
 export async function generateCommand(opts: { seed: string; tenants: number; assets: number; findingsPerAsset: number; risks: number }, io: Io): Promise<void> {
   // A reader that stops early (`secinv generate | head`) closes the pipe: that ends the output, it is not a failure.

@@ -1,11 +1,26 @@
 import type { Config } from '../config.js';
 import { UserError } from '../domain/errors.js';
 import { fileSource, importSources, summaryLine } from '../import/importer.js';
-import { openStorage } from '../storage/index.js';
-import type { Io } from './main.js';
+import { NoInventoryError, openStorage, type Storage } from '../storage/index.js';
+import { openDatabase, type Io } from './io.js';
+
+/**
+ * A dry run writes nothing to disk: a database that does not exist yet is not created (the files are validated against
+ * an empty inventory in memory), and an existing one is neither migrated nor written.
+ */
+async function openForImport(config: Readonly<Config>, dryRun: boolean, io: Io): Promise<Storage> {
+  if (!dryRun) return openDatabase(config.databaseUrl, io);
+  try {
+    return await openDatabase(config.databaseUrl, io, { migrations: 'verify' });
+  } catch (error) {
+    if (!(error instanceof NoInventoryError)) throw error;
+    io.stderr.write(`secinv: ${error.message}; validating against an empty inventory (dry run: nothing is created)\n`);
+    return openStorage('sqlite::memory:');
+  }
+}
 
 export async function importCommand(config: Readonly<Config>, files: string[], dryRun: boolean, io: Io): Promise<void> {
-  const storage = await openStorage(config.databaseUrl);
+  const storage = await openForImport(config, dryRun, io);
   try {
     const progress = io.stderr.isTTY === true;
     const started = Date.now();

@@ -1,17 +1,8 @@
 import type { Config } from '../config.js';
 import { UserError } from '../domain/errors.js';
 import { newKey } from '../domain/keys.js';
-import { openStorage, type Storage } from '../storage/index.js';
-import type { Io } from './main.js';
-
-async function withStorage<T>(config: Readonly<Config>, work: (storage: Storage) => Promise<T>): Promise<T> {
-  const storage = await openStorage(config.databaseUrl);
-  try {
-    return await work(storage);
-  } finally {
-    await storage.close();
-  }
-}
+import type { Storage } from '../storage/index.js';
+import { withDatabase, type Io } from './io.js';
 
 /** Creates a key for a tenant in the store and returns it; the key exists nowhere else afterwards. */
 export async function createTenantKey(storage: Storage, tenantId: string, name: string | null, expiresInDays?: number): Promise<{ id: string; key: string; expiresAt: string | null }> {
@@ -24,7 +15,7 @@ export async function createTenantKey(storage: Storage, tenantId: string, name: 
 }
 
 export async function keysCreate(config: Readonly<Config>, opts: { tenant: string; name?: string; expiresIn?: number }, io: Io): Promise<void> {
-  await withStorage(config, async (storage) => {
+  await withDatabase(config.databaseUrl, io, async (storage) => {
     const created = await createTenantKey(storage, opts.tenant, opts.name ?? null, opts.expiresIn);
     // The key alone on stdout, so `KEY=$(secinv keys create --tenant T)` works; the rest is for people.
     io.stdout.write(`${created.key}\n`);
@@ -33,7 +24,7 @@ export async function keysCreate(config: Readonly<Config>, opts: { tenant: strin
 }
 
 export async function keysList(config: Readonly<Config>, opts: { tenant: string; json: boolean }, io: Io): Promise<void> {
-  await withStorage(config, async (storage) => {
+  await withDatabase(config.databaseUrl, io, async (storage) => {
     const keys = await storage.listKeys(opts.tenant);
     if (opts.json) {
       io.stdout.write(`${JSON.stringify(keys, null, 2)}\n`);
@@ -47,7 +38,7 @@ export async function keysList(config: Readonly<Config>, opts: { tenant: string;
 }
 
 export async function keysRevoke(config: Readonly<Config>, keyId: string, io: Io): Promise<void> {
-  await withStorage(config, async (storage) => {
+  await withDatabase(config.databaseUrl, io, async (storage) => {
     if (!(await storage.revokeKey(keyId, new Date().toISOString()))) throw new UserError(`no key with id '${keyId}'`);
     io.stderr.write(`revoked key ${keyId}\n`);
   });

@@ -1,18 +1,16 @@
 // The `secinv` command line (decisions §2). Exit codes: 0 success, 1 failure (one line on stderr), 2 bad usage.
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { loadConfig } from '../config.js';
+import { environmentHelp, loadConfig } from '../config.js';
 import { UserError } from '../domain/errors.js';
 import { demoCommand } from './demo.js';
 import { generateCommand } from './generate.js';
 import { importCommand } from './import.js';
+import type { Io } from './io.js';
 import { keysCreate, keysList, keysRevoke } from './keys.js';
 import { serveCommand } from './serve.js';
 
-export interface Io {
-  stdout: NodeJS.WritableStream & { isTTY?: boolean };
-  stderr: NodeJS.WritableStream & { isTTY?: boolean };
-}
+export type { Io } from './io.js';
 
 const integer = (name: string, min: number) => (value: string): number => {
   if (!/^\d+$/.test(value) || Number(value) < min) throw new InvalidArgumentError(`${name} must be an integer >= ${min}`);
@@ -31,7 +29,8 @@ export function buildProgram(io: Io): Command {
     .version(packageVersion())
     .showHelpAfterError()
     .exitOverride()
-    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
+    .addHelpText('after', environmentHelp());
   const sub = (name: string) => program.command(name).exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
 
   sub('serve').description('Serve the API.')
@@ -41,12 +40,17 @@ export function buildProgram(io: Io): Command {
     .option('--tls-cert <file>', 'PEM certificate: serve HTTPS (env SECINV_TLS_CERT; with --tls-key)')
     .option('--tls-key <file>', 'PEM private key (env SECINV_TLS_KEY)')
     .option('--metrics-port <port>', 'serve Prometheus metrics at /metrics on this port (env SECINV_METRICS_PORT)')
+    .addHelpText('after', environmentHelp())
     .action(async (opts: { db?: string; host?: string; port?: string; tlsCert?: string; tlsKey?: string; metricsPort?: string }) => serveCommand(loadConfig(opts), io));
 
   sub('import').description('Load inventory files (JSON bundles or NDJSON); "-" reads standard input. All or nothing.')
     .addOption(dbOption())
     .option('--dry-run', 'validate only, write nothing', false)
-    .argument('<files...>', 'files to import')
+    .argument('<files...>', 'files to import', (file: string, previous: string[] = []) => {
+      // Standard input can be read once.
+      if (file === '-' && previous.includes('-')) throw new InvalidArgumentError('"-" (standard input) may be given only once');
+      return [...previous, file];
+    })
     .action(async (files: string[], opts: { db?: string; dryRun: boolean }) => importCommand(loadConfig(opts), files, opts.dryRun, io));
 
   const keys = sub('keys').description('Create, list and revoke tenant API keys.');

@@ -1,10 +1,9 @@
 import { apiConnectOptions, type Config } from '../config.js';
 import { startServer } from '../server.js';
-import { openStorage } from '../storage/index.js';
-import type { Io } from './main.js';
+import { openDatabase, type Io } from './io.js';
 
 export async function serveCommand(config: Readonly<Config>, io: Io): Promise<void> {
-  const storage = await openStorage(config.databaseUrl, apiConnectOptions(config, (error) => {
+  const storage = await openDatabase(config.databaseUrl, io, apiConnectOptions(config, (error) => {
     io.stderr.write(`secinv: a database connection failed and will be replaced: ${error.message}\n`);
   }));
   const server = await startServer(config, storage).catch(async (error: unknown) => {

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
@@ -18,6 +18,32 @@ export function parseDatabaseUrl(url: string): DatabaseLocation {
   if (path === '') throw new UserError(`invalid database URL '${url}': no file path`);
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(path)) throw new UserError(`unsupported database URL '${url}' (use sqlite:PATH or postgres://…)`);
   return { dialect: 'sqlite', path: path === ':memory:' ? path : resolve(path) };
+}
+
+/** The database as people should see it: a SQLite file by its absolute path, a PostgreSQL URL without its password. */
+export function displayDatabaseUrl(url: string): string {
+  const location = parseDatabaseUrl(url);
+  if (location.dialect === 'sqlite') return `sqlite:${location.path}`;
+  const parsed = new URL(location.url);
+  if (parsed.password !== '') parsed.password = '***';
+  return parsed.toString();
+}
+
+/** Where every message about an unusable database says the location came from. */
+const FROM_FLAG = '(given by --db or SECINV_DATABASE_URL)';
+
+const reasonOf = (error: unknown): string => {
+  const e = error as { code?: unknown; message?: unknown };
+  const message = typeof e.message === 'string' ? e.message.split('\n')[0] ?? '' : String(error);
+  return typeof e.code === 'string' && !message.includes(e.code) ? `${e.code}: ${message}` : message;
+};
+
+/**
+ * A verifying open (`migrations: 'verify'`) of a database that holds no inventory yet: the SQLite file or PostgreSQL
+ * database does not exist, or secinv never migrated it. Nothing was created.
+ */
+export class NoInventoryError extends UserError {
+  override name = 'NoInventoryError';
 }
 
 export interface Connection {
@@ -46,6 +72,11 @@ export interface ConnectOptions {
   onQuery?: (sql: string) => void;
   /** Called when a pooled connection fails (the database restarted…); the pool replaces it. */
   onConnectionError?: (error: Error) => void;
+  /**
+   * `apply` (default) migrates the schema to the latest version. `verify` changes nothing: a database whose schema is
+   * behind is refused (dry runs write nothing, not even a migration).
+   */
+  migrations?: 'apply' | 'verify';
 }
 
 export const defaultConnectOptions: ConnectOptions = { role: 'admin', poolMax: 10, connectTimeoutMs: 2000, statementTimeoutMs: 10_000 };
@@ -53,15 +84,30 @@ export const defaultConnectOptions: ConnectOptions = { role: 'admin', poolMax: 1
 export async function connect(url: string, options: ConnectOptions = defaultConnectOptions): Promise<Connection> {
   const location = parseDatabaseUrl(url);
   if (location.dialect === 'sqlite') {
+    if (options.migrations === 'verify' && location.path !== ':memory:' && !existsSync(location.path)) {
+      throw new NoInventoryError(`the database ${displayDatabaseUrl(url)} does not exist`);
+    }
     const connection = openSqlite(location.path, options);
-    await migrateOrClose(connection);
+    try {
+      await migrateOrClose(connection, options);
+    } catch (error) {
+      if (error instanceof UserError) throw error;
+      // A file that is not a database, or one that cannot be written (read-only file or folder), fails here.
+      throw new UserError(`cannot open the SQLite database ${location.path} ${FROM_FLAG}: ${reasonOf(error)}`);
+    }
     return connection;
   }
   // Migrations run as the connecting user, before any connection takes the API role.
-  await ensureDatabase(location.url, options);
-  const migrator = openPostgres(location.url, { ...options, role: 'admin', poolMax: 1 });
-  await migrateOrClose(migrator);
-  await migrator.db.destroy();
+  try {
+    if (options.migrations !== 'verify') await ensureDatabase(location.url, options);
+    const migrator = openPostgres(location.url, { ...options, role: 'admin', poolMax: 1 });
+    await migrateOrClose(migrator, options);
+    await migrator.db.destroy();
+  } catch (error) {
+    if (error instanceof UserError) throw error;
+    if ((error as { code?: unknown }).code === '3D000') throw new NoInventoryError(`the database ${displayDatabaseUrl(url)} does not exist`);
+    throw new UserError(`cannot open the PostgreSQL database ${displayDatabaseUrl(url)} ${FROM_FLAG}: ${reasonOf(error)}`);
+  }
   if (options.role === 'admin') return openPostgres(location.url, options);
   const connection = openPostgres(options.apiUrl ?? apiRoleUrl(location.url), options);
   // Fail closed: refuse to serve unless the connections really log in as the role row-level security constrains.
@@ -111,30 +157,56 @@ function apiRoleUrl(url: string): string {
   return parsed.toString();
 }
 
-async function migrateOrClose(connection: Connection): Promise<void> {
+async function migrateOrClose(connection: Connection, options: ConnectOptions): Promise<void> {
   try {
-    await migrate(connection);
+    await migrate(connection, options.migrations ?? 'apply');
   } catch (error) {
     await connection.db.destroy();
     throw error;
   }
 }
 
+/**
+ * Creates a folder and its missing parents one level at a time. Node's recursive mkdirSync never returns for a path
+ * under /proc (it retries the ENOENT forever); this fails at once with the first folder that cannot be made.
+ */
+function ensureFolder(folder: string): void {
+  if (existsSync(folder)) {
+    if (!statSync(folder).isDirectory()) throw new Error(`${folder} is not a folder`);
+    return;
+  }
+  const parent = dirname(folder);
+  if (parent !== folder) ensureFolder(parent);
+  mkdirSync(folder);
+}
+
 function openSqlite(path: string, options: ConnectOptions): Connection {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  let database: SQLite.Database;
+  const fail = (reason: string) => new UserError(`cannot open the SQLite database ${path} ${FROM_FLAG}: ${reason}`);
+  if (path !== ':memory:') {
+    try {
+      ensureFolder(dirname(path));
+    } catch (error) {
+      throw fail(`cannot create its folder: ${reasonOf(error)}`);
+    }
+    if (existsSync(path) && statSync(path).isDirectory()) throw fail('it is a folder, not a file');
+  }
+  let database: SQLite.Database | undefined;
   try {
     database = new SQLite(path);
+    // Both change the file (a verifying open must not): larger pages, set before the first table exists, keep stored
+    // JSON documents (1-3 KB) off overflow pages; WAL lets readers run beside an import.
+    if (options.migrations !== 'verify') {
+      database.pragma('page_size = 16384');
+      database.pragma('journal_mode = WAL');
+    }
+    // NORMAL is durable across application crashes in WAL mode and much faster than FULL for imports.
+    database.pragma('synchronous = NORMAL');
+    database.pragma('busy_timeout = 5000');
+    database.pragma('cache_size = -65536');
   } catch (error) {
-    throw new UserError(`cannot open SQLite database ${path}: ${(error as Error).message}`);
+    database?.close();
+    throw fail(reasonOf(error));
   }
-  // Before the first table exists: larger pages keep stored JSON documents (1-3 KB) off overflow pages.
-  database.pragma('page_size = 16384');
-  database.pragma('journal_mode = WAL');
-  // NORMAL is durable across application crashes in WAL mode and much faster than FULL for imports.
-  database.pragma('synchronous = NORMAL');
-  database.pragma('busy_timeout = 5000');
-  database.pragma('cache_size = -65536');
   return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database }), log: queryLog(options) }), dialect: 'sqlite' };
 }
 
@@ -158,8 +230,18 @@ function openPostgres(url: string, options: ConnectOptions): Connection {
   return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: queryLog(options) }), dialect: 'postgres', pool };
 }
 
-async function migrate({ db, dialect }: Connection): Promise<void> {
+async function migrate({ db, dialect }: Connection, mode: 'apply' | 'verify'): Promise<void> {
   const migrator = new Migrator({ db, provider: migrations(dialect) });
+  if (mode === 'verify') {
+    // Reads only: without a migration table (an empty database) every migration is pending.
+    const known = await migrator.getMigrations();
+    const pending = known.filter((m) => m.executedAt === undefined);
+    if (pending.length === known.length) throw new NoInventoryError('the database holds no inventory yet');
+    if (pending.length > 0) {
+      throw new UserError('the database schema is older than this version of secinv; run the command once without --dry-run to upgrade it');
+    }
+    return;
+  }
   const { error } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
 }

@@ -1,14 +1,13 @@
 // The command line, in process: stdout/stderr split, exit codes, and each command end to end on a real database file.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
 import { loadConfig } from '../../src/config.js';
 import { startServer } from '../../src/server.js';
-import { openStorage } from '../../src/storage/index.js';
+import { displayDatabaseUrl, openStorage } from '../../src/storage/index.js';
 import { createTestDatabase, ORG_A, TENANT_A, TEST_DIALECT } from '../helpers.js';
+import { runCli } from './run.js';
 
 let dir: string;
 let db: string;
@@ -18,15 +17,13 @@ beforeEach(async () => {
 });
 afterEach(async () => drop());
 
-async function run(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = new PassThrough();
-  const err = new PassThrough();
-  const chunks = { stdout: '', stderr: '' };
-  out.on('data', (c: Buffer) => { chunks.stdout += c.toString(); });
-  err.on('data', (c: Buffer) => { chunks.stderr += c.toString(); });
-  const code = await main(argv, { stdout: out, stderr: err });
-  return { code, ...chunks };
-}
+/** The line every command that opens the test database writes first on stderr. */
+let opened = '';
+beforeEach(() => {
+  opened = `secinv: database ${displayDatabaseUrl(db)}\n`;
+});
+
+const run = runCli;
 
 const tenantFile = () => {
   const path = join(dir, 'tenant.ndjson');
@@ -81,10 +78,10 @@ describe('secinv CLI', () => {
 
   it('failures exit 1 with a one-line reason on stderr', async () => {
     const unknownKey = await run('keys', 'revoke', 'key_nope', '--db', db);
-    expect(unknownKey).toMatchObject({ code: 1, stdout: '', stderr: "secinv: no key with id 'key_nope'\n" });
+    expect(unknownKey).toMatchObject({ code: 1, stdout: '', stderr: `${opened}secinv: no key with id 'key_nope'\n` });
     const unknownTenant = await run('keys', 'create', '--tenant', 'nobody', '--db', db);
     expect(unknownTenant).toMatchObject({ code: 1, stdout: '' });
-    expect(unknownTenant.stderr).toBe("secinv: unknown tenant 'nobody' (import it first)\n");
+    expect(unknownTenant.stderr).toBe(`${opened}secinv: unknown tenant 'nobody' (import it first)\n`);
   });
 
   it('a rejected import exits 1, lists each problem on stderr and writes nothing', async () => {
@@ -96,7 +93,7 @@ describe('secinv CLI', () => {
     const result = await run('import', '--db', db, path);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toBe(`${path}:2: record.lastObservedAt: is required\nsecinv: import rejected: 1 problem; nothing was written\n`);
+    expect(result.stderr).toBe(`${opened}${path}:2: record.lastObservedAt: is required\nsecinv: import rejected: 1 problem; nothing was written\n`);
     const storage = await openStorage(db);
     expect(await storage.listTenants()).toEqual([]);
     await storage.close();
@@ -119,7 +116,7 @@ describe('secinv CLI', () => {
     const path = join(dir, 'gen.ndjson');
     writeFileSync(path, a.stdout);
     const imported = await run('import', '--db', db, path);
-    expect(imported.stderr).toBe('');
+    expect(imported.stderr).toBe(opened);
     expect(imported.stdout).toMatch(/^imported: 2 tenants, .* 60 assets, /);
   });
 
@@ -142,7 +139,7 @@ describe('secinv CLI', () => {
     url.pathname = `${url.pathname}_new`;
     const result = await run('keys', 'list', '--tenant', TENANT_A, '--json', '--db', url.toString());
     try {
-      expect(result).toMatchObject({ code: 0, stdout: '[]\n', stderr: '' });
+      expect(result).toMatchObject({ code: 0, stdout: '[]\n', stderr: `secinv: database ${displayDatabaseUrl(url.toString())}\n` });
     } finally {
       const admin = new pg.Client({ connectionString: db });
       await admin.connect();

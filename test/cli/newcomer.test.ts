@@ -1,0 +1,149 @@
+// What a newcomer meets first: which database a command opened, databases that cannot be opened, standard input
+// given twice, and dry runs that write nothing. Commands that could hang run as real processes under a kill timeout.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { displayDatabaseUrl } from '../../src/storage/index.js';
+import { createTestDatabase, ORG_A, TENANT_A, TEST_DIALECT } from '../helpers.js';
+import { runCli } from './run.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/** The CLI as a process, from source; killed after 20 s so a hang fails the test instead of stalling it. */
+function spawnCli(args: string[], cwd = root): { code: number | null; signal: NodeJS.Signals | null; stderr: string; ms: number } {
+  const started = Date.now();
+  const result = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'src/cli/bin.ts'), ...args], { cwd, encoding: 'utf8', timeout: 20_000, input: '' });
+  return { code: result.status, signal: result.signal, stderr: result.stderr, ms: Date.now() - started };
+}
+
+let dir: string;
+let db: string;
+let drop: () => Promise<void>;
+beforeEach(async () => {
+  ({ url: db, dir, drop } = await createTestDatabase());
+});
+afterEach(async () => drop());
+
+const tenantFile = () => {
+  const path = join(dir, 'tenant.ndjson');
+  writeFileSync(path, `${JSON.stringify({ kind: 'tenant', record: { tenantId: TENANT_A, organizationId: ORG_A, name: 'A' } })}\n`);
+  return path;
+};
+
+describe('which database', () => {
+  it('every command that opens a database names it on stderr', async () => {
+    const line = `secinv: database ${displayDatabaseUrl(db)}\n`;
+    expect((await runCli('import', '--db', db, tenantFile())).stderr).toContain(line);
+    const created = await runCli('keys', 'create', '--tenant', TENANT_A, '--db', db);
+    expect(created.stderr).toContain(line);
+    expect(created.stdout).toMatch(/^secinv_\S+\n$/);
+    expect((await runCli('keys', 'list', '--tenant', TENANT_A, '--db', db)).stderr).toContain(line);
+    expect((await runCli('keys', 'revoke', 'key_none', '--db', db)).stderr).toContain(line);
+  });
+
+  it('a PostgreSQL URL is shown without its password, a SQLite path as an absolute path', () => {
+    expect(displayDatabaseUrl('postgres://alice:s3cret@db.internal:5432/inv')).toBe('postgres://alice:***@db.internal:5432/inv');
+    expect(displayDatabaseUrl('postgres://alice@db.internal/inv')).toBe('postgres://alice@db.internal/inv');
+    expect(displayDatabaseUrl('data/x.db')).toBe(`sqlite:${join(process.cwd(), 'data/x.db')}`);
+  });
+});
+
+describe.skipIf(TEST_DIALECT !== 'sqlite')('databases that cannot be opened', () => {
+  const refuses = (args: string[], reason: RegExp) => {
+    const result = spawnCli(args);
+    expect(result.signal, `${args.join(' ')} did not finish`).toBeNull();
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^secinv: cannot open the SQLite database \S+ \(given by --db or SECINV_DATABASE_URL\): /);
+    expect(result.stderr).toMatch(reason);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    // Node startup and tsx take most of this; the failure itself is immediate.
+    expect(result.ms).toBeLessThan(10_000);
+  };
+
+  it('a folder that cannot be created (under /proc) fails at once instead of spinning', () => {
+    refuses(['keys', 'list', '--tenant', 't', '--db', '/proc/secinv-nope/x.db'], /\/proc\/secinv-nope\/x\.db .*cannot create its folder: ENOENT/);
+    refuses(['import', '--db', 'sqlite:/proc/secinv-nope/deeper/x.db', tenantFile()], /cannot create its folder/);
+  });
+
+  it('a folder, a file that is not a database, and a file under /proc are refused with the path', () => {
+    refuses(['keys', 'list', '--tenant', 't', '--db', dir], /it is a folder, not a file/);
+    const text = join(dir, 'notes.txt');
+    writeFileSync(text, 'not a database\n'.repeat(100));
+    refuses(['keys', 'list', '--tenant', 't', '--db', text], /notes\.txt .*file is not a database/);
+    refuses(['keys', 'list', '--tenant', 't', '--db', '/proc/self/secinv.db'], /unable to open database file/);
+  });
+});
+
+describe('standard input', () => {
+  it('"-" given twice is bad usage', async () => {
+    const result = await runCli('import', '--db', db, '-', '-');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('"-" (standard input) may be given only once');
+  });
+});
+
+describe('import --dry-run writes nothing to disk', () => {
+  it.skipIf(TEST_DIALECT !== 'sqlite')('a database that does not exist is not created, nor its folder', async () => {
+    const target = join(dir, 'new-folder', 'inventory.db');
+    const result = await runCli('import', '--dry-run', '--db', target, tenantFile());
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^validated \(dry run, nothing written\): 1 tenants,/);
+    expect(result.stderr).toContain('does not exist; validating against an empty inventory (dry run: nothing is created)');
+    expect(existsSync(join(dir, 'new-folder'))).toBe(false);
+  });
+
+  it.skipIf(TEST_DIALECT !== 'sqlite')('an existing database keeps its files, size and modification time', async () => {
+    expect((await runCli('import', '--db', db, tenantFile())).code).toBe(0);
+    const file = db.slice('sqlite:'.length);
+    const asset = join(dir, 'asset.ndjson');
+    writeFileSync(asset, `${JSON.stringify({ kind: 'asset', record: { tenantId: TENANT_A, id: 'sirn:assets:dry', provider: 'AWS', type: 'AWS::S3::Bucket', firstObservedAt: '2024-01-01', lastObservedAt: '2024-01-02' } })}\n`);
+    const before = { files: readdirSync(dir).sort(), size: statSync(file).size, mtime: statSync(file).mtimeMs };
+    const result = await runCli('import', '--dry-run', '--db', db, asset);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^validated \(dry run, nothing written\): 0 tenants, .* 1 assets,/);
+    expect({ files: readdirSync(dir).sort(), size: statSync(file).size, mtime: statSync(file).mtimeMs }).toEqual(before);
+  });
+
+  it.skipIf(TEST_DIALECT !== 'sqlite')('an empty file is validated against an empty inventory and stays empty', async () => {
+    const file = join(dir, 'empty.db');
+    writeFileSync(file, '');
+    const result = await runCli('import', '--dry-run', '--db', file, tenantFile());
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('the database holds no inventory yet; validating against an empty inventory');
+    expect(statSync(file).size).toBe(0);
+  });
+
+  it.skipIf(TEST_DIALECT !== 'sqlite')('a database whose schema is behind is refused, not migrated', async () => {
+    expect((await runCli('import', '--db', db, tenantFile())).code).toBe(0);
+    const file = db.slice('sqlite:'.length);
+    // Pretend the newest migration has not run yet.
+    const database = new SQLite(file);
+    database.prepare('delete from kysely_migration where name = (select max(name) from kysely_migration)').run();
+    database.close();
+    const before = { size: statSync(file).size, mtime: statSync(file).mtimeMs };
+    const result = await runCli('import', '--dry-run', '--db', db, tenantFile());
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('run the command once without --dry-run to upgrade it');
+    expect({ size: statSync(file).size, mtime: statSync(file).mtimeMs }).toEqual(before);
+  });
+
+  it.skipIf(TEST_DIALECT !== 'postgres')('a PostgreSQL database that does not exist is not created', async () => {
+    const url = new URL(db);
+    const name = `secinv_dry_${process.pid}_${Date.now()}`;
+    url.pathname = `/${name}`;
+    const result = await runCli('import', '--dry-run', '--db', url.toString(), tenantFile());
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('does not exist; validating against an empty inventory (dry run: nothing is created)');
+    const client = new pg.Client({ connectionString: db });
+    await client.connect();
+    try {
+      expect((await client.query('select 1 from pg_database where datname = $1', [name])).rowCount).toBe(0);
+    } finally {
+      await client.end();
+    }
+  });
+});

@@ -1,0 +1,27 @@
+// Every environment variable secinv reads is documented in --help, from the one table in src/config.ts.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ENVIRONMENT, loadConfig } from '../../src/config.js';
+import { runCli } from '../cli/run.js';
+
+const configSource = readFileSync(new URL('../../src/config.ts', import.meta.url), 'utf8');
+const readNames = [...new Set(configSource.match(/SECINV_[A-Z_]+/g))].sort();
+
+describe('environment variables', () => {
+  it('the table lists every variable the configuration reads, and no other', () => {
+    expect(readNames.length).toBeGreaterThan(10);
+    expect(ENVIRONMENT.map(([name]) => name).sort()).toEqual(readNames);
+  });
+
+  it('secinv --help and secinv serve --help list every one of them', async () => {
+    for (const args of [['--help'], ['serve', '--help']]) {
+      const { code, stdout } = await runCli(...args);
+      expect(code).toBe(0);
+      for (const name of readNames) expect(stdout, `${args.join(' ')}: ${name}`).toContain(`  ${name}  `.trimEnd());
+    }
+  });
+
+  it('a variable in the table is really read', () => {
+    expect(loadConfig({}, { SECINV_PORT: '9999', SECINV_DB_POOL_MAX: '3' })).toMatchObject({ port: 9999, dbPoolMax: 3 });
+  });
+});
