@@ -5,7 +5,7 @@ import pg from 'pg';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type LogEvent } from 'kysely';
 import { UserError } from '../domain/errors.js';
 import type { Dialect } from './dialect.js';
-import { migrations } from './migrations.js';
+import { migrations } from './migrations/index.js';
 import { API_ROLE } from './roles.js';
 import type { Database } from './tables.js';
 
@@ -243,5 +243,5 @@ async function migrate({ db, dialect }: Connection, mode: 'apply' | 'verify'): P
     return;
   }
   const { error } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
+  if (error) throw error instanceof Error ? error : new Error(`migration failed: ${JSON.stringify(error)}`);
 }

@@ -2,7 +2,7 @@
 import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TENANT_TABLES } from '../../src/storage/migrations.js';
+import { TENANT_TABLES } from '../../src/storage/tables.js';
 import { openStorage, type Storage } from '../../src/storage/index.js';
 import type { Database } from '../../src/storage/tables.js';
 import { A1, fixture } from '../fixtures.js';

@@ -1,0 +1,22 @@
+// Schema migrations, run by every command that opens the database (src/storage/connect.ts). Each migration is a file
+// of frozen SQL (see frozen.ts): once released it is never edited, and every schema change is a new file, added to
+// the list below under the next number.
+import type { Migration, MigrationProvider } from 'kysely';
+import type { Dialect } from '../types.js';
+import { runFrozen, type FrozenMigration } from './frozen.js';
+import { migration as initial } from './0001_initial.js';
+import { migration as rowLevelSecurity } from './0002_row_level_security.js';
+import { migration as riskIndexesAndSecrets } from './0003_risk_indexes_and_secrets.js';
+import { migration as vulnerabilityIndexes } from './0004_vulnerability_indexes.js';
+
+const ordered: Record<string, FrozenMigration> = {
+  '0001_initial': initial,
+  '0002_row_level_security': rowLevelSecurity,
+  '0003_risk_indexes_and_secrets': riskIndexesAndSecrets,
+  '0004_vulnerability_indexes': vulnerabilityIndexes,
+};
+
+export const migrations = (dialect: Dialect): MigrationProvider => ({
+  getMigrations: () =>
+    Promise.resolve(Object.fromEntries(Object.entries(ordered).map(([name, frozen]): [string, Migration] => [name, { up: (db) => runFrozen(db, frozen[dialect]) }]))),
+});
