@@ -1,4 +1,5 @@
-// The `secinv` command line (decisions §2). Exit codes: 0 success, 1 failure (one line on stderr), 2 bad usage.
+// The `secinv` command line. Exit codes: 0 success, 1 failure (one line on stderr), 2 bad usage; results on stdout,
+// everything for people (progress, the database opened, errors) on stderr.
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { environmentHelp, loadConfig } from '../config.js';

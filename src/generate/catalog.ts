@@ -65,8 +65,6 @@ export const ASSET_KINDS: readonly AssetKind[] = [
   kind('Kubernetes', 'RBAC', 'ClusterRoleBinding', 1, 'identity', 0),
 ];
 
-/** Resource types whose operationalState the API defines (decisions §7). */
-export const OPERATIONAL_STATE_TYPE = 'AWS::EC2::Instance';
 
 export const REGIONS: Readonly<Record<Provider, readonly string[]>> = {
   AWS: ['us-east-1', 'us-east-2', 'us-west-2', 'eu-west-1', 'eu-central-1', 'ap-southeast-2', 'ap-northeast-1'],

@@ -3,6 +3,9 @@ import { describe, expect, it } from 'vitest';
 import {
   ASSET_ID_PREFIX, DEFAULT_NOW, SHARED_ASSET_IDS, generateRecords, writeInventory, type GenerateOptions,
 } from '../../src/generate/generator.js';
+import { hasVendorFix } from '../../src/domain/derived.js';
+import { compileRule, type MatchableAsset } from '../../src/domain/exemptions.js';
+import type { ExemptionRule } from '../../src/domain/vulnerabilities.js';
 import { normalizeRecord } from '../../src/import/records.js';
 import { importKinds, type ImportKind } from '../../src/domain/records.js';
 
@@ -380,36 +383,27 @@ describe('generateRecords: realistic content', () => {
 });
 
 describe('generateRecords: exemptions', () => {
-  /** Exemption matching as decisions §7 defines it, over one tenant's records. */
+  /** Exemption matching by the domain's rule (src/domain/exemptions.ts), over one tenant's records. */
   function exemptedShare(lines: readonly Line[]): { share: number; matchedRules: number; rules: number } {
-    const assets = new Map<string, { region: string; tags: Tag[]; groups: Set<string> }>();
+    const assets = new Map<string, MatchableAsset & { groupIds: Set<string> }>();
     for (const { kind, record } of lines) {
-      if (kind === 'asset') assets.set(str(record.id), { region: str(record.region), tags: record.tags as Tag[], groups: new Set() });
-      if (kind === 'assetGroup') for (const id of record.assetIds as string[]) assets.get(id)?.groups.add(str(record.assetGroupId));
+      if (kind === 'asset') assets.set(str(record.id), { region: str(record.region), tags: record.tags as Tag[], groupIds: new Set() });
+      if (kind === 'assetGroup') for (const id of record.assetIds as string[]) assets.get(id)?.groupIds.add(str(record.assetGroupId));
     }
-    const rules = lines.filter((l) => l.kind === 'exemption').flatMap((l) => (l.record.exemption as { rules: Json[] }).rules);
-    const matched = new Set<Json>();
+    const rules = lines.filter((l) => l.kind === 'exemption').flatMap((l) => (l.record.exemption as { rules: ExemptionRule[] }).rules)
+      .map((rule) => ({ rule, criteria: compileRule(rule) }));
+    const matched = new Set<ExemptionRule>();
     let exempted = 0;
     const findings = lines.filter((l) => l.kind === 'vulnerability').map((l) => l.record);
     for (const f of findings) {
       const asset = assets.get(str(f.assetId));
-      const hasFix = (f.packages as Json[]).some((p) => typeof p.fixedVersion === 'string' && p.fixedVersion !== '');
+      if (!asset) throw new Error(`finding of an unknown asset ${str(f.assetId)}`);
+      const finding = { assetId: str(f.assetId), vulnerabilityId: str(f.vulnerabilityId), hasVendorFix: hasVendorFix(f.packages as { fixedVersion: string | null }[]) };
       let any = false;
-      for (const r of rules) {
-        const checks: boolean[] = [];
-        const list = (v: unknown) => (Array.isArray(v) && v.length > 0 ? (v as unknown[]) : null);
-        if (typeof r.vulnerabilityId === 'string' && r.vulnerabilityId !== '') checks.push(r.vulnerabilityId === f.vulnerabilityId);
-        if (list(r.vulnerabilityIds)) checks.push(list(r.vulnerabilityIds)?.includes(f.vulnerabilityId) ?? false);
-        if (list(r.assetIds)) checks.push(list(r.assetIds)?.includes(f.assetId) ?? false);
-        if (list(r.assetGroupIds)) checks.push(list(r.assetGroupIds)?.some((g) => asset?.groups.has(str(g))) ?? false);
-        if (list(r.assetRegions)) checks.push(list(r.assetRegions)?.includes(asset?.region) ?? false);
-        if (list(r.assetTags)) {
-          checks.push((r.assetTags as { key: string; value: string }[]).some((t) => asset?.tags.some((x) => x.Key === t.key && x.Value === t.value)));
-        }
-        if (r.noVendorFix === true) checks.push(!hasFix);
-        if (checks.length > 0 && checks.every(Boolean)) {
+      for (const { rule, criteria } of rules) {
+        if (criteria.length > 0 && criteria.every((holds) => holds(finding, asset))) {
           any = true;
-          matched.add(r);
+          matched.add(rule);
         }
       }
       if (any) exempted++;
