@@ -11,7 +11,7 @@ import type { Database } from './tables.js';
 
 export type DatabaseLocation = { dialect: 'sqlite'; path: string } | { dialect: 'postgres'; url: string };
 
-/** `sqlite:PATH`, a bare file path, or `postgres://…` / `postgresql://…` (decisions §2). */
+/** `sqlite:PATH`, a bare file path, or `postgres://…` / `postgresql://…`. */
 export function parseDatabaseUrl(url: string): DatabaseLocation {
   if (/^postgres(ql)?:\/\//i.test(url)) return { dialect: 'postgres', url };
   const path = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : url;
