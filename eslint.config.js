@@ -7,15 +7,73 @@ import tseslint from 'typescript-eslint';
 // The layers of docs/ARCHITECTURE.md, lowest first. A file may import from its own layer and the layers below it;
 // `forbidden` lists, for each layer, what it must never import (the layers above, and siblings that must stay apart).
 const layers = {
-  domain: { path: 'src/domain', forbidden: ['src/storage', 'src/import', 'src/generate', 'src/http', 'src/modules', 'src/cli', 'src/app.ts', 'src/server.ts', 'src/config.ts'] },
-  storage: { path: 'src/storage', forbidden: ['src/import', 'src/generate', 'src/http', 'src/modules', 'src/cli', 'src/app.ts', 'src/server.ts', 'src/config.ts'] },
-  import: { path: 'src/import', forbidden: ['src/generate', 'src/http', 'src/modules', 'src/cli', 'src/app.ts', 'src/server.ts', 'src/config.ts'] },
-  generate: { path: 'src/generate', forbidden: ['src/storage', 'src/import', 'src/http', 'src/modules', 'src/cli', 'src/app.ts', 'src/server.ts', 'src/config.ts'] },
-  http: { path: 'src/http', forbidden: ['src/import', 'src/generate', 'src/modules', 'src/cli', 'src/app.ts', 'src/server.ts', 'src/config.ts'] },
-  modules: { path: 'src/modules', forbidden: ['src/import', 'src/generate', 'src/cli', 'src/app.ts', 'src/server.ts', 'src/config.ts'] },
+  domain: {
+    path: 'src/domain',
+    forbidden: [
+      'src/storage',
+      'src/import',
+      'src/generate',
+      'src/http',
+      'src/modules',
+      'src/cli',
+      'src/app.ts',
+      'src/server.ts',
+      'src/config.ts',
+    ],
+  },
+  storage: {
+    path: 'src/storage',
+    forbidden: [
+      'src/import',
+      'src/generate',
+      'src/http',
+      'src/modules',
+      'src/cli',
+      'src/app.ts',
+      'src/server.ts',
+      'src/config.ts',
+    ],
+  },
+  import: {
+    path: 'src/import',
+    forbidden: ['src/generate', 'src/http', 'src/modules', 'src/cli', 'src/app.ts', 'src/server.ts', 'src/config.ts'],
+  },
+  generate: {
+    path: 'src/generate',
+    forbidden: [
+      'src/storage',
+      'src/import',
+      'src/http',
+      'src/modules',
+      'src/cli',
+      'src/app.ts',
+      'src/server.ts',
+      'src/config.ts',
+    ],
+  },
+  http: {
+    path: 'src/http',
+    forbidden: ['src/import', 'src/generate', 'src/modules', 'src/cli', 'src/app.ts', 'src/server.ts', 'src/config.ts'],
+  },
+  modules: {
+    path: 'src/modules',
+    forbidden: ['src/import', 'src/generate', 'src/cli', 'src/app.ts', 'src/server.ts', 'src/config.ts'],
+  },
   app: { path: 'src/app.ts', forbidden: ['src/cli', 'src/server.ts', 'src/config.ts', 'src/import', 'src/generate'] },
   server: { path: 'src/server.ts', forbidden: ['src/cli', 'src/import', 'src/generate'] },
-  config: { path: 'src/config.ts', forbidden: ['src/storage', 'src/import', 'src/generate', 'src/http', 'src/modules', 'src/cli', 'src/app.ts', 'src/server.ts'] },
+  config: {
+    path: 'src/config.ts',
+    forbidden: [
+      'src/storage',
+      'src/import',
+      'src/generate',
+      'src/http',
+      'src/modules',
+      'src/cli',
+      'src/app.ts',
+      'src/server.ts',
+    ],
+  },
 };
 
 export default tseslint.config(
@@ -36,13 +94,24 @@ export default tseslint.config(
     },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-      'no-restricted-syntax': ['error', { selector: 'ClassDeclaration[superClass=null]', message: 'Use functions and object literals; only error classes are classes.' }],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'ClassDeclaration[superClass=null]',
+          message: 'Use functions and object literals; only error classes are classes.',
+        },
+      ],
       // Layering and cycles (docs/ARCHITECTURE.md): `npm run check` fails on an upward import or an import cycle.
-      'import-x/no-restricted-paths': ['error', {
-        zones: Object.entries(layers).map(([name, { path, forbidden }]) => ({
-          target: `./${path}`, from: forbidden.map((f) => `./${f}`), message: `the ${name} layer must not import this (see docs/ARCHITECTURE.md)`,
-        })),
-      }],
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          zones: Object.entries(layers).map(([name, { path, forbidden }]) => ({
+            target: `./${path}`,
+            from: forbidden.map((f) => `./${f}`),
+            message: `the ${name} layer must not import this (see docs/ARCHITECTURE.md)`,
+          })),
+        },
+      ],
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
       // Fastify plugins and handlers are async by contract (a throw must become a rejection), with or without an await.
       '@typescript-eslint/require-await': 'off',

@@ -13,7 +13,13 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'sqlite', include: perDialect, env: { SECINV_TEST_DIALECT: 'sqlite' } } },
       { extends: true, test: { name: 'postgres', include: perDialect, env: { SECINV_TEST_DIALECT: 'postgres' } } },
-      { extends: true, test: { name: 'once', include: ['test/unit/**/*.test.ts', 'test/generate/**/*.test.ts', 'test/storage/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'once',
+          include: ['test/unit/**/*.test.ts', 'test/generate/**/*.test.ts', 'test/storage/**/*.test.ts'],
+        },
+      },
     ],
   },
 });

@@ -23,7 +23,11 @@ const { values: args } = parseArgs({
 });
 
 const options: GenerateOptions = {
-  seed: 'bench', tenants: 1, assets: Number(args.assets), findingsPerAsset: Number(args['findings-per-asset']), risks: Number(args.risks),
+  seed: 'bench',
+  tenants: 1,
+  assets: Number(args.assets),
+  findingsPerAsset: Number(args['findings-per-asset']),
+  risks: Number(args.risks),
 };
 const dbUrl = args.db ?? `sqlite:./data/bench-${options.assets}-${options.findingsPerAsset}-${options.risks}.db`;
 const runs = Number(args.runs);
@@ -32,7 +36,9 @@ const out = args.out ?? `docs/bench/${dialectName}.md`;
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? (s[(s.length - 1) / 2] as number) : ((s[s.length / 2 - 1] as number) + (s[s.length / 2] as number)) / 2;
+  return s.length % 2
+    ? (s[(s.length - 1) / 2] as number)
+    : ((s[s.length / 2 - 1] as number) + (s[s.length / 2] as number)) / 2;
 };
 const ms = (n: number) => `${n.toFixed(2)} ms`;
 
@@ -41,15 +47,29 @@ const lines: string[] = [];
 let tenants = await storage.listTenants();
 if (tenants.length === 0) {
   const started = performance.now();
-  const result = await importSources(storage, [{
-    name: '<generated>',
-    open: () => Readable.from((function* () { for (const line of generateRecords(options)) yield `${line}\n`; })()),
-  }], { dryRun: false, onProgress: (n) => process.stderr.write(`\rimported ${n} records`) });
+  const result = await importSources(
+    storage,
+    [
+      {
+        name: '<generated>',
+        open: () =>
+          Readable.from(
+            (function* () {
+              for (const line of generateRecords(options)) yield `${line}\n`;
+            })(),
+          ),
+      },
+    ],
+    { dryRun: false, onProgress: (n) => process.stderr.write(`\rimported ${n} records`) },
+  );
   const seconds = (performance.now() - started) / 1000;
   const records = Object.values(result.counts).reduce((a, b) => a + b, 0);
   process.stderr.write('\n');
   if (result.problemCount > 0) throw new Error(`bench import failed: ${JSON.stringify(result.problems.slice(0, 3))}`);
-  lines.push(`- Import (generate + validate + write + derive, one transaction): ${records.toLocaleString('en-US')} records in ${seconds.toFixed(1)} s = ${Math.round(records / seconds).toLocaleString('en-US')} records/s`, `  (${summaryLine(result, false)})`);
+  lines.push(
+    `- Import (generate + validate + write + derive, one transaction): ${records.toLocaleString('en-US')} records in ${seconds.toFixed(1)} s = ${Math.round(records / seconds).toLocaleString('en-US')} records/s`,
+    `  (${summaryLine(result, false)})`,
+  );
   tenants = await storage.listTenants();
 } else {
   lines.push(`- Import: reused the existing database ${dbUrl} (delete it to measure the import)`);
@@ -64,11 +84,21 @@ const app = await buildApp({ storage: apiStorage, http: { rateLimitPerMinute: 0 
 const address = await app.listen({ host: '127.0.0.1', port: 0 });
 const headers = { authorization: `Bearer ${key}` };
 
-const firstId = ((await (await fetch(`${address}/v1/tenant/assets?perPage=1&sortBy=name`, { headers })).json()) as { data: { id: string }[] }).data[0]!.id;
+const firstId = (
+  (await (await fetch(`${address}/v1/tenant/assets?perPage=1&sortBy=name`, { headers })).json()) as {
+    data: { id: string }[];
+  }
+).data[0]!.id;
 
 const queries: [string, string][] = [
-  ['two filters and a sort', '/v1/tenant/assets?providers=AWS&severityLevels=CRITICAL,HIGH&sortBy=vulnerabilityScore&sortOrder=DESC'],
-  ['two filters and a sort (region, public; riskScore)', '/v1/tenant/assets?regions=us-east-1&isPubliclyExposed=true&sortBy=riskScore&sortOrder=DESC'],
+  [
+    'two filters and a sort',
+    '/v1/tenant/assets?providers=AWS&severityLevels=CRITICAL,HIGH&sortBy=vulnerabilityScore&sortOrder=DESC',
+  ],
+  [
+    'two filters and a sort (region, public; riskScore)',
+    '/v1/tenant/assets?regions=us-east-1&isPubliclyExposed=true&sortBy=riskScore&sortOrder=DESC',
+  ],
   ['first page, default order, 100 rows', '/v1/tenant/assets'],
   ['1000 rows', '/v1/tenant/assets?perPage=1000'],
   ['deep page (page 500 of 100)', '/v1/tenant/assets?page=500'],
@@ -78,14 +108,27 @@ const queries: [string, string][] = [
   ['get one asset with rawData', `/v1/tenant/assets/${encodeURIComponent(firstId)}?include=rawData`],
   ['vulnerabilities: first page (default order)', '/v1/tenant/vulnerabilities'],
   ['vulnerabilities: packageName filter', '/v1/tenant/vulnerabilities?packageName=log4j-core'],
-  ['vulnerabilities: packageName + targetClass, 1000 rows', '/v1/tenant/vulnerabilities?packageName=openssl&targetClass=os-pkgs&perPage=1000'],
-  ['vulnerabilities: CRITICAL with KEV, 2000 rows', '/v1/tenant/vulnerabilities?severityLevels=CRITICAL&hasKev=true&perPage=2000'],
-  ['vulnerabilities: regions + sort by lastObservedAt', '/v1/tenant/vulnerabilities?regions=us-east-1&sortBy=lastObservedAt&sortOrder=DESC'],
+  [
+    'vulnerabilities: packageName + targetClass, 1000 rows',
+    '/v1/tenant/vulnerabilities?packageName=openssl&targetClass=os-pkgs&perPage=1000',
+  ],
+  [
+    'vulnerabilities: CRITICAL with KEV, 2000 rows',
+    '/v1/tenant/vulnerabilities?severityLevels=CRITICAL&hasKev=true&perPage=2000',
+  ],
+  [
+    'vulnerabilities: regions + sort by lastObservedAt',
+    '/v1/tenant/vulnerabilities?regions=us-east-1&sortBy=lastObservedAt&sortOrder=DESC',
+  ],
   ['vulnerabilities: exempted, with exemptions', '/v1/tenant/vulnerabilities?isExempted=true&perPage=500'],
   ['vulnerabilities: deep page (page 2000 of 100)', '/v1/tenant/vulnerabilities?page=2000'],
 ];
 
-lines.push('', '| Request | First (count computed) | Median of next ' + runs + ' | Rows | Bytes |', '|---|---|---|---|---|');
+lines.push(
+  '',
+  '| Request | First (count computed) | Median of next ' + runs + ' | Rows | Bytes |',
+  '|---|---|---|---|---|',
+);
 for (const [label, path] of queries) {
   const times: number[] = [];
   let rows = 0;
@@ -101,11 +144,21 @@ for (const [label, path] of queries) {
     rows = Array.isArray(parsed.data) ? parsed.data.length : 1;
   }
   const [first, ...rest] = times;
-  lines.push(`| ${label}: \`${path.replace(/\|/g, '\\|')}\` | ${ms(first!)} | ${ms(median(rest))} | ${rows} | ${bytes.toLocaleString('en-US')} |`);
+  lines.push(
+    `| ${label}: \`${path.replace(/\|/g, '\\|')}\` | ${ms(first!)} | ${ms(median(rest))} | ${rows} | ${bytes.toLocaleString('en-US')} |`,
+  );
 }
 // Risks: follow the cursor through every batch; a keyset page deep in the list should cost what the first does.
-lines.push('', '| Risk batches (perPage=100, following meta.cursor) | First request (count computed) | First batch | 500th batch | Median of all | Batches |', '|---|---|---|---|---|---|');
-for (const [label, query] of [['default order (discoveredAt desc)', ''], ['sortBy=score', 'sortBy=score'], ['include=primaryAsset,integration', 'include=primaryAsset,integration']] as const) {
+lines.push(
+  '',
+  '| Risk batches (perPage=100, following meta.cursor) | First request (count computed) | First batch | 500th batch | Median of all | Batches |',
+  '|---|---|---|---|---|---|',
+);
+for (const [label, query] of [
+  ['default order (discoveredAt desc)', ''],
+  ['sortBy=score', 'sortBy=score'],
+  ['include=primaryAsset,integration', 'include=primaryAsset,integration'],
+] as const) {
   // The very first request of a filter set also counts the matches (then cached); time the pages themselves.
   const warm = performance.now();
   await (await fetch(`${address}/v1/tenant/risks?perPage=100${query ? `&${query}` : ''}`, { headers })).arrayBuffer();
@@ -114,14 +167,19 @@ for (const [label, query] of [['default order (discoveredAt desc)', ''], ['sortB
   let cursor: string | null = null;
   do {
     const t0 = performance.now();
-    const res = await fetch(`${address}/v1/tenant/risks?perPage=100${query ? `&${query}` : ''}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { headers });
+    const res = await fetch(
+      `${address}/v1/tenant/risks?perPage=100${query ? `&${query}` : ''}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      { headers },
+    );
     const body = (await res.json()) as { meta: { cursor: string | null } };
     times.push(performance.now() - t0);
     if (res.status !== 200) throw new Error(`risks: ${res.status} ${JSON.stringify(body)}`);
     cursor = body.meta.cursor;
   } while (cursor !== null);
   const at500 = times[499];
-  lines.push(`| ${label} | ${ms(countedFirst)} | ${ms(times[0]!)} | ${at500 === undefined ? 'n/a' : ms(at500)} | ${ms(median(times))} | ${times.length} |`);
+  lines.push(
+    `| ${label} | ${ms(countedFirst)} | ${ms(times[0]!)} | ${at500 === undefined ? 'n/a' : ms(at500)} | ${ms(median(times))} | ${times.length} |`,
+  );
 }
 
 await app.close();

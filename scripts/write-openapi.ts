@@ -45,7 +45,9 @@ if (process.argv.includes('--check')) {
     committed = undefined;
   }
   if (committed !== text) {
-    process.stderr.write('openapi.json is out of date: run `node --import tsx scripts/write-openapi.ts` and commit it\n');
+    process.stderr.write(
+      'openapi.json is out of date: run `node --import tsx scripts/write-openapi.ts` and commit it\n',
+    );
     process.exitCode = 1;
   }
 } else {

@@ -48,11 +48,14 @@ const defaults: HttpOptions = { rateLimitPerMinute: 1200, requestTimeoutMs: 30_0
 export async function buildApp({ storage, logger = false, now, http = {} }: AppDependencies): Promise<FastifyInstance> {
   const options = { ...defaults, ...http };
   const app = Fastify({
-    logger: logger === false ? false : {
-      ...(typeof logger === 'object' ? logger : {}),
-      // Keys travel in this header; it must never reach a log line.
-      redact: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'],
-    },
+    logger:
+      logger === false
+        ? false
+        : {
+            ...(typeof logger === 'object' ? logger : {}),
+            // Keys travel in this header; it must never reach a log line.
+            redact: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'],
+          },
     // One line per request, written in onResponse below, instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: (req) => {
@@ -73,13 +76,21 @@ export async function buildApp({ storage, logger = false, now, http = {} }: AppD
   registerErrorHandling(app);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
-    if (request.url.length > MAX_URL_LENGTH) throw apiError('uri_too_long', `the request target is longer than ${MAX_URL_LENGTH} characters`);
+    if (request.url.length > MAX_URL_LENGTH)
+      throw apiError('uri_too_long', `the request target is longer than ${MAX_URL_LENGTH} characters`);
   });
   app.addHook('onResponse', async (request, reply) => {
-    request.log.info({
-      tenantId: request.tenant?.tenantId, method: request.method, route: request.routeOptions.url, url: request.url,
-      status: reply.statusCode, durationMs: Math.round(reply.elapsedTime * 100) / 100,
-    }, 'request');
+    request.log.info(
+      {
+        tenantId: request.tenant?.tenantId,
+        method: request.method,
+        route: request.routeOptions.url,
+        url: request.url,
+        status: reply.statusCode,
+        durationMs: Math.round(reply.elapsedTime * 100) / 100,
+      },
+      'request',
+    );
   });
   options.metrics?.instrument(app);
 
@@ -87,8 +98,10 @@ export async function buildApp({ storage, logger = false, now, http = {} }: AppD
   await app.register(helmet, { contentSecurityPolicy: false, crossOriginEmbedderPolicy: false });
   // gzip or brotli when the client asks; brotli at quality 4 costs about what gzip 6 does per request.
   await app.register(compress, {
-    threshold: 1024, encodings: ['br', 'gzip'],
-    brotliOptions: { params: { [zlib.BROTLI_PARAM_QUALITY]: 4 } }, zlibOptions: { level: 6 },
+    threshold: 1024,
+    encodings: ['br', 'gzip'],
+    brotliOptions: { params: { [zlib.BROTLI_PARAM_QUALITY]: 4 } },
+    zlibOptions: { level: 6 },
   });
   await registerOpenApi(app);
   await healthRoutes(app, { storage });
@@ -98,7 +111,12 @@ export async function buildApp({ storage, logger = false, now, http = {} }: AppD
     app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
       const given = Buffer.from(request.headers.authorization ?? '');
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-        throw apiError('unauthorized', 'a valid metrics token is required: Authorization: Bearer <SECINV_METRICS_TOKEN>', undefined, { 'WWW-Authenticate': 'Bearer' });
+        throw apiError(
+          'unauthorized',
+          'a valid metrics token is required: Authorization: Bearer <SECINV_METRICS_TOKEN>',
+          undefined,
+          { 'WWW-Authenticate': 'Bearer' },
+        );
       }
       return reply.type(registry.contentType).send(await registry.metrics());
     });
@@ -109,9 +127,16 @@ export async function buildApp({ storage, logger = false, now, http = {} }: AppD
     if (options.rateLimitPerMinute > 0) {
       // Counted per key, after authentication and before parameters are read (an invalid request still counts).
       await api.register(rateLimit, {
-        max: options.rateLimitPerMinute, timeWindow: 60_000, hook: 'preValidation', enableDraftSpec: true,
+        max: options.rateLimitPerMinute,
+        timeWindow: 60_000,
+        hook: 'preValidation',
+        enableDraftSpec: true,
         keyGenerator: (request) => request.apiKeyId,
-        errorResponseBuilder: (_request, context) => apiError('rate_limited', `more than ${context.max} requests per minute for this key; retry in ${context.after}`),
+        errorResponseBuilder: (_request, context) =>
+          apiError(
+            'rate_limited',
+            `more than ${context.max} requests per minute for this key; retry in ${context.after}`,
+          ),
       });
     }
     registerCaching(api);

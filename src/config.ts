@@ -74,20 +74,24 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
   const port = overrides.port ?? env.SECINV_PORT ?? '8080';
   if (!/^\d{1,5}$/.test(port) || Number(port) > 65535) throw new UserError(`invalid port '${port}' (0 to 65535)`);
   const logLevel = (env.SECINV_LOG_LEVEL ?? overrides.defaultLogLevel ?? 'info').toLowerCase();
-  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) throw new UserError(`invalid SECINV_LOG_LEVEL '${logLevel}' (one of ${LOG_LEVELS.join(', ')})`);
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel))
+    throw new UserError(`invalid SECINV_LOG_LEVEL '${logLevel}' (one of ${LOG_LEVELS.join(', ')})`);
   const integer = (name: string, fallback: number, min: number, max: number): number => {
     const text = env[name];
     if (text === undefined) return fallback;
-    if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) throw new UserError(`invalid ${name} '${text}' (an integer from ${min} to ${max})`);
+    if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max)
+      throw new UserError(`invalid ${name} '${text}' (an integer from ${min} to ${max})`);
     return Number(text);
   };
   const metricsPort = overrides.metricsPort ?? env.SECINV_METRICS_PORT;
-  if (metricsPort !== undefined && (!/^\d{1,5}$/.test(metricsPort) || Number(metricsPort) > 65535)) throw new UserError(`invalid metrics port '${metricsPort}' (0 to 65535)`);
+  if (metricsPort !== undefined && (!/^\d{1,5}$/.test(metricsPort) || Number(metricsPort) > 65535))
+    throw new UserError(`invalid metrics port '${metricsPort}' (0 to 65535)`);
   const tlsCert = overrides.tlsCert ?? env.SECINV_TLS_CERT;
   const tlsKey = overrides.tlsKey ?? env.SECINV_TLS_KEY;
   if ((tlsCert === undefined) !== (tlsKey === undefined)) throw new UserError('--tls-cert and --tls-key go together');
   const metricsToken = env.SECINV_METRICS_TOKEN;
-  if (metricsToken !== undefined && metricsToken.length < 16) throw new UserError('SECINV_METRICS_TOKEN must be at least 16 characters');
+  if (metricsToken !== undefined && metricsToken.length < 16)
+    throw new UserError('SECINV_METRICS_TOKEN must be at least 16 characters');
   return Object.freeze({
     databaseUrl: overrides.db ?? env.SECINV_DATABASE_URL ?? overrides.defaultDb ?? DEFAULT_DATABASE_URL,
     apiDatabaseUrl: env.SECINV_API_DATABASE_URL,

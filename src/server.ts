@@ -22,7 +22,9 @@ const readPem = (path: string, what: string): Buffer => {
   try {
     return readFileSync(path);
   } catch (error) {
-    throw new UserError(`cannot read the TLS ${what} ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new UserError(
+      `cannot read the TLS ${what} ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
 };
 
@@ -30,11 +32,20 @@ const hostForUrl = (host: string) => (host.includes(':') ? `[${host}]` : host);
 
 export async function startServer(config: Readonly<Config>, storage: Storage): Promise<RunningServer> {
   const metrics = createMetrics(storage);
-  const https = config.tlsCert && config.tlsKey ? { cert: readPem(config.tlsCert, 'certificate'), key: readPem(config.tlsKey, 'key') } : undefined;
+  const https =
+    config.tlsCert && config.tlsKey
+      ? { cert: readPem(config.tlsCert, 'certificate'), key: readPem(config.tlsKey, 'key') }
+      : undefined;
   const app = await buildApp({
     storage,
     logger: { level: config.logLevel },
-    http: { rateLimitPerMinute: config.rateLimitPerMinute, requestTimeoutMs: config.requestTimeoutMs, metrics, metricsToken: config.metricsToken, https },
+    http: {
+      rateLimitPerMinute: config.rateLimitPerMinute,
+      requestTimeoutMs: config.requestTimeoutMs,
+      metrics,
+      metricsToken: config.metricsToken,
+      https,
+    },
   });
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
@@ -64,7 +75,9 @@ export async function startServer(config: Readonly<Config>, storage: Storage): P
   }
 
   let resolveClosed!: () => void;
-  const closed = new Promise<void>((resolve) => { resolveClosed = resolve; });
+  const closed = new Promise<void>((resolve) => {
+    resolveClosed = resolve;
+  });
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {

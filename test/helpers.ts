@@ -29,7 +29,9 @@ export type TestDialect = 'sqlite' | 'postgres';
 export const TEST_DIALECT: TestDialect = process.env.SECINV_TEST_DIALECT === 'postgres' ? 'postgres' : 'sqlite';
 
 /** Dialects the storage tests run on: SECINV_TEST_DIALECTS (comma list), default both. */
-export const TEST_DIALECTS = (process.env.SECINV_TEST_DIALECTS ?? 'sqlite,postgres').split(',').map((d) => d.trim()) as TestDialect[];
+export const TEST_DIALECTS = (process.env.SECINV_TEST_DIALECTS ?? 'sqlite,postgres')
+  .split(',')
+  .map((d) => d.trim()) as TestDialect[];
 
 /** A PostgreSQL role that may create databases; each test file gets its own database, dropped afterwards. */
 const POSTGRES_ADMIN_URL = process.env.SECINV_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -53,17 +55,24 @@ export interface TestStorage {
 }
 
 /** A fresh, empty database of the dialect: a file in a temporary folder, or a PostgreSQL database of its own. */
-export async function createTestDatabase(dialect: TestDialect = TEST_DIALECT): Promise<{ url: string; dir: string; drop: () => Promise<void> }> {
+export async function createTestDatabase(
+  dialect: TestDialect = TEST_DIALECT,
+): Promise<{ url: string; dir: string; drop: () => Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'secinv-test-'));
   if (dialect === 'sqlite') {
-    return { url: `sqlite:${join(dir, 'test.db')}`, dir, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+    return {
+      url: `sqlite:${join(dir, 'test.db')}`,
+      dir,
+      drop: async () => rmSync(dir, { recursive: true, force: true }),
+    };
   }
   const name = `secinv_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
   await adminQuery(`create database ${name}`);
   const url = new URL(POSTGRES_ADMIN_URL);
   url.pathname = `/${name}`;
   return {
-    url: url.toString(), dir,
+    url: url.toString(),
+    dir,
     drop: async () => {
       await adminQuery(`drop database if exists ${name} with (force)`);
       rmSync(dir, { recursive: true, force: true });
@@ -75,7 +84,9 @@ export async function openTestStorage(dialect: TestDialect = TEST_DIALECT): Prom
   const database = await createTestDatabase(dialect);
   const storage = await openStorage(database.url);
   return {
-    storage, dir: database.dir, url: database.url,
+    storage,
+    dir: database.dir,
+    url: database.url,
     dispose: async () => {
       await storage.close();
       await database.drop();
@@ -83,12 +94,18 @@ export async function openTestStorage(dialect: TestDialect = TEST_DIALECT): Prom
   };
 }
 
-export async function setup(dialect: TestDialect = TEST_DIALECT, apiOptions: Partial<ConnectOptions> = {}): Promise<TestContext> {
+export async function setup(
+  dialect: TestDialect = TEST_DIALECT,
+  apiOptions: Partial<ConnectOptions> = {},
+): Promise<TestContext> {
   const opened = await openTestStorage(dialect);
   const apiStorage = await openStorage(opened.url, { role: 'api', ...apiOptions });
   const app = await buildApp({ storage: apiStorage });
   return {
-    storage: opened.storage, apiStorage, app, dir: opened.dir,
+    storage: opened.storage,
+    apiStorage,
+    app,
+    dir: opened.dir,
     async close() {
       await app.close();
       await apiStorage.close();
@@ -98,14 +115,33 @@ export async function setup(dialect: TestDialect = TEST_DIALECT, apiOptions: Par
 }
 
 /** Imports NDJSON text or records given as `[kind, record]` pairs. */
-export async function importRecords(storage: Storage, records: [string, Record<string, unknown>][] | string, dryRun = false): Promise<ImportResult> {
-  const text = typeof records === 'string' ? records : records.map(([kind, record]) => JSON.stringify({ kind, record })).join('\n');
+export async function importRecords(
+  storage: Storage,
+  records: [string, Record<string, unknown>][] | string,
+  dryRun = false,
+): Promise<ImportResult> {
+  const text =
+    typeof records === 'string'
+      ? records
+      : records.map(([kind, record]) => JSON.stringify({ kind, record })).join('\n');
   return importSources(storage, [{ name: 'test.ndjson', open: () => Readable.from([text]) }], { dryRun });
 }
 
-export async function createKey(storage: Storage, tenantId: string, options: { expiresAt?: string | null } = {}): Promise<string> {
+export async function createKey(
+  storage: Storage,
+  tenantId: string,
+  options: { expiresAt?: string | null } = {},
+): Promise<string> {
   const key = newKey();
-  await storage.insertKey({ id: key.id, tenantId, name: 'test', prefix: key.prefix, keyHash: key.keyHash, createdAt: new Date().toISOString(), expiresAt: options.expiresAt ?? null });
+  await storage.insertKey({
+    id: key.id,
+    tenantId,
+    name: 'test',
+    prefix: key.prefix,
+    keyHash: key.keyHash,
+    createdAt: new Date().toISOString(),
+    expiresAt: options.expiresAt ?? null,
+  });
   return key.key;
 }
 
@@ -119,7 +155,10 @@ export const ORG_B = 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb';
  * PostgreSQL, the transaction-local tenant that row-level security reads). For tests of the database's own walls and
  * of rows the API does not expose; not part of the storage interface.
  */
-export async function rawTenantAccess(url: string, role: 'admin' | 'api' = 'admin'): Promise<{ withTenant: TenantReader; db: Kysely<Database>; close(): Promise<void> }> {
+export async function rawTenantAccess(
+  url: string,
+  role: 'admin' | 'api' = 'admin',
+): Promise<{ withTenant: TenantReader; db: Kysely<Database>; close(): Promise<void> }> {
   const { db, dialect } = await connect(url, { ...defaultConnectOptions, role });
   return { withTenant: tenantReader(db, dialect), db, close: () => db.destroy() };
 }

@@ -8,14 +8,23 @@ import { openDatabase, type Io } from './io.js';
 import { createTenantKey } from './keys.js';
 
 export const DEMO_DATABASE_URL = 'sqlite:./data/demo.db';
-export const DEMO_OPTIONS: GenerateOptions = { seed: 'demo', tenants: 2, assets: 2500, findingsPerAsset: 6, risks: 600 };
+export const DEMO_OPTIONS: GenerateOptions = {
+  seed: 'demo',
+  tenants: 2,
+  assets: 2500,
+  findingsPerAsset: 6,
+  risks: 600,
+};
 
 /** The generated demo inventory as an import source, streamed through the same path as `secinv import`. */
 const demoSource = (options: GenerateOptions) => ({
   name: '<demo>',
-  open: () => Readable.from((function* () {
-    for (const line of generateRecords(options)) yield `${line}\n`;
-  })()),
+  open: () =>
+    Readable.from(
+      (function* () {
+        for (const line of generateRecords(options)) yield `${line}\n`;
+      })(),
+    ),
 });
 
 export async function demoCommand(opts: { db?: string; host?: string; port?: string }, io: Io): Promise<void> {
@@ -28,7 +37,8 @@ export async function demoCommand(opts: { db?: string; host?: string; port?: str
     if (tenants.length === 0) {
       io.stderr.write(`secinv: generating the demo inventory into ${config.databaseUrl} …\n`);
       const result = await importSources(admin, [demoSource(DEMO_OPTIONS)], { dryRun: false });
-      if (result.problemCount > 0) throw new Error(`demo import failed: ${result.problems[0]?.message ?? 'unknown problem'}`);
+      if (result.problemCount > 0)
+        throw new Error(`demo import failed: ${result.problems[0]?.message ?? 'unknown problem'}`);
       io.stderr.write(`secinv: ${summaryLine(result, false)}\n`);
     } else {
       io.stderr.write(`secinv: reusing the demo database ${config.databaseUrl}\n`);
@@ -58,9 +68,15 @@ export async function demoCommand(opts: { db?: string; host?: string; port?: str
     );
   }
   // The demo keeps its own database; this is how to serve it again without regenerating it.
-  lines.push(`To serve this data again: secinv serve --db ${shellQuote(displayDatabaseUrl(config.databaseUrl))}`, '', 'Press Ctrl+C to stop.', '');
+  lines.push(
+    `To serve this data again: secinv serve --db ${shellQuote(displayDatabaseUrl(config.databaseUrl))}`,
+    '',
+    'Press Ctrl+C to stop.',
+    '',
+  );
   io.stdout.write(lines.join('\n'));
   await server.closed;
 }
 
-const shellQuote = (text: string): string => (/^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`);
+const shellQuote = (text: string): string =>
+  /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;

@@ -24,15 +24,28 @@ export async function importCommand(config: Readonly<Config>, files: string[], d
   try {
     const progress = io.stderr.isTTY === true;
     const started = Date.now();
-    const result = await importSources(storage, files.map((f) => fileSource(f)), {
-      dryRun,
-      ...(progress ? { onProgress: (n: number) => io.stderr.write(`\rread ${n.toLocaleString('en-US')} records (${Math.round((Date.now() - started) / 1000)} s)`) } : {}),
-    });
+    const result = await importSources(
+      storage,
+      files.map((f) => fileSource(f)),
+      {
+        dryRun,
+        ...(progress
+          ? {
+              onProgress: (n: number) =>
+                io.stderr.write(
+                  `\rread ${n.toLocaleString('en-US')} records (${Math.round((Date.now() - started) / 1000)} s)`,
+                ),
+            }
+          : {}),
+      },
+    );
     if (progress) io.stderr.write('\r\x1b[K');
     if (result.problemCount > 0) {
       for (const p of result.problems) io.stderr.write(`${p.location}: ${p.path ? `${p.path}: ` : ''}${p.message}\n`);
       const shown = result.problemCount > result.problems.length ? ` (first ${result.problems.length} shown)` : '';
-      throw new UserError(`import rejected: ${result.problemCount} problem${result.problemCount === 1 ? '' : 's'}${shown}; nothing was written`);
+      throw new UserError(
+        `import rejected: ${result.problemCount} problem${result.problemCount === 1 ? '' : 's'}${shown}; nothing was written`,
+      );
     }
     io.stdout.write(`${summaryLine(result, dryRun)} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
   } finally {

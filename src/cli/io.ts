@@ -14,7 +14,12 @@ export async function openDatabase(url: string, io: Io, options: Partial<Connect
 }
 
 /** Runs work on the database and closes it, whatever happens. */
-export async function withDatabase<T>(url: string, io: Io, work: (storage: Storage) => Promise<T>, options: Partial<ConnectOptions> = {}): Promise<T> {
+export async function withDatabase<T>(
+  url: string,
+  io: Io,
+  work: (storage: Storage) => Promise<T>,
+  options: Partial<ConnectOptions> = {},
+): Promise<T> {
   const storage = await openDatabase(url, io, options);
   try {
     return await work(storage);

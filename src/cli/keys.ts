@@ -5,25 +5,49 @@ import type { Storage } from '../storage/index.js';
 import { withDatabase, type Io } from './io.js';
 
 /** Creates a key for a tenant in the store and returns it; the key exists nowhere else afterwards. */
-export async function createTenantKey(storage: Storage, tenantId: string, name: string | null, expiresInDays?: number): Promise<{ id: string; key: string; expiresAt: string | null }> {
-  if ((await storage.tenantOrganization(tenantId)) === undefined) throw new UserError(`unknown tenant '${tenantId}' (import it first)`);
+export async function createTenantKey(
+  storage: Storage,
+  tenantId: string,
+  name: string | null,
+  expiresInDays?: number,
+): Promise<{ id: string; key: string; expiresAt: string | null }> {
+  if ((await storage.tenantOrganization(tenantId)) === undefined)
+    throw new UserError(`unknown tenant '${tenantId}' (import it first)`);
   const key = newKey();
   const now = Date.now();
   const expiresAt = expiresInDays === undefined ? null : new Date(now + expiresInDays * 86_400_000).toISOString();
-  await storage.insertKey({ id: key.id, tenantId, name, prefix: key.prefix, keyHash: key.keyHash, createdAt: new Date(now).toISOString(), expiresAt });
+  await storage.insertKey({
+    id: key.id,
+    tenantId,
+    name,
+    prefix: key.prefix,
+    keyHash: key.keyHash,
+    createdAt: new Date(now).toISOString(),
+    expiresAt,
+  });
   return { id: key.id, key: key.key, expiresAt };
 }
 
-export async function keysCreate(config: Readonly<Config>, opts: { tenant: string; name?: string; expiresIn?: number }, io: Io): Promise<void> {
+export async function keysCreate(
+  config: Readonly<Config>,
+  opts: { tenant: string; name?: string; expiresIn?: number },
+  io: Io,
+): Promise<void> {
   await withDatabase(config.databaseUrl, io, async (storage) => {
     const created = await createTenantKey(storage, opts.tenant, opts.name ?? null, opts.expiresIn);
     // The key alone on stdout, so `KEY=$(secinv keys create --tenant T)` works; the rest is for people.
     io.stdout.write(`${created.key}\n`);
-    io.stderr.write(`created key ${created.id} for tenant ${opts.tenant}${created.expiresAt ? `, expires ${created.expiresAt}` : ''}; it is shown only once\n`);
+    io.stderr.write(
+      `created key ${created.id} for tenant ${opts.tenant}${created.expiresAt ? `, expires ${created.expiresAt}` : ''}; it is shown only once\n`,
+    );
   });
 }
 
-export async function keysList(config: Readonly<Config>, opts: { tenant: string; json: boolean }, io: Io): Promise<void> {
+export async function keysList(
+  config: Readonly<Config>,
+  opts: { tenant: string; json: boolean },
+  io: Io,
+): Promise<void> {
   await withDatabase(config.databaseUrl, io, async (storage) => {
     const keys = await storage.listKeys(opts.tenant);
     if (opts.json) {
@@ -31,9 +55,23 @@ export async function keysList(config: Readonly<Config>, opts: { tenant: string;
       return;
     }
     const header = ['ID', 'NAME', 'PREFIX', 'CREATED', 'EXPIRES', 'REVOKED', 'LAST USED'];
-    const rows = keys.map((k) => [k.id, k.name ?? '-', k.prefix, k.createdAt, k.expiresAt ?? '-', k.revokedAt ?? '-', k.lastUsedAt ?? '-']);
+    const rows = keys.map((k) => [
+      k.id,
+      k.name ?? '-',
+      k.prefix,
+      k.createdAt,
+      k.expiresAt ?? '-',
+      k.revokedAt ?? '-',
+      k.lastUsedAt ?? '-',
+    ]);
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
-    for (const row of [header, ...rows]) io.stdout.write(`${row.map((c, i) => c.padEnd(widths[i] as number)).join('  ').trimEnd()}\n`);
+    for (const row of [header, ...rows])
+      io.stdout.write(
+        `${row
+          .map((c, i) => c.padEnd(widths[i] as number))
+          .join('  ')
+          .trimEnd()}\n`,
+      );
   });
 }
 

@@ -13,16 +13,23 @@ import { serveCommand } from './serve.js';
 
 export type { Io } from './io.js';
 
-const integer = (name: string, min: number) => (value: string): number => {
-  if (!/^\d+$/.test(value) || Number(value) < min) throw new InvalidArgumentError(`${name} must be an integer >= ${min}`);
-  return Number(value);
-};
+const integer =
+  (name: string, min: number) =>
+  (value: string): number => {
+    if (!/^\d+$/.test(value) || Number(value) < min)
+      throw new InvalidArgumentError(`${name} must be an integer >= ${min}`);
+    return Number(value);
+  };
 
 // The same relative path from src/cli (tests) and dist/cli (the built command).
 const packageVersion = (): string =>
   (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
-const dbOption = () => new Option('--db <url>', 'database: sqlite:PATH, a file path, or postgres://… (env SECINV_DATABASE_URL; default sqlite:./data/secinv.db)');
+const dbOption = () =>
+  new Option(
+    '--db <url>',
+    'database: sqlite:PATH, a file path, or postgres://… (env SECINV_DATABASE_URL; default sqlite:./data/secinv.db)',
+  );
 
 export function buildProgram(io: Io): Command {
   const program = new Command('secinv')
@@ -32,9 +39,14 @@ export function buildProgram(io: Io): Command {
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
     .addHelpText('after', environmentHelp());
-  const sub = (name: string) => program.command(name).exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+  const sub = (name: string) =>
+    program
+      .command(name)
+      .exitOverride()
+      .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
 
-  sub('serve').description('Serve the API.')
+  sub('serve')
+    .description('Serve the API.')
     .addOption(dbOption())
     .option('--host <host>', 'address to listen on (env SECINV_HOST; default 127.0.0.1)')
     .option('--port <port>', 'port to listen on (env SECINV_PORT; default 8080)')
@@ -42,45 +54,73 @@ export function buildProgram(io: Io): Command {
     .option('--tls-key <file>', 'PEM private key (env SECINV_TLS_KEY)')
     .option('--metrics-port <port>', 'serve Prometheus metrics at /metrics on this port (env SECINV_METRICS_PORT)')
     .addHelpText('after', environmentHelp())
-    .action(async (opts: { db?: string; host?: string; port?: string; tlsCert?: string; tlsKey?: string; metricsPort?: string }) => serveCommand(loadConfig(opts), io));
+    .action(
+      async (opts: {
+        db?: string;
+        host?: string;
+        port?: string;
+        tlsCert?: string;
+        tlsKey?: string;
+        metricsPort?: string;
+      }) => serveCommand(loadConfig(opts), io),
+    );
 
-  sub('import').description('Load inventory files (JSON bundles or NDJSON); "-" reads standard input. All or nothing.')
+  sub('import')
+    .description('Load inventory files (JSON bundles or NDJSON); "-" reads standard input. All or nothing.')
     .addOption(dbOption())
     .option('--dry-run', 'validate only, write nothing', false)
     .argument('<files...>', 'files to import', (file: string, previous: string[] = []) => {
       // Standard input can be read once.
-      if (file === '-' && previous.includes('-')) throw new InvalidArgumentError('"-" (standard input) may be given only once');
+      if (file === '-' && previous.includes('-'))
+        throw new InvalidArgumentError('"-" (standard input) may be given only once');
       return [...previous, file];
     })
-    .action(async (files: string[], opts: { db?: string; dryRun: boolean }) => importCommand(loadConfig(opts), files, opts.dryRun, io));
+    .action(async (files: string[], opts: { db?: string; dryRun: boolean }) =>
+      importCommand(loadConfig(opts), files, opts.dryRun, io),
+    );
 
   const keys = sub('keys').description('Create, list and revoke tenant API keys.');
-  const keysSub = (name: string) => keys.command(name).exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
-  keysSub('create').description('Create a key; prints the key alone on stdout (shown only once).')
+  const keysSub = (name: string) =>
+    keys
+      .command(name)
+      .exitOverride()
+      .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+  keysSub('create')
+    .description('Create a key; prints the key alone on stdout (shown only once).')
     .requiredOption('--tenant <tenantId>', 'tenant the key belongs to')
     .option('--name <name>', 'a label for the key')
     .option('--expires-in <days>', 'days until the key expires', integer('--expires-in', 1))
     .addOption(dbOption())
-    .action(async (opts: { tenant: string; name?: string; expiresIn?: number; db?: string }) => keysCreate(loadConfig(opts), opts, io));
-  keysSub('list').description('List the keys of a tenant (never the secret).')
+    .action(async (opts: { tenant: string; name?: string; expiresIn?: number; db?: string }) =>
+      keysCreate(loadConfig(opts), opts, io),
+    );
+  keysSub('list')
+    .description('List the keys of a tenant (never the secret).')
     .requiredOption('--tenant <tenantId>', 'tenant whose keys to list')
     .option('--json', 'print a JSON array instead of a table', false)
     .addOption(dbOption())
     .action(async (opts: { tenant: string; json: boolean; db?: string }) => keysList(loadConfig(opts), opts, io));
-  keysSub('revoke').description('Revoke a key by its id; takes effect on the next request.')
+  keysSub('revoke')
+    .description('Revoke a key by its id; takes effect on the next request.')
     .argument('<keyId>', 'the key id (first column of keys list)')
     .addOption(dbOption())
     .action(async (keyId: string, opts: { db?: string }) => keysRevoke(loadConfig(opts), keyId, io));
 
-  sub('generate').description('Write a deterministic generated inventory as NDJSON to stdout (streamed).')
+  sub('generate')
+    .description('Write a deterministic generated inventory as NDJSON to stdout (streamed).')
     .option('--seed <seed>', 'seed of the generator', 'secinv')
     .option('--tenants <n>', 'number of tenants', integer('--tenants', 1), 1)
     .option('--assets <n>', 'assets per tenant', integer('--assets', 0), 1000)
     .option('--findings-per-asset <n>', 'average findings per asset', integer('--findings-per-asset', 0), 5)
     .option('--risks <n>', 'risks per tenant', integer('--risks', 0), 200)
-    .action(async (opts: { seed: string; tenants: number; assets: number; findingsPerAsset: number; risks: number }) => generateCommand(opts, io));
+    .action(async (opts: { seed: string; tenants: number; assets: number; findingsPerAsset: number; risks: number }) =>
+      generateCommand(opts, io),
+    );
 
-  sub('demo').description('Create (or reuse) a demo database for two tenants, print a key for each with curl examples, and serve.')
+  sub('demo')
+    .description(
+      'Create (or reuse) a demo database for two tenants, print a key for each with curl examples, and serve.',
+    )
     .addOption(new Option('--db <url>', 'database (env SECINV_DATABASE_URL; default sqlite:./data/demo.db)'))
     .option('--host <host>', 'address to listen on (default 127.0.0.1)')
     .option('--port <port>', 'port to listen on (default 8080)')
@@ -89,7 +129,10 @@ export function buildProgram(io: Io): Command {
   return program;
 }
 
-export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+export async function main(
+  argv: string[],
+  io: Io = { stdout: process.stdout, stderr: process.stderr },
+): Promise<number> {
   const program = buildProgram(io);
   try {
     await program.parseAsync(argv, { from: 'user' });
@@ -97,7 +140,11 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
   } catch (error) {
     if (error instanceof CommanderError) {
       // Help and version are successes; every other parse failure is bad usage.
-      return error.code === 'commander.helpDisplayed' || error.code === 'commander.help' || error.code === 'commander.version' ? 0 : 2;
+      return error.code === 'commander.helpDisplayed' ||
+        error.code === 'commander.help' ||
+        error.code === 'commander.version'
+        ? 0
+        : 2;
     }
     if (error instanceof UserError) {
       io.stderr.write(`secinv: ${error.message}\n`);

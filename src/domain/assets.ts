@@ -5,16 +5,33 @@ import type { DerivedAssetFields } from './derived.js';
 import { operationalStates, providers, riskSeverities } from './enums.js';
 import { querySpec, type ParsedQuery } from './query.js';
 import {
-  Bool, FreeObject, KeyValueTag, Nullable, NullableInteger, NullableNumber, NullableString, NullableTimestamp,
-  StringEnum, Timestamp,
+  Bool,
+  FreeObject,
+  KeyValueTag,
+  Nullable,
+  NullableInteger,
+  NullableNumber,
+  NullableString,
+  NullableTimestamp,
+  StringEnum,
+  Timestamp,
 } from './schema.js';
 
 const OperatingSystem = Type.Object({
-  architecture: NullableString(), name: NullableString(), platform: NullableString(), version: NullableString(),
-  versionId: NullableNumber(), activeKernel: NullableString(), buildNumber: NullableString(), lcuVersion: NullableString(),
+  architecture: NullableString(),
+  name: NullableString(),
+  platform: NullableString(),
+  version: NullableString(),
+  versionId: NullableNumber(),
+  activeKernel: NullableString(),
+  buildNumber: NullableString(),
+  lcuVersion: NullableString(),
 });
 
-const ResourceTag = Type.Object({ Key: NullableString(), Value: Nullable(Type.Union([Type.String(), Type.Boolean()])) });
+const ResourceTag = Type.Object({
+  Key: NullableString(),
+  Value: Nullable(Type.Union([Type.String(), Type.Boolean()])),
+});
 
 /** The asset as the API returns it (without `rawData`, which only the get operation adds on request). */
 export const Asset = Type.Object({
@@ -78,19 +95,44 @@ export type Asset = Static<typeof Asset>;
 
 /** Fields the service computes from the findings (src/domain/derived.ts, deriveAssetFields); imported values are ignored. */
 export const derivedAssetFields = [
-  'isVulnerable', 'numberOfLowVulnerabilities', 'numberOfMediumVulnerabilities', 'numberOfHighVulnerabilities',
-  'numberOfCriticalVulnerabilities', 'vulnerabilityScore', 'hasKev', 'hasExploit', 'isExploitable',
+  'isVulnerable',
+  'numberOfLowVulnerabilities',
+  'numberOfMediumVulnerabilities',
+  'numberOfHighVulnerabilities',
+  'numberOfCriticalVulnerabilities',
+  'vulnerabilityScore',
+  'hasKev',
+  'hasExploit',
+  'isExploitable',
 ] as const satisfies readonly (keyof DerivedAssetFields)[];
 
 /** Fields computed from the secret arrays (src/domain/derived.ts, secretCounts); imported values are ignored. */
-export const secretCountFields = ['numberOfLowSecrets', 'numberOfMediumSecrets', 'numberOfHighSecrets', 'numberOfCriticalSecrets'] as const;
+export const secretCountFields = [
+  'numberOfLowSecrets',
+  'numberOfMediumSecrets',
+  'numberOfHighSecrets',
+  'numberOfCriticalSecrets',
+] as const;
 
 export const AssetWithRawData = Type.Intersect([Asset, Type.Object({ rawData: FreeObject() })]);
 
 export const sortableAssetFields = [
-  'id', 'executionId', 'integrationId', 'resourceType', 'service', 'region', 'name', 'provider', 'firstObservedAt',
-  'lastObservedAt', 'riskScore', 'vulnerabilityScore', 'numberOfLowVulnerabilities', 'numberOfMediumVulnerabilities',
-  'numberOfHighVulnerabilities', 'numberOfCriticalVulnerabilities',
+  'id',
+  'executionId',
+  'integrationId',
+  'resourceType',
+  'service',
+  'region',
+  'name',
+  'provider',
+  'firstObservedAt',
+  'lastObservedAt',
+  'riskScore',
+  'vulnerabilityScore',
+  'numberOfLowVulnerabilities',
+  'numberOfMediumVulnerabilities',
+  'numberOfHighVulnerabilities',
+  'numberOfCriticalVulnerabilities',
 ] as const;
 export type AssetSortField = (typeof sortableAssetFields)[number];
 
@@ -100,40 +142,100 @@ const strings = (description: string) => ({ kind: 'list', item: { type: 'string'
 export const listAssetsSpec = querySpec(
   {
     ids: strings('Asset ids (resource names), matched exactly and case-sensitively.'),
-    executionIds: { kind: 'list', item: { type: 'integer' }, description: 'Integration execution ids; each item must be an integer.' },
+    executionIds: {
+      kind: 'list',
+      item: { type: 'integer' },
+      description: 'Integration execution ids; each item must be an integer.',
+    },
     regions: strings('Provider regions (`region`), matched exactly and case-sensitively.'),
     integrationIds: strings('Integration ids (`integrationId`), matched exactly.'),
-    assetGroupIds: strings('Asset group ids: assets that are members of any listed group (an unknown group matches nothing).'),
-    environmentIds: { kind: 'list', item: { type: 'environment' }, description: 'Environments of the asset\'s integration: environment UUIDs (any letter case) and/or the names production, non-production (every environment flagged production / not production).' },
-    severityLevels: { kind: 'list', item: { type: 'enum', values: riskSeverities }, description: 'Assets with at least one counted vulnerability of a listed severity.' },
-    secretsLevels: { kind: 'list', item: { type: 'enum', values: riskSeverities }, description: 'Assets with at least one exposed secret of a listed severity.' },
+    assetGroupIds: strings(
+      'Asset group ids: assets that are members of any listed group (an unknown group matches nothing).',
+    ),
+    environmentIds: {
+      kind: 'list',
+      item: { type: 'environment' },
+      description:
+        "Environments of the asset's integration: environment UUIDs (any letter case) and/or the names production, non-production (every environment flagged production / not production).",
+    },
+    severityLevels: {
+      kind: 'list',
+      item: { type: 'enum', values: riskSeverities },
+      description: 'Assets with at least one counted vulnerability of a listed severity.',
+    },
+    secretsLevels: {
+      kind: 'list',
+      item: { type: 'enum', values: riskSeverities },
+      description: 'Assets with at least one exposed secret of a listed severity.',
+    },
     resourceTypes: strings('Provider resource types (matches resourceType).'),
-    providers: { kind: 'list', item: { type: 'enum', values: providers }, description: 'The asset\'s provider.' },
+    providers: { kind: 'list', item: { type: 'enum', values: providers }, description: "The asset's provider." },
     services: strings('`Provider::Service` (exact) or a bare service name (any provider); case-insensitive.'),
     firstObservedAtStart: { kind: 'datetime', description: 'Inclusive start of the firstObservedAt range.' },
     firstObservedAtEnd: { kind: 'datetime', description: 'Inclusive end of the firstObservedAt range.' },
     hasAdminPrivileges: bool('Assets whose hasAdminPrivileges is this value.'),
     hasOverlyPermissivePrivileges: bool('Assets whose hasOverlyPermissivePrivileges is this value.'),
-    isSusceptibleToPrivilegeEscalation: bool('Assets whose imported isSusceptibleToPrivilegeEscalation attribute (absent means false) is this value.'),
-    hasKev: bool('Assets with (true) or without (false) a non-exempted finding in the known exploited vulnerabilities catalog.'),
-    hasExploit: bool('Assets with (true) or without (false) a non-exempted finding referenced in a public exploit database.'),
+    isSusceptibleToPrivilegeEscalation: bool(
+      'Assets whose imported isSusceptibleToPrivilegeEscalation attribute (absent means false) is this value.',
+    ),
+    hasKev: bool(
+      'Assets with (true) or without (false) a non-exempted finding in the known exploited vulnerabilities catalog.',
+    ),
+    hasExploit: bool(
+      'Assets with (true) or without (false) a non-exempted finding referenced in a public exploit database.',
+    ),
     isExploitable: bool('Assets with (true) or without (false) a non-exempted exploitable finding.'),
     isPubliclyExposed: bool('Assets whose isPubliclyExposed is this value.'),
     isVulnerable: bool('Assets with (true) or without (false) any non-exempted finding.'),
     query: { kind: 'string', description: 'Case-insensitive substring of the asset name.' },
-    metadata: { kind: 'string', description: 'Case-insensitive substring of any key, or of any string, number or boolean value, anywhere inside the asset\'s raw data.' },
-    riskScoreGte: { kind: 'decimal', min: 0, max: 10, description: 'Minimum riskScore (inclusive): a decimal number from 0 to 10, digits with an optional fraction (`7` or `7.5`).' },
-    operationalStates: { kind: 'list', item: { type: 'enum', values: operationalStates }, description: 'Operational states; only assets of resource types that support one (AWS::EC2::Instance) match.' },
-    sortBy: { kind: 'enum', values: sortableAssetFields, description: 'Sort key (default: id). Ties break by id in the same direction; nulls last.' },
+    metadata: {
+      kind: 'string',
+      description:
+        "Case-insensitive substring of any key, or of any string, number or boolean value, anywhere inside the asset's raw data.",
+    },
+    riskScoreGte: {
+      kind: 'decimal',
+      min: 0,
+      max: 10,
+      description:
+        'Minimum riskScore (inclusive): a decimal number from 0 to 10, digits with an optional fraction (`7` or `7.5`).',
+    },
+    operationalStates: {
+      kind: 'list',
+      item: { type: 'enum', values: operationalStates },
+      description: 'Operational states; only assets of resource types that support one (AWS::EC2::Instance) match.',
+    },
+    sortBy: {
+      kind: 'enum',
+      values: sortableAssetFields,
+      description: 'Sort key (default: id). Ties break by id in the same direction; nulls last.',
+    },
     sortOrder: { kind: 'enum', values: ['ASC', 'DESC'], description: 'Requires sortBy. Default ASC.' },
-    page: { kind: 'integer', min: 1, max: 1_000_000, default: 1, description: 'Page number, an integer from 1 to 1000000 (default 1). A page past the end answers an empty `data` with the true `total`.' },
-    perPage: { kind: 'integer', min: 1, max: 1000, default: 100, description: 'Page size, an integer from 1 to 1000 (default 100).' },
+    page: {
+      kind: 'integer',
+      min: 1,
+      max: 1_000_000,
+      default: 1,
+      description:
+        'Page number, an integer from 1 to 1000000 (default 1). A page past the end answers an empty `data` with the true `total`.',
+    },
+    perPage: {
+      kind: 'integer',
+      min: 1,
+      max: 1000,
+      default: 100,
+      description: 'Page size, an integer from 1 to 1000 (default 100).',
+    },
   },
   { ranges: [['firstObservedAtStart', 'firstObservedAtEnd']], requires: [['sortOrder', 'sortBy']] },
 );
 export type ListAssetsQuery = ParsedQuery<typeof listAssetsSpec.params>;
 
 export const getAssetSpec = querySpec({
-  include: { kind: 'list', item: { type: 'enum', values: ['rawData'] }, description: 'rawData adds the asset\'s raw data (`rawData`, `{}` when none was imported).' },
+  include: {
+    kind: 'list',
+    item: { type: 'enum', values: ['rawData'] },
+    description: "rawData adds the asset's raw data (`rawData`, `{}` when none was imported).",
+  },
 });
 export type GetAssetQuery = ParsedQuery<typeof getAssetSpec.params>;

@@ -11,7 +11,12 @@ export const hasVendorFix = (packages: readonly { fixedVersion: string | null }[
   packages.some((p) => typeof p.fixedVersion === 'string' && p.fixedVersion !== '');
 
 /** An asset's numberOf…Secrets: the lengths of its secret arrays, whatever an import file says. */
-export const secretCounts = (asset: { lowSecrets: readonly unknown[]; mediumSecrets: readonly unknown[]; highSecrets: readonly unknown[]; criticalSecrets: readonly unknown[] }) => ({
+export const secretCounts = (asset: {
+  lowSecrets: readonly unknown[];
+  mediumSecrets: readonly unknown[];
+  highSecrets: readonly unknown[];
+  criticalSecrets: readonly unknown[];
+}) => ({
   numberOfLowSecrets: asset.lowSecrets.length,
   numberOfMediumSecrets: asset.mediumSecrets.length,
   numberOfHighSecrets: asset.highSecrets.length,
@@ -54,7 +59,14 @@ export interface DerivedAssetFields {
  * INFORMATIONAL or UNKNOWN one, which no count includes; the flags are true when any counted finding has them.
  */
 export function deriveAssetFields(findings: Iterable<CountedFinding>): DerivedAssetFields {
-  let any = false, low = 0, medium = 0, high = 0, critical = 0, kev = false, exploit = false, exploitable = false;
+  let any = false,
+    low = 0,
+    medium = 0,
+    high = 0,
+    critical = 0,
+    kev = false,
+    exploit = false,
+    exploitable = false;
   for (const f of findings) {
     any = true;
     if (f.severityLevelValue === severityLevelValues.LOW) low += 1;

@@ -13,7 +13,12 @@ export type FindingSeverity = (typeof findingSeverities)[number];
 
 /** A finding's `severityLevelValue`: its severity's rank, the default sort key of the vulnerability list. */
 export const severityLevelValues: Readonly<Record<FindingSeverity, number>> = {
-  CRITICAL: 5, HIGH: 4, MEDIUM: 3, LOW: 2, INFORMATIONAL: 1, UNKNOWN: 0,
+  CRITICAL: 5,
+  HIGH: 4,
+  MEDIUM: 3,
+  LOW: 2,
+  INFORMATIONAL: 1,
+  UNKNOWN: 0,
 };
 
 export const lifecycleStates = ['DISMISSED_ACCEPTED', 'DISMISSED_NOT_A_RISK', 'OPEN'] as const;

@@ -39,8 +39,12 @@ export class ApiError extends Error {
   }
 }
 
-export const apiError = (code: ErrorCode, message: string, field?: string, headers?: Record<string, string>): ApiError =>
-  new ApiError([field === undefined ? { code, message } : { code, field, message }], headers);
+export const apiError = (
+  code: ErrorCode,
+  message: string,
+  field?: string,
+  headers?: Record<string, string>,
+): ApiError => new ApiError([field === undefined ? { code, message } : { code, field, message }], headers);
 
 /** A failure the user caused outside HTTP (bad CLI input, invalid import): printed as one line, exit code 1. */
 export class UserError extends Error {

@@ -54,10 +54,15 @@ export const compileExemption = (exemptionId: string, exemption: Exemption): Com
 });
 
 /** Ids of the exemptions that match the finding: those with at least one rule whose every set criterion holds. */
-export function matchingExemptions(exemptions: readonly CompiledExemption[], finding: MatchableFinding, asset: MatchableAsset): string[] {
+export function matchingExemptions(
+  exemptions: readonly CompiledExemption[],
+  finding: MatchableFinding,
+  asset: MatchableAsset,
+): string[] {
   const ids: string[] = [];
   for (const exemption of exemptions) {
-    if (exemption.rules.some((criteria) => criteria.every((holds) => holds(finding, asset)))) ids.push(exemption.exemptionId);
+    if (exemption.rules.some((criteria) => criteria.every((holds) => holds(finding, asset))))
+      ids.push(exemption.exemptionId);
   }
   return ids;
 }

@@ -9,7 +9,12 @@ export const hashKey = (key: string): string => createHash('sha256').update(key)
 
 export function newKey(): { id: string; key: string; prefix: string; keyHash: string } {
   const key = KEY_PREFIX + randomBytes(32).toString('base64url');
-  return { id: `key_${randomBytes(8).toString('hex')}`, key, prefix: key.slice(0, DISPLAY_LENGTH), keyHash: hashKey(key) };
+  return {
+    id: `key_${randomBytes(8).toString('hex')}`,
+    key,
+    prefix: key.slice(0, DISPLAY_LENGTH),
+    keyHash: hashKey(key),
+  };
 }
 
 /** The key of an `Authorization: Bearer <key>` header (scheme case-insensitive, spaces around the key ignored). */

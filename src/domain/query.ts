@@ -18,7 +18,11 @@ export type ParamSpec =
   | { kind: 'datetime'; description: string }
   | { kind: 'string'; description: string };
 
-type ItemOut<I> = I extends { type: 'enum'; values: readonly (infer V)[] } ? V : I extends { type: 'integer' } ? number : string;
+type ItemOut<I> = I extends { type: 'enum'; values: readonly (infer V)[] }
+  ? V
+  : I extends { type: 'integer' }
+    ? number
+    : string;
 type Out<P> = P extends { kind: 'list'; item: infer I }
   ? ItemOut<I>[]
   : P extends { kind: 'enum'; values: readonly (infer V)[] }
@@ -49,4 +53,7 @@ export interface QuerySpec<S extends Record<string, ParamSpec>> {
   options: QueryOptions;
 }
 
-export const querySpec = <const S extends Record<string, ParamSpec>>(params: S, options: QueryOptions = {}): QuerySpec<S> => ({ params, options });
+export const querySpec = <const S extends Record<string, ParamSpec>>(
+  params: S,
+  options: QueryOptions = {},
+): QuerySpec<S> => ({ params, options });

@@ -25,5 +25,4 @@ export const NullableInteger = (description?: string) => Nullable(Type.Integer(d
 export const NullableTimestamp = (description?: string) => Nullable(Timestamp(description));
 export const Bool = (description?: string) => Type.Boolean(description ? { description } : {});
 
-
 export const KeyValueTag = Type.Object({ Key: NullableString(), Value: NullableString() });

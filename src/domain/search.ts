@@ -15,7 +15,8 @@ export function metadataSearchText(rawData: unknown): string {
         tokens.push(key.toLowerCase());
         walk(inner);
       }
-    } else if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') tokens.push(String(value).toLowerCase());
+    } else if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+      tokens.push(String(value).toLowerCase());
   };
   walk(rawData);
   return tokens.join(META_SEPARATOR);
@@ -41,4 +42,7 @@ export const serviceName = (service: string | null): string | null =>
  * provider; both case-insensitively.
  */
 export const serviceMatches = (service: string | null, items: readonly string[]): boolean =>
-  service !== null && items.some((item) => (item.includes('::') ? service.toLowerCase() === item.toLowerCase() : serviceName(service) === item.toLowerCase()));
+  service !== null &&
+  items.some((item) =>
+    item.includes('::') ? service.toLowerCase() === item.toLowerCase() : serviceName(service) === item.toLowerCase(),
+  );

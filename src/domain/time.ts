@@ -1,7 +1,6 @@
 // One grammar for every timestamp the service reads (query parameters and imported records) and one output format.
 
-const RFC3339 =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:\d{2}))?$/;
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:\d{2}))?$/;
 
 const daysInMonth = (y: number, m: number): number =>
   m === 2 ? (y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0) ? 29 : 28) : [4, 6, 9, 11].includes(m) ? 30 : 31;
@@ -14,15 +13,20 @@ export function parseTimestamp(text: string): number | null {
   const m = RFC3339.exec(text);
   if (!m) return null;
   const [, ys, mos, ds, hs, mis, ss, frac, zone] = m;
-  const y = Number(ys), mo = Number(mos), d = Number(ds);
+  const y = Number(ys),
+    mo = Number(mos),
+    d = Number(ds);
   if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) return null;
   if (hs === undefined) return utc(y, mo, d, 0, 0, 0, 0);
-  const h = Number(hs), mi = Number(mis), s = Number(ss);
+  const h = Number(hs),
+    mi = Number(mis),
+    s = Number(ss);
   if (h > 23 || mi > 59 || s > 59) return null;
   const ms = frac === undefined ? 0 : Number(frac.slice(0, 3).padEnd(3, '0'));
   let offset = 0;
   if (zone !== undefined && zone !== 'Z' && zone !== 'z') {
-    const oh = Number(zone.slice(1, 3)), om = Number(zone.slice(4, 6));
+    const oh = Number(zone.slice(1, 3)),
+      om = Number(zone.slice(4, 6));
     if (oh > 23 || om > 59) return null;
     offset = (zone.startsWith('-') ? -1 : 1) * (oh * 60 + om) * 60_000;
   }

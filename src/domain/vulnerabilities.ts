@@ -27,23 +27,42 @@ export const Exemption = Type.Object({
 export type Exemption = Static<typeof Exemption>;
 
 const Package = Type.Object({
-  packageName: NullableString(), targetName: NullableString(), targetType: NullableString(), targetPath: NullableString(),
-  targetClass: NullableString(), fixedVersion: NullableString(), installedVersion: NullableString(),
+  packageName: NullableString(),
+  targetName: NullableString(),
+  targetType: NullableString(),
+  targetPath: NullableString(),
+  targetClass: NullableString(),
+  fixedVersion: NullableString(),
+  installedVersion: NullableString(),
 });
 
 const Cwe = Type.Object({
-  id: NullableString(), name: NullableString(), cweId: NullableString(), source: NullableString(), sourceUrl: NullableString(),
+  id: NullableString(),
+  name: NullableString(),
+  cweId: NullableString(),
+  source: NullableString(),
+  sourceUrl: NullableString(),
   description: NullableString(),
 });
 
 const KnownExploit = Type.Object({
-  cveID: NullableString(), notes: NullableString(), product: NullableString(), vendorProject: NullableString(),
-  requiredAction: NullableString(), shortDescription: NullableString(), vulnerabilityName: NullableString(),
-  dueDate: Nullable(CalendarDate()), dateAdded: Nullable(CalendarDate()),
+  cveID: NullableString(),
+  notes: NullableString(),
+  product: NullableString(),
+  vendorProject: NullableString(),
+  requiredAction: NullableString(),
+  shortDescription: NullableString(),
+  vulnerabilityName: NullableString(),
+  dueDate: Nullable(CalendarDate()),
+  dateAdded: Nullable(CalendarDate()),
 });
 
 const ExploitRef = Type.Object({
-  id: NullableString(), title: NullableString(), description: NullableString(), source: NullableString(), sourceUrl: NullableString(),
+  id: NullableString(),
+  title: NullableString(),
+  description: NullableString(),
+  source: NullableString(),
+  sourceUrl: NullableString(),
 });
 
 /** One finding as the API returns it. */
@@ -59,7 +78,9 @@ export const Vulnerability = Type.Object({
   description: NullableString(),
   title: NullableString(),
   severityLevel: StringEnum(findingSeverities),
-  severityLevelValue: Type.Integer({ description: 'Derived: CRITICAL 5, HIGH 4, MEDIUM 3, LOW 2, INFORMATIONAL 1, UNKNOWN 0' }),
+  severityLevelValue: Type.Integer({
+    description: 'Derived: CRITICAL 5, HIGH 4, MEDIUM 3, LOW 2, INFORMATIONAL 1, UNKNOWN 0',
+  }),
   severitySource: NullableString(),
   firstObservedAt: Timestamp(),
   lastObservedAt: Timestamp(),
@@ -81,7 +102,13 @@ export type Vulnerability = Static<typeof Vulnerability>;
 
 export const derivedVulnerabilityFields = ['severityLevelValue', 'hasVendorFix', 'exemptions'] as const;
 
-export const vulnerabilitySortFields = ['hasKev', 'hasExploit', 'lastObservedAt', 'firstObservedAt', 'severityLevelValue'] as const;
+export const vulnerabilitySortFields = [
+  'hasKev',
+  'hasExploit',
+  'lastObservedAt',
+  'firstObservedAt',
+  'severityLevelValue',
+] as const;
 export type VulnerabilitySortField = (typeof vulnerabilitySortFields)[number];
 
 const strings = (description: string, maxItems?: number) =>
@@ -92,28 +119,63 @@ export const listVulnerabilitiesSpec = querySpec(
   {
     vulnerabilityIds: strings('Vulnerability ids (CVE style).', 100),
     assetIds: strings('Asset ids.', 10),
-    providers: { kind: 'list', item: { type: 'enum', values: providers }, description: 'The finding\'s provider.' },
-    executionIds: strings('The finding\'s execution ids (strings).', 10),
-    integrationIds: strings('The finding\'s integration ids.', 10),
-    assetGroupIds: strings('Groups of the finding\'s asset.'),
-    environmentIds: { kind: 'list', item: { type: 'environment' }, description: 'Environment UUIDs and/or production, non-production (through the finding\'s integration).' },
+    providers: { kind: 'list', item: { type: 'enum', values: providers }, description: "The finding's provider." },
+    executionIds: strings("The finding's execution ids (strings).", 10),
+    integrationIds: strings("The finding's integration ids.", 10),
+    assetGroupIds: strings("Groups of the finding's asset."),
+    environmentIds: {
+      kind: 'list',
+      item: { type: 'environment' },
+      description: "Environment UUIDs and/or production, non-production (through the finding's integration).",
+    },
     packageName: { kind: 'string', description: 'A package of the finding has this name (exact).' },
-    regions: strings('Regions of the finding\'s asset.'),
+    regions: strings("Regions of the finding's asset."),
     targetName: { kind: 'string', description: 'A package of the finding has this target name (exact).' },
     targetType: { kind: 'string', description: 'A package of the finding has this target type (exact).' },
     targetClass: strings('A package of the finding has one of these target classes.'),
     hasKev: bool('Findings listed (true) or not (false) in the known exploited vulnerabilities catalog.'),
-    isExempted: { kind: 'boolean', default: false, description: 'false (default): only findings no exemption matches; true: only exempted findings.' },
+    isExempted: {
+      kind: 'boolean',
+      default: false,
+      description: 'false (default): only findings no exemption matches; true: only exempted findings.',
+    },
     isExploitable: bool('Findings whose imported isExploitable attribute (absent means false) is this value.'),
     hasExploit: bool('Findings referenced (true) or not (false) in a public exploit database.'),
     hasVendorFix: bool('Findings where any package has (true) or none has (false) a non-empty fixedVersion.'),
-    severityLevels: { kind: 'list', item: { type: 'enum', values: findingSeverities }, description: 'Finding severities.' },
+    severityLevels: {
+      kind: 'list',
+      item: { type: 'enum', values: findingSeverities },
+      description: 'Finding severities.',
+    },
     firstObservedAtStart: { kind: 'datetime', description: 'Inclusive start of the firstObservedAt range.' },
     firstObservedAtEnd: { kind: 'datetime', description: 'Inclusive end of the firstObservedAt range.' },
-    sortBy: { kind: 'enum', values: vulnerabilitySortFields, default: 'severityLevelValue', description: 'Sort key; ties by (assetId, vulnerabilityId) in the same direction.' },
-    sortOrder: { kind: 'enum', values: ['ASC', 'DESC'], default: 'DESC', description: 'Sort direction (applies to the default key without sortBy).' },
-    page: { kind: 'integer', min: 1, max: 1_000_000, default: 1, description: 'Page number, an integer from 1 to 1000000 (default 1). A page past the end answers an empty `data` with the true `total`.' },
-    perPage: { kind: 'integer', min: 1, max: 2000, default: 100, description: 'Page size, an integer from 1 to 2000 (default 100).' },
+    sortBy: {
+      kind: 'enum',
+      values: vulnerabilitySortFields,
+      default: 'severityLevelValue',
+      description: 'Sort key; ties by (assetId, vulnerabilityId) in the same direction.',
+    },
+    sortOrder: {
+      kind: 'enum',
+      values: ['ASC', 'DESC'],
+      default: 'DESC',
+      description: 'Sort direction (applies to the default key without sortBy).',
+    },
+    page: {
+      kind: 'integer',
+      min: 1,
+      max: 1_000_000,
+      default: 1,
+      description:
+        'Page number, an integer from 1 to 1000000 (default 1). A page past the end answers an empty `data` with the true `total`.',
+    },
+    perPage: {
+      kind: 'integer',
+      min: 1,
+      max: 2000,
+      default: 100,
+      description: 'Page size, an integer from 1 to 2000 (default 100).',
+    },
   },
   { ranges: [['firstObservedAtStart', 'firstObservedAtEnd']] },
 );

@@ -1,12 +1,37 @@
 // The full asset record: scan profile, exposure and privileges, tags, secrets and policy.
 import { OPERATIONAL_STATE_TYPES } from '../domain/enums.js';
-import { CONTAINER_RELEASES, SCHEMA_VERSIONS, SECRET_TYPES, TEAMS, VM_RELEASES, type Category, type Ecosystem, type OsRelease, type Provider } from './catalog.js';
-import { alnum, at, chance, createRng, dateBetween, float, hex, int, isoTime, pick, round, sample, weighted, weightedPicker, type Rng } from './random.js';
+import {
+  CONTAINER_RELEASES,
+  SCHEMA_VERSIONS,
+  SECRET_TYPES,
+  TEAMS,
+  VM_RELEASES,
+  type Category,
+  type Ecosystem,
+  type OsRelease,
+  type Provider,
+} from './catalog.js';
+import {
+  alnum,
+  at,
+  chance,
+  createRng,
+  dateBetween,
+  float,
+  hex,
+  int,
+  isoTime,
+  pick,
+  round,
+  sample,
+  weighted,
+  weightedPicker,
+  type Rng,
+} from './random.js';
 import { DAY, HISTORY, MINUTE, type Settings } from './settings.js';
 import { type Tenant } from './tenants.js';
 import { type AssetCore } from './identity.js';
 import { rawDataOf } from './raw-data.js';
-
 
 /** What the findings of an asset need to know about it. */
 export interface ScanProfile {
@@ -66,25 +91,50 @@ export function buildAsset(s: Settings, tenant: Tenant, core: AssetCore): BuiltA
 
   const os = category === 'vm' ? vmRelease(rng) : CONTAINERS.has(category) ? containerRelease(rng) : null;
   // Half the Linux hosts run no application packages; a Windows host is scanned only for its applications' packages.
-  const languages = kind.languages.length === 0 || (category === 'vm' && os?.ecosystem && chance(rng, 0.5))
-    ? [] : sample(rng, kind.languages, chance(rng, 0.75) ? 1 : 2);
+  const languages =
+    kind.languages.length === 0 || (category === 'vm' && os?.ecosystem && chance(rng, 0.5))
+      ? []
+      : sample(rng, kind.languages, chance(rng, 0.75) ? 1 : 2);
   const ecosystems = os?.ecosystem ? [os.ecosystem, ...languages] : languages;
   const [isPubliclyExposed, isInVpc, admin, permissive, escalation] = EXPOSURE[category];
   const exposed = chance(rng, isPubliclyExposed);
   const hasAdminPrivileges = chance(rng, admin);
 
-  const imageId = category === 'vm' ? machineImage(rng, kind.provider, os) : core.image ? `sha256:${hex(rng, 64)}` : null;
-  const platform = category === 'vm' ? (os?.platform === 'windows' ? 'Windows' : 'Linux/UNIX')
-    : core.image ? pick(rng, ['linux/amd64', 'linux/amd64', 'linux/arm64'] as const) : null;
+  const imageId =
+    category === 'vm' ? machineImage(rng, kind.provider, os) : core.image ? `sha256:${hex(rng, 64)}` : null;
+  const platform =
+    category === 'vm'
+      ? os?.platform === 'windows'
+        ? 'Windows'
+        : 'Linux/UNIX'
+      : core.image
+        ? pick(rng, ['linux/amd64', 'linux/amd64', 'linux/arm64'] as const)
+        : null;
   const osTarget = `${core.image ?? core.name} (${os?.targetType ?? 'unknown'} ${os?.version ?? ''})`;
-  const targetName = kind.resource === 'TaskDefinition' ? `${core.resourceName}:${core.detail.revision ?? 1} > ${core.image ?? ''}` : core.image ?? core.name;
+  const targetName =
+    kind.resource === 'TaskDefinition'
+      ? `${core.resourceName}:${core.detail.revision ?? 1} > ${core.image ?? ''}`
+      : (core.image ?? core.name);
 
-  const operationalState = OPERATIONAL_STATE_TYPES.includes(core.type) ? (chance(rng, 0.85) ? 'active' : 'inactive')
-    : category === 'vm' && chance(rng, 0.05) ? pick(rng, ['active', 'inactive'] as const) : null;
-  const riskScore = chance(rng, 0.08) ? null
-    : round(Math.min(10, float(rng, 0, 5.5) + (exposed ? 2.5 : 0) + (hasAdminPrivileges ? 1.5 : 0) + (ecosystems.length > 0 ? 0.5 : 0)), 1);
+  const operationalState = OPERATIONAL_STATE_TYPES.includes(core.type)
+    ? chance(rng, 0.85)
+      ? 'active'
+      : 'inactive'
+    : category === 'vm' && chance(rng, 0.05)
+      ? pick(rng, ['active', 'inactive'] as const)
+      : null;
+  const riskScore = chance(rng, 0.08)
+    ? null
+    : round(
+        Math.min(
+          10,
+          float(rng, 0, 5.5) + (exposed ? 2.5 : 0) + (hasAdminPrivileges ? 1.5 : 0) + (ecosystems.length > 0 ? 0.5 : 0),
+        ),
+        1,
+      );
 
-  const secrets = COMPUTE.has(category) && chance(rng, 0.15) ? secretsOf(rng, core) : { low: [], medium: [], high: [], critical: [] };
+  const secrets =
+    COMPUTE.has(category) && chance(rng, 0.15) ? secretsOf(rng, core) : { low: [], medium: [], high: [], critical: [] };
   const tags = tagsOf(rng, tenant, core);
   const schemaVersion = pick(rng, SCHEMA_VERSIONS);
 
@@ -138,7 +188,12 @@ export function buildAsset(s: Settings, tenant: Tenant, core: AssetCore): BuiltA
     rawData: rawDataOf(rng, core, { exposed, os, createdMs, imageId, tags, operationalState }),
   };
   return {
-    core, record, schemaVersion, executionId: execution, firstObservedMs, lastObservedMs,
+    core,
+    record,
+    schemaVersion,
+    executionId: execution,
+    firstObservedMs,
+    lastObservedMs,
     scan: { os, ecosystems, osTarget, targetName, appRoot: appRootOf(core, languages) },
   };
 }
@@ -146,12 +201,20 @@ export function buildAsset(s: Settings, tenant: Tenant, core: AssetCore): BuiltA
 function machineImage(rng: Rng, provider: Provider, os: OsRelease | null): string {
   const windows = os?.platform === 'windows';
   switch (provider) {
-    case 'AWS': return `ami-0${hex(rng, 16)}`;
-    case 'Azure': return windows ? 'MicrosoftWindowsServer:WindowsServer:2022-datacenter-azure-edition:latest'
-      : os?.targetType === 'debian' ? 'Debian:debian-12:12-gen2:latest' : 'Canonical:0001-com-ubuntu-server-jammy:22_04-lts-gen2:latest';
-    default: return windows ? 'projects/windows-cloud/global/images/windows-server-2022-dc-v20240313'
-      : os?.targetType === 'debian' ? 'projects/debian-cloud/global/images/debian-12-bookworm-v20240312'
-        : 'projects/ubuntu-os-cloud/global/images/ubuntu-2204-jammy-v20240319';
+    case 'AWS':
+      return `ami-0${hex(rng, 16)}`;
+    case 'Azure':
+      return windows
+        ? 'MicrosoftWindowsServer:WindowsServer:2022-datacenter-azure-edition:latest'
+        : os?.targetType === 'debian'
+          ? 'Debian:debian-12:12-gen2:latest'
+          : 'Canonical:0001-com-ubuntu-server-jammy:22_04-lts-gen2:latest';
+    default:
+      return windows
+        ? 'projects/windows-cloud/global/images/windows-server-2022-dc-v20240313'
+        : os?.targetType === 'debian'
+          ? 'projects/debian-cloud/global/images/debian-12-bookworm-v20240312'
+          : 'projects/ubuntu-os-cloud/global/images/ubuntu-2204-jammy-v20240319';
   }
 }
 
@@ -186,17 +249,28 @@ function tagsOf(rng: Rng, tenant: Tenant, core: AssetCore): { Key: string; Value
   if (chance(rng, 0.7)) tags.push({ Key: 'Team', Value: pick(rng, TEAMS) });
   if (cloud && chance(rng, 0.5)) tags.push({ Key: 'Owner', Value: `${pick(rng, TEAMS)}@${tenant.slug}.example.com` });
   if (cloud && chance(rng, 0.45)) tags.push({ Key: 'CostCenter', Value: `cc-${int(rng, 1000, 1099)}` });
-  if (chance(rng, 0.6)) tags.push({ Key: 'ManagedBy', Value: cloud ? pick(rng, ['terraform', 'terraform', 'cloudformation', 'pulumi'] as const) : 'helm' });
+  if (chance(rng, 0.6))
+    tags.push({
+      Key: 'ManagedBy',
+      Value: cloud ? pick(rng, ['terraform', 'terraform', 'cloudformation', 'pulumi'] as const) : 'helm',
+    });
   if (core.kind.category === 'bucket' || core.kind.category === 'database') {
-    tags.push({ Key: 'DataClassification', Value: pick(rng, ['confidential', 'internal', 'internal', 'public'] as const) });
+    tags.push({
+      Key: 'DataClassification',
+      Value: pick(rng, ['confidential', 'internal', 'internal', 'public'] as const),
+    });
   }
-  if (chance(rng, 0.05) && ['payments', 'checkout', 'billing', 'ledger'].includes(core.app)) tags.push({ Key: 'Compliance', Value: 'pci-dss' });
+  if (chance(rng, 0.05) && ['payments', 'checkout', 'billing', 'ledger'].includes(core.app))
+    tags.push({ Key: 'Compliance', Value: 'pci-dss' });
   if (chance(rng, 0.015)) tags.push({ Key: DECOMMISSION_TAG.key, Value: DECOMMISSION_TAG.value });
   return tags;
 }
 
-
-function resourceTagsOf(rng: Rng, core: AssetCore, tags: readonly { Key: string; Value: string }[]): { Key: string; Value: string | boolean }[] {
+function resourceTagsOf(
+  rng: Rng,
+  core: AssetCore,
+  tags: readonly { Key: string; Value: string }[],
+): { Key: string; Value: string | boolean }[] {
   const out: { Key: string; Value: string | boolean }[] = [];
   switch (core.kind.provider) {
     case 'Kubernetes':
@@ -210,7 +284,8 @@ function resourceTagsOf(rng: Rng, core: AssetCore, tags: readonly { Key: string;
       break;
     default:
       for (const t of tags) out.push({ Key: t.Key, Value: t.Value });
-      if (core.kind.provider === 'AWS' && chance(rng, 0.3)) out.push({ Key: 'aws:cloudformation:stack-name', Value: `${core.app}-${core.envTag}` });
+      if (core.kind.provider === 'AWS' && chance(rng, 0.3))
+        out.push({ Key: 'aws:cloudformation:stack-name', Value: `${core.app}-${core.envTag}` });
   }
   if (chance(rng, 0.3)) out.push({ Key: 'backup', Value: chance(rng, 0.7) });
   if (chance(rng, 0.1)) out.push({ Key: 'auto-shutdown', Value: true });
@@ -221,13 +296,29 @@ type Secret = { type: string; path: string; line: number; sha: string };
 
 function secretsOf(rng: Rng, core: AssetCore): { low: Secret[]; medium: Secret[]; high: Secret[]; critical: Secret[] } {
   const out = { low: [] as Secret[], medium: [] as Secret[], high: [] as Secret[], critical: [] as Secret[] };
-  const count = weighted(rng, [[1, 60], [2, 25], [3, 10], [5, 5]] as const);
+  const count = weighted(rng, [
+    [1, 60],
+    [2, 25],
+    [3, 10],
+    [5, 5],
+  ] as const);
   for (let i = 0; i < count; i++) {
     const [type, paths] = pick(rng, SECRET_TYPES);
-    const path = core.kind.category === 'function' ? `/var/task/${pick(rng, ['.env', 'config.json', 'settings.py'])}` : pick(rng, paths);
+    const path =
+      core.kind.category === 'function'
+        ? `/var/task/${pick(rng, ['.env', 'config.json', 'settings.py'])}`
+        : pick(rng, paths);
     const secret = { type, path, line: int(rng, 1, 240), sha: hex(rng, 64) };
-    const level = type === 'private-key' || type === 'aws-access-key-id' ? (chance(rng, 0.6) ? 'critical' : 'high')
-      : weighted(rng, [['high', 30], ['medium', 45], ['low', 25]] as const);
+    const level =
+      type === 'private-key' || type === 'aws-access-key-id'
+        ? chance(rng, 0.6)
+          ? 'critical'
+          : 'high'
+        : weighted(rng, [
+            ['high', 30],
+            ['medium', 45],
+            ['low', 25],
+          ] as const);
     out[level].push(secret);
   }
   return out;
@@ -238,33 +329,80 @@ function policyOf(rng: Rng, core: AssetCore, admin: boolean, exposed: boolean): 
   if (provider !== 'AWS' && provider !== 'GCP') return null;
   if (category === 'identity') {
     if (provider === 'GCP') {
-      return { bindings: [{ role: admin ? 'roles/owner' : pick(rng, ['roles/storage.objectViewer', 'roles/pubsub.publisher', 'roles/cloudsql.client']), members: [`serviceAccount:${core.name}`] }], etag: `BwX${alnum(rng, 8)}`, version: 1 };
+      return {
+        bindings: [
+          {
+            role: admin
+              ? 'roles/owner'
+              : pick(rng, ['roles/storage.objectViewer', 'roles/pubsub.publisher', 'roles/cloudsql.client']),
+            members: [`serviceAccount:${core.name}`],
+          },
+        ],
+        etag: `BwX${alnum(rng, 8)}`,
+        version: 1,
+      };
     }
     return {
       Version: '2012-10-17',
       Statement: [
         admin
           ? { Sid: 'AdminAccess', Effect: 'Allow', Action: '*', Resource: '*' }
-          : { Sid: 'AppAccess', Effect: 'Allow', Action: sample(rng, ['s3:GetObject', 's3:PutObject', 'sqs:SendMessage', 'dynamodb:Query', 'kms:Decrypt', 'secretsmanager:GetSecretValue'], int(rng, 1, 4)), Resource: [`arn:aws:s3:::${core.app}-*`] },
-        { Sid: 'AssumeFromService', Effect: 'Allow', Principal: { Service: pick(rng, ['ec2.amazonaws.com', 'ecs-tasks.amazonaws.com', 'lambda.amazonaws.com']) }, Action: 'sts:AssumeRole', Condition: null },
+          : {
+              Sid: 'AppAccess',
+              Effect: 'Allow',
+              Action: sample(
+                rng,
+                [
+                  's3:GetObject',
+                  's3:PutObject',
+                  'sqs:SendMessage',
+                  'dynamodb:Query',
+                  'kms:Decrypt',
+                  'secretsmanager:GetSecretValue',
+                ],
+                int(rng, 1, 4),
+              ),
+              Resource: [`arn:aws:s3:::${core.app}-*`],
+            },
+        {
+          Sid: 'AssumeFromService',
+          Effect: 'Allow',
+          Principal: { Service: pick(rng, ['ec2.amazonaws.com', 'ecs-tasks.amazonaws.com', 'lambda.amazonaws.com']) },
+          Action: 'sts:AssumeRole',
+          Condition: null,
+        },
       ],
     };
   }
   if (category === 'bucket' && chance(rng, 0.6)) {
     return {
       Version: '2012-10-17',
-      Statement: [{
-        Sid: exposed ? 'PublicRead' : 'DenyInsecureTransport',
-        Effect: exposed ? 'Allow' : 'Deny',
-        Principal: '*',
-        Action: exposed ? 's3:GetObject' : 's3:*',
-        Resource: [`arn:aws:s3:::${core.resourceName}/*`],
-        Condition: exposed ? null : { Bool: { 'aws:SecureTransport': 'false' } },
-      }],
+      Statement: [
+        {
+          Sid: exposed ? 'PublicRead' : 'DenyInsecureTransport',
+          Effect: exposed ? 'Allow' : 'Deny',
+          Principal: '*',
+          Action: exposed ? 's3:GetObject' : 's3:*',
+          Resource: [`arn:aws:s3:::${core.resourceName}/*`],
+          Condition: exposed ? null : { Bool: { 'aws:SecureTransport': 'false' } },
+        },
+      ],
     };
   }
   if (category === 'function' && chance(rng, 0.3)) {
-    return { Version: '2012-10-17', Id: 'default', Statement: [{ Sid: `apigw-${hex(rng, 8)}`, Effect: 'Allow', Principal: { Service: 'apigateway.amazonaws.com' }, Action: 'lambda:InvokeFunction', Resource: core.fullResourceName }] };
+    return {
+      Version: '2012-10-17',
+      Id: 'default',
+      Statement: [
+        {
+          Sid: `apigw-${hex(rng, 8)}`,
+          Effect: 'Allow',
+          Principal: { Service: 'apigateway.amazonaws.com' },
+          Action: 'lambda:InvokeFunction',
+          Resource: core.fullResourceName,
+        },
+      ],
+    };
   }
   return null;
 }

@@ -1,5 +1,6 @@
 // Static vocabulary of the data generator: providers, resource types, regions, names, packages and weaknesses.
-// Kept apart from generator.ts so the logic there reads as logic; nothing in this file is random.
+// Kept apart from generator.ts so the logic there reads as logic; nothing in this file is random. The tables keep one
+// entry per line as written (prettier-ignore): they are data.
 
 export type Provider = 'AWS' | 'Azure' | 'GCP' | 'Kubernetes';
 export const PROVIDERS: readonly Provider[] = ['AWS', 'Azure', 'GCP', 'Kubernetes'];
@@ -8,7 +9,8 @@ export const PROVIDERS: readonly Provider[] = ['AWS', 'Azure', 'GCP', 'Kubernete
 export const PROVIDER_WEIGHTS: Readonly<Record<Provider, number>> = { AWS: 45, Azure: 20, GCP: 15, Kubernetes: 20 };
 
 /** What a resource is, which decides its rawData, its findings and the risks raised on it. */
-export type Category = 'vm' | 'task' | 'function' | 'pod' | 'workload' | 'bucket' | 'database' | 'identity' | 'network' | 'cluster';
+export type Category =
+  'vm' | 'task' | 'function' | 'pod' | 'workload' | 'bucket' | 'database' | 'identity' | 'network' | 'cluster';
 
 /** The package ecosystems a scanner reports; a pool of vulnerabilities is generated per ecosystem. */
 export type Ecosystem = 'deb' | 'apk' | 'npm' | 'jar' | 'python-pkg';
@@ -31,10 +33,27 @@ export interface AssetKind {
   global?: boolean;
 }
 
-const kind = (provider: Provider, service: string, resource: string, weight: number, category: Category,
-  findingsWeight: number, languages: readonly Ecosystem[] = [], global = false): AssetKind =>
-  ({ provider, service, resource, weight, category, findingsWeight, languages, ...(global ? { global } : {}) });
+const kind = (
+  provider: Provider,
+  service: string,
+  resource: string,
+  weight: number,
+  category: Category,
+  findingsWeight: number,
+  languages: readonly Ecosystem[] = [],
+  global = false,
+): AssetKind => ({
+  provider,
+  service,
+  resource,
+  weight,
+  category,
+  findingsWeight,
+  languages,
+  ...(global ? { global } : {}),
+});
 
+// prettier-ignore
 export const ASSET_KINDS: readonly AssetKind[] = [
   kind('AWS', 'EC2', 'Instance', 18, 'vm', 2.2, ['jar', 'python-pkg']),
   kind('AWS', 'S3', 'Bucket', 9, 'bucket', 0),
@@ -65,7 +84,7 @@ export const ASSET_KINDS: readonly AssetKind[] = [
   kind('Kubernetes', 'RBAC', 'ClusterRoleBinding', 1, 'identity', 0),
 ];
 
-
+// prettier-ignore
 export const REGIONS: Readonly<Record<Provider, readonly string[]>> = {
   AWS: ['us-east-1', 'us-east-2', 'us-west-2', 'eu-west-1', 'eu-central-1', 'ap-southeast-2', 'ap-northeast-1'],
   Azure: ['eastus', 'eastus2', 'westeurope', 'northeurope', 'uksouth', 'westus2'],
@@ -76,6 +95,7 @@ export const REGIONS: Readonly<Record<Provider, readonly string[]>> = {
 
 export const SCHEMA_VERSIONS: readonly string[] = ['2024-06-01', '2024-06-01', '2024-06-01', '2025-01-15'];
 
+// prettier-ignore
 export const TENANT_NAMES: readonly string[] = [
   'Acme Corporation', 'Globex', 'Initech', 'Umbrella Health', 'Stark Logistics', 'Wayne Financial', 'Hooli',
   'Soylent Foods', 'Tyrell Systems', 'Cyberdyne Robotics', 'Wonka Confectionery', 'Oscorp Labs', 'Massive Dynamic',
@@ -83,13 +103,17 @@ export const TENANT_NAMES: readonly string[] = [
 ];
 
 /** Applications whose resources fill an inventory; combined with components to make names. */
+// prettier-ignore
 export const APPS: readonly string[] = [
   'payments', 'checkout', 'orders', 'inventory', 'auth', 'identity', 'search', 'notifications', 'billing',
   'reporting', 'analytics', 'ingest', 'gateway', 'catalog', 'recommendations', 'fraud', 'ledger', 'shipping',
   'users', 'media', 'pricing', 'support', 'audit', 'scheduler', 'export',
 ];
+// prettier-ignore
 export const COMPONENTS: readonly string[] = ['api', 'worker', 'web', 'consumer', 'cron', 'etl', 'proxy', 'sync', 'admin'];
+// prettier-ignore
 export const TEAMS: readonly string[] = ['platform', 'payments', 'data', 'growth', 'identity', 'sre', 'security', 'core-services'];
+// prettier-ignore
 export const BUCKET_PURPOSES: readonly string[] = ['logs', 'artifacts', 'backups', 'exports', 'uploads', 'static-assets', 'terraform-state', 'datalake'];
 
 export interface OsRelease {
@@ -106,6 +130,7 @@ export interface OsRelease {
   lcuVersion: string | null;
 }
 
+// prettier-ignore
 export const VM_RELEASES: readonly (readonly [OsRelease, number])[] = [
   [{ ecosystem: 'deb', targetType: 'ubuntu', name: 'Ubuntu', version: '22.04', versionId: 22.04, platform: 'linux',
     kernels: ['5.15.0-1051-aws', '5.15.0-1063-azure', '6.5.0-1020-gcp'], buildNumber: null, lcuVersion: null }, 35],
@@ -122,6 +147,7 @@ export const VM_RELEASES: readonly (readonly [OsRelease, number])[] = [
 ];
 
 /** Base images of containers: what the OS packages of a task, pod or function come from. */
+// prettier-ignore
 export const CONTAINER_RELEASES: readonly (readonly [OsRelease, number])[] = [
   [{ ecosystem: 'apk', targetType: 'alpine', name: 'Alpine Linux', version: '3.19.1', versionId: 3.19, platform: 'linux',
     kernels: [], buildNumber: null, lcuVersion: null }, 40],
@@ -144,9 +170,15 @@ export interface PackageSpec {
   vendor: string;
 }
 
-const pkg = (name: string, vendor: string, companions: readonly string[], versions: readonly (readonly [string, string])[],
-  areas: readonly string[]): PackageSpec => ({ name, vendor, companions, versions, areas });
+const pkg = (
+  name: string,
+  vendor: string,
+  companions: readonly string[],
+  versions: readonly (readonly [string, string])[],
+  areas: readonly string[],
+): PackageSpec => ({ name, vendor, companions, versions, areas });
 
+// prettier-ignore
 export const PACKAGES: Readonly<Record<Ecosystem, readonly PackageSpec[]>> = {
   deb: [
     pkg('openssl', 'OpenSSL', ['libssl3'], [['3.0.11-1~deb12u2', '3.0.13-1~deb12u1'], ['1.1.1w-0+deb11u1', '1.1.1w-0+deb11u2']], ['X.509 certificate verification', 'the TLS handshake', 'PKCS12 parsing']),
@@ -212,10 +244,12 @@ export const PACKAGES: Readonly<Record<Ecosystem, readonly PackageSpec[]>> = {
 };
 
 /** How scanners describe a package location, per ecosystem. */
+// prettier-ignore
 export const LANGUAGE_TARGETS: Readonly<Record<'npm' | 'jar' | 'python-pkg', string>> = {
   npm: 'Node.js', jar: 'Java', 'python-pkg': 'Python',
 };
 
+// prettier-ignore
 export const SEVERITY_SOURCES: Readonly<Record<Ecosystem, readonly string[]>> = {
   deb: ['debian', 'ubuntu', 'nvd'],
   apk: ['nvd', 'alpine'],
@@ -224,8 +258,13 @@ export const SEVERITY_SOURCES: Readonly<Record<Ecosystem, readonly string[]>> = 
   'python-pkg': ['ghsa', 'nvd'],
 };
 
-export interface Cwe { id: string; name: string; description: string }
+export interface Cwe {
+  id: string;
+  name: string;
+  description: string;
+}
 
+// prettier-ignore
 export const CWES: readonly Cwe[] = [
   { id: '787', name: 'Out-of-bounds Write', description: 'The product writes data past the end, or before the beginning, of the intended buffer.' },
   { id: '125', name: 'Out-of-bounds Read', description: 'The product reads data past the end, or before the beginning, of the intended buffer.' },
@@ -247,6 +286,7 @@ export const CWES: readonly Cwe[] = [
 ];
 
 /** Weakness phrases for generated titles, keyed by CWE id. */
+// prettier-ignore
 export const WEAKNESS_PHRASES: Readonly<Record<string, string>> = {
   '787': 'heap-based buffer overflow', '125': 'out-of-bounds read', '20': 'improper input validation',
   '79': 'cross-site scripting', '416': 'use-after-free', '22': 'path traversal', '400': 'denial of service',
@@ -270,6 +310,7 @@ export interface FamousCve {
   kev: { dateAdded: string; dueDate: string; vendorProject: string; product: string; vulnerabilityName: string } | null;
 }
 
+// prettier-ignore
 export const FAMOUS_CVES: readonly FamousCve[] = [
   { id: 'CVE-2021-44228', ecosystem: 'jar', packageName: 'log4j-core', severity: 'CRITICAL', published: '2021-12-10',
     title: 'log4j-core: Remote code execution in Log4j 2.x when logs contain an attacker-controlled string value', cwe: '917',
@@ -289,6 +330,7 @@ export const FAMOUS_CVES: readonly FamousCve[] = [
     title: 'python-urllib3: Cookie request header is not stripped during cross-origin redirects', cwe: '200', kev: null },
 ];
 
+// prettier-ignore
 export const EXPLOIT_SOURCES: readonly (readonly [string, string])[] = [
   ['Exploit-DB', 'https://www.exploit-db.com/exploits/'],
   ['GitHub', 'https://github.com/'],
@@ -296,6 +338,7 @@ export const EXPLOIT_SOURCES: readonly (readonly [string, string])[] = [
   ['PacketStorm', 'https://packetstormsecurity.com/files/'],
 ];
 
+// prettier-ignore
 export const SECRET_TYPES: readonly (readonly [string, readonly string[]])[] = [
   ['aws-access-key-id', ['/app/.env', '/home/ubuntu/.aws/credentials', '/srv/app/config/settings.py']],
   ['github-personal-access-token', ['/root/.git-credentials', '/app/.npmrc', '/workspace/scripts/release.sh']],
@@ -314,6 +357,7 @@ export interface RiskType {
   factors: readonly string[];
 }
 
+// prettier-ignore
 export const RISK_TYPES: readonly RiskType[] = [
   { id: 'exposed-workload-with-critical-vulnerabilities', categories: ['vm', 'pod', 'task', 'workload'],
     title: 'Internet-exposed workload runs software with critical vulnerabilities',
@@ -345,6 +389,7 @@ export const RISK_TYPES: readonly RiskType[] = [
     factors: ['admin-privileges', 'broad-subject'] },
 ];
 
+// prettier-ignore
 export const FACTOR_TITLES: Readonly<Record<string, string>> = {
   'internet-exposure': 'Reachable from the internet',
   'critical-vulnerability': 'Has a critical vulnerability',

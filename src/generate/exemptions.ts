@@ -7,7 +7,6 @@ import { type AssetCore, assetCore } from './identity.js';
 import { type BuiltAsset, COMPUTE, DECOMMISSION_TAG, buildAsset } from './assets.js';
 import { type Pools, findingsOf } from './findings.js';
 
-
 export interface Group {
   assetGroupId: string;
   name: string;
@@ -31,18 +30,23 @@ export function buildGroups(s: Settings, tenant: Tenant): Group[] {
     { name: 'Production compute', test: (c) => c.envTag === 'prod' && COMPUTE.has(c.kind.category) },
   ];
   if (tenant.byProvider.Kubernetes.length > 0) {
-    templates.push({ name: 'Kubernetes workloads', test: (c) => c.kind.provider === 'Kubernetes' && COMPUTE.has(c.kind.category) });
+    templates.push({
+      name: 'Kubernetes workloads',
+      test: (c) => c.kind.provider === 'Kubernetes' && COMPUTE.has(c.kind.category),
+    });
   }
-  return shuffle(rng, templates).slice(0, int(rng, 3, 5)).map((template) => {
-    const assetGroupId = uuid(rng);
-    // Scan a bounded, evenly spread sample of the assets, so a group costs the same for any inventory size.
-    const stride = Math.max(1, Math.floor(s.assets / 4000));
-    const members: number[] = [];
-    for (let i = int(rng, 0, stride - 1); i < s.assets && members.length < MAX_GROUP_MEMBERS; i += stride) {
-      if (template.test(assetCore(s, tenant, i))) members.push(i);
-    }
-    return { assetGroupId, name: template.name, members };
-  });
+  return shuffle(rng, templates)
+    .slice(0, int(rng, 3, 5))
+    .map((template) => {
+      const assetGroupId = uuid(rng);
+      // Scan a bounded, evenly spread sample of the assets, so a group costs the same for any inventory size.
+      const stride = Math.max(1, Math.floor(s.assets / 4000));
+      const members: number[] = [];
+      for (let i = int(rng, 0, stride - 1); i < s.assets && members.length < MAX_GROUP_MEMBERS; i += stride) {
+        if (template.test(assetCore(s, tenant, i))) members.push(i);
+      }
+      return { assetGroupId, name: template.name, members };
+    });
 }
 
 /** An asset that has findings, with the ids of those findings, found by recomputing assets from a start index. */
@@ -76,7 +80,9 @@ function uncommonRegion(s: Settings, tenant: Tenant, rng: Rng): string | null {
     const region = assetCore(s, tenant, i).region;
     counts.set(region, (counts.get(region) ?? 0) + 1);
   }
-  const seen = [...counts].filter(([, n]) => n >= Math.max(2, sampleSize * 0.02)).sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1));
+  const seen = [...counts]
+    .filter(([, n]) => n >= Math.max(2, sampleSize * 0.02))
+    .sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1));
   return seen[0]?.[0] ?? null;
 }
 
@@ -108,11 +114,19 @@ const rule = (c: RuleCriteria): Record<string, unknown> => ({
  * occur in the tenant, while matching only a small share of its findings (single advisories, a few assets, a rare tag,
  * one region combined with noVendorFix).
  */
-export function buildExemptions(s: Settings, pools: Pools, tenant: Tenant, groups: readonly Group[]): Record<string, unknown>[] {
+export function buildExemptions(
+  s: Settings,
+  pools: Pools,
+  tenant: Tenant,
+  groups: readonly Group[],
+): Record<string, unknown>[] {
   const rng = createRng(s.seed, 'exemptions', tenant.index);
-  const probes = [0, 1, 2, 3].map(() => findProbe(s, pools, tenant, indexesFrom(int(rng, 0, Math.max(0, s.assets - 1)), s.assets)));
+  const probes = [0, 1, 2, 3].map(() =>
+    findProbe(s, pools, tenant, indexesFrom(int(rng, 0, Math.max(0, s.assets - 1)), s.assets)),
+  );
   const fallback = (): string => pick(rng, pools.deb).vulnerabilityId;
-  const vulnOf = (probe: Probe | null, n: number): string => (probe ? at(probe.vulnerabilityIds, n % probe.vulnerabilityIds.length) : fallback());
+  const vulnOf = (probe: Probe | null, n: number): string =>
+    probe ? at(probe.vulnerabilityIds, n % probe.vulnerabilityIds.length) : fallback();
   const assetIdsOf = (...list: (Probe | null)[]): string[] => list.flatMap((p) => (p ? [p.asset.core.id] : []));
   const [p0 = null, p1 = null, p2 = null, p3 = null] = probes;
 
@@ -123,33 +137,54 @@ export function buildExemptions(s: Settings, pools: Pools, tenant: Tenant, group
 
   const definitions: { name: string; reason: string; rules: Record<string, unknown>[] }[] = [
     {
-      name: 'Base image CVEs awaiting upstream rebuild', reason: 'ACCEPTED_RISK',
+      name: 'Base image CVEs awaiting upstream rebuild',
+      reason: 'ACCEPTED_RISK',
       rules: [
         rule({ exemptionType: 'ACCEPTED_RISK', vulnerabilityId: vulnOf(p0, 0) }),
-        rule({ exemptionType: 'ACCEPTED_RISK', vulnerabilityIds: [...new Set([vulnOf(p1, 0), vulnOf(p1, 1), vulnOf(p2, 1)])] }),
+        rule({
+          exemptionType: 'ACCEPTED_RISK',
+          vulnerabilityIds: [...new Set([vulnOf(p1, 0), vulnOf(p1, 1), vulnOf(p2, 1)])],
+        }),
       ],
     },
     {
-      name: 'Hosts being decommissioned', reason: 'COMPENSATING_CONTROL',
+      name: 'Hosts being decommissioned',
+      reason: 'COMPENSATING_CONTROL',
       rules: [
-        rule({ exemptionType: 'DECOMMISSIONING', assetTags: [{ key: DECOMMISSION_TAG.key, value: DECOMMISSION_TAG.value }] }),
+        rule({
+          exemptionType: 'DECOMMISSIONING',
+          assetTags: [{ key: DECOMMISSION_TAG.key, value: DECOMMISSION_TAG.value }],
+        }),
         rule({ exemptionType: 'DECOMMISSIONING', assetIds: assetIdsOf(p1, p3) }),
       ],
     },
     {
-      name: `No vendor fix available in ${region}`, reason: 'NO_FIX_AVAILABLE',
+      name: `No vendor fix available in ${region}`,
+      reason: 'NO_FIX_AVAILABLE',
       rules: [
         rule({ exemptionType: 'NO_FIX_AVAILABLE', assetRegions: [region], noVendorFix: true }),
-        rule({ exemptionType: 'FALSE_POSITIVE', assetGroupIds: group ? [group.assetGroupId] : [], vulnerabilityIds: [vulnOf(groupProbe, 0)] }),
+        rule({
+          exemptionType: 'FALSE_POSITIVE',
+          assetGroupIds: group ? [group.assetGroupId] : [],
+          vulnerabilityIds: [vulnOf(groupProbe, 0)],
+        }),
       ],
     },
     {
-      name: 'Temporary exception during platform migration', reason: 'TEMPORARY',
+      name: 'Temporary exception during platform migration',
+      reason: 'TEMPORARY',
       rules: [rule({ exemptionType: 'TEMPORARY', assetIds: assetIdsOf(p2), vulnerabilityId: vulnOf(p2, 0) })],
     },
     {
-      name: `Scanner false positives in ${otherRegion}`, reason: 'FALSE_POSITIVE',
-      rules: [rule({ exemptionType: 'FALSE_POSITIVE', assetRegions: [otherRegion], vulnerabilityIds: [vulnOf(p3, 0), vulnOf(p0, 1)] })],
+      name: `Scanner false positives in ${otherRegion}`,
+      reason: 'FALSE_POSITIVE',
+      rules: [
+        rule({
+          exemptionType: 'FALSE_POSITIVE',
+          assetRegions: [otherRegion],
+          vulnerabilityIds: [vulnOf(p3, 0), vulnOf(p0, 1)],
+        }),
+      ],
     },
   ];
   return definitions.slice(0, int(rng, 3, 5)).map((d) => {
@@ -158,7 +193,13 @@ export function buildExemptions(s: Settings, pools: Pools, tenant: Tenant, group
       tenantId: tenant.tenantId,
       organizationId: tenant.organizationId,
       exemptionId: uuid(rng),
-      exemption: { name: d.name, reason: d.reason, createdAt: isoTime(createdMs), updatedAt: isoTime(dateBetween(rng, createdMs, s.now - HOUR)), rules: d.rules },
+      exemption: {
+        name: d.name,
+        reason: d.reason,
+        createdAt: isoTime(createdMs),
+        updatedAt: isoTime(dateBetween(rng, createdMs, s.now - HOUR)),
+        rules: d.rules,
+      },
     };
   });
 }

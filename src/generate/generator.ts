@@ -15,7 +15,7 @@ import { buildExemptions, buildGroups } from './exemptions.js';
 import { buildRisk } from './risks.js';
 
 // The files split the work by what they generate, each importing only those above it in this list: settings,
-// tenants, identity, raw-data, assets, findings, exemptions (and groups), risks.
+// tenants, names, identity, raw-data, assets, findings, exemptions (and groups), risks.
 export { ASSET_ID_PREFIX, DEFAULT_NOW, SHARED_ASSET_IDS, type GenerateOptions } from './settings.js';
 
 const line = (kind: string, record: unknown): string => JSON.stringify({ kind, record });
@@ -29,7 +29,11 @@ export function* generateRecords(opts: GenerateOptions): Generator<string> {
     yield line('tenant', { tenantId: tenant.tenantId, organizationId: tenant.organizationId, name: tenant.name });
     for (const env of tenant.environments) {
       yield line('environment', {
-        tenantId: tenant.tenantId, organizationId: tenant.organizationId, environmentId: env.environmentId, name: env.name, isProduction: env.isProduction,
+        tenantId: tenant.tenantId,
+        organizationId: tenant.organizationId,
+        environmentId: env.environmentId,
+        name: env.name,
+        isProduction: env.isProduction,
       });
     }
     for (const integration of tenant.integrations) yield line('integration', integration.record);
@@ -41,7 +45,10 @@ export function* generateRecords(opts: GenerateOptions): Generator<string> {
     const groups = buildGroups(s, tenant);
     for (const group of groups) {
       yield line('assetGroup', {
-        tenantId: tenant.tenantId, organizationId: tenant.organizationId, assetGroupId: group.assetGroupId, name: group.name,
+        tenantId: tenant.tenantId,
+        organizationId: tenant.organizationId,
+        assetGroupId: group.assetGroupId,
+        name: group.name,
         assetIds: group.members.map((i) => assetCore(s, tenant, i).id),
       });
     }

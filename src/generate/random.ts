@@ -154,7 +154,10 @@ export function sample<T>(rng: Rng, items: readonly T[], k: number): T[] {
 }
 
 const HEX_DIGITS = '0123456789abcdef';
-const BYTE_HEX: readonly string[] = Array.from({ length: 256 }, (_, i) => HEX_DIGITS.charAt(i >> 4) + HEX_DIGITS.charAt(i & 15));
+const BYTE_HEX: readonly string[] = Array.from(
+  { length: 256 },
+  (_, i) => HEX_DIGITS.charAt(i >> 4) + HEX_DIGITS.charAt(i & 15),
+);
 
 /** A string of lower-case hexadecimal digits. */
 export function hex(rng: Rng, length: number): string {

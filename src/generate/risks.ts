@@ -1,13 +1,34 @@
 // Risks: each names a primary asset by recomputing it (or a ghost asset that is not in the inventory).
 import { FACTOR_TITLES, RISK_TYPES, SECRET_TYPES } from './catalog.js';
-import { chance, createRng, float, hex, int, isoTime, pick, round, uuid, weighted, weightedPicker, type Rng } from './random.js';
+import {
+  chance,
+  createRng,
+  float,
+  hex,
+  int,
+  isoTime,
+  pick,
+  round,
+  uuid,
+  weighted,
+  weightedPicker,
+  type Rng,
+} from './random.js';
 import { DAY, HOUR, type Settings } from './settings.js';
 import { type Tenant } from './tenants.js';
 import { type AssetCore, assetCore } from './identity.js';
 
-const pickRiskSeverity = weightedPicker([['CRITICAL', 8], ['HIGH', 25], ['MEDIUM', 45], ['LOW', 22]] as const);
+const pickRiskSeverity = weightedPicker([
+  ['CRITICAL', 8],
+  ['HIGH', 25],
+  ['MEDIUM', 45],
+  ['LOW', 22],
+] as const);
 const SCORE_RANGE: Readonly<Record<'CRITICAL' | 'HIGH' | 'MEDIUM' | 'LOW', readonly [number, number]>> = {
-  CRITICAL: [9, 10], HIGH: [7, 8.9], MEDIUM: [4, 6.9], LOW: [0.5, 3.9],
+  CRITICAL: [9, 10],
+  HIGH: [7, 8.9],
+  MEDIUM: [4, 6.9],
+  LOW: [0.5, 3.9],
 };
 
 export function buildRisk(s: Settings, tenant: Tenant, index: number): Record<string, unknown> {
@@ -30,7 +51,11 @@ export function buildRisk(s: Settings, tenant: Tenant, index: number): Record<st
     description: `${type.title}: ${core.name} (${core.type}) in ${core.region}.`,
     primaryAssetId: core.id,
     region: core.region,
-    resolutions: type.resolutions.map(([key, title], i) => ({ key, type: i === 0 ? 'REMEDIATION' : 'MITIGATION', title })),
+    resolutions: type.resolutions.map(([key, title], i) => ({
+      key,
+      type: i === 0 ? 'REMEDIATION' : 'MITIGATION',
+      title,
+    })),
     score,
     likelihood: near(score),
     impact: near(score),
@@ -40,12 +65,20 @@ export function buildRisk(s: Settings, tenant: Tenant, index: number): Record<st
       meta: factorMeta(rng, key, core),
       title: FACTOR_TITLES[key] ?? key,
       value: round(float(rng, 0.2, 1), 2),
-      verificationState: weighted(rng, [['VERIFIED', 60], ['UNVERIFIED', 25], ['INFERRED', 15]] as const),
+      verificationState: weighted(rng, [
+        ['VERIFIED', 60],
+        ['UNVERIFIED', 25],
+        ['INFERRED', 15],
+      ] as const),
       description: `${FACTOR_TITLES[key] ?? key} on ${core.name}.`,
     })),
     meta: { assetName: core.name, resourceType: core.type, fullResourceName: core.fullResourceName },
     discoveredAt: isoTime(s.now - int(rng, HOUR, 700 * DAY)),
-    lifecycleState: weighted(rng, [['OPEN', 85], ['DISMISSED_ACCEPTED', 10], ['DISMISSED_NOT_A_RISK', 5]] as const),
+    lifecycleState: weighted(rng, [
+      ['OPEN', 85],
+      ['DISMISSED_ACCEPTED', 10],
+      ['DISMISSED_NOT_A_RISK', 5],
+    ] as const),
   };
 }
 
@@ -53,7 +86,11 @@ function factorMeta(rng: Rng, key: string, core: AssetCore): Record<string, unkn
   switch (key) {
     case 'internet-exposure':
     case 'management-port':
-      return { ports: key === 'management-port' ? [pick(rng, [22, 3389] as const)] : [443], sourceCidr: '0.0.0.0/0', path: [`igw-0${hex(rng, 8)}`, `sg-0${hex(rng, 8)}`] };
+      return {
+        ports: key === 'management-port' ? [pick(rng, [22, 3389] as const)] : [443],
+        sourceCidr: '0.0.0.0/0',
+        path: [`igw-0${hex(rng, 8)}`, `sg-0${hex(rng, 8)}`],
+      };
     case 'critical-vulnerability':
     case 'known-exploit':
       return { count: int(rng, 1, 12), cvssMax: round(float(rng, 9, 10), 1) };

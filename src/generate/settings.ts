@@ -1,6 +1,5 @@
 // Generator options, their validation into settings, and the time units every part uses.
 
-
 export interface GenerateOptions {
   seed: string | number;
   /** Number of tenants. */
@@ -40,7 +39,8 @@ export interface Settings {
 
 export function settingsOf(opts: GenerateOptions): Settings {
   const count = (name: string, value: number): number => {
-    if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${name} must be a non-negative integer, not ${value}`);
+    if (!Number.isSafeInteger(value) || value < 0)
+      throw new RangeError(`${name} must be a non-negative integer, not ${value}`);
     return value;
   };
   if (!Number.isFinite(opts.findingsPerAsset) || opts.findingsPerAsset < 0) {

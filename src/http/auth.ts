@@ -13,7 +13,10 @@ declare module 'fastify' {
 }
 
 /** One answer for every failure, so a caller cannot tell a revoked key from an unknown one. */
-const unauthorized = () => apiError('unauthorized', 'a valid API key is required: Authorization: Bearer <key>', undefined, { 'WWW-Authenticate': 'Bearer' });
+const unauthorized = () =>
+  apiError('unauthorized', 'a valid API key is required: Authorization: Bearer <key>', undefined, {
+    'WWW-Authenticate': 'Bearer',
+  });
 
 /** lastUsedAt is informational; writing it at most once a minute per key keeps reads from becoming writes. */
 const TOUCH_INTERVAL_MS = 60_000;
@@ -25,11 +28,14 @@ export function authenticate(storage: Storage, now: () => Date = () => new Date(
     const found = await storage.findKeyByHash(hashKey(key));
     const at = now();
     const iso = at.toISOString();
-    if (!found || found.revokedAt !== null || (found.expiresAt !== null && found.expiresAt <= iso)) throw unauthorized();
+    if (!found || found.revokedAt !== null || (found.expiresAt !== null && found.expiresAt <= iso))
+      throw unauthorized();
     request.tenant = { tenantId: found.tenantId, dataVersion: found.dataVersion };
     request.apiKeyId = found.keyId;
     if (found.lastUsedAt === null || at.getTime() - Date.parse(found.lastUsedAt) > TOUCH_INTERVAL_MS) {
-      storage.touchKey(found.keyId, iso).catch((error: unknown) => request.log.warn({ err: error }, 'could not record key use'));
+      storage
+        .touchKey(found.keyId, iso)
+        .catch((error: unknown) => request.log.warn({ err: error }, 'could not record key use'));
     }
   };
 }

@@ -11,10 +11,16 @@ const VERSION = 1;
 const MAC_BYTES = 16;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
-const invalid = () => apiError('invalid_cursor', 'cursor is not valid for this query: pass meta.cursor unchanged, with the same key, filters, sort, fields and include', 'cursor');
+const invalid = () =>
+  apiError(
+    'invalid_cursor',
+    'cursor is not valid for this query: pass meta.cursor unchanged, with the same key, filters, sort, fields and include',
+    'cursor',
+  );
 
 export function cursorCodec(key: Buffer) {
-  const mac = (binding: string, body: string) => createHmac('sha256', key).update(binding).update('\n').update(body).digest().subarray(0, MAC_BYTES);
+  const mac = (binding: string, body: string) =>
+    createHmac('sha256', key).update(binding).update('\n').update(body).digest().subarray(0, MAC_BYTES);
 
   return {
     encode(position: Position, binding: string): string {
@@ -26,11 +32,17 @@ export function cursorCodec(key: Buffer) {
     decode(cursor: string, binding: string): Position {
       const [body, signature, extra] = cursor.split('.');
       // Strict alphabet: base64url decoding would otherwise ignore stray characters, and an altered cursor could pass.
-      if (!body || !signature || extra !== undefined || !BASE64URL.test(body) || !BASE64URL.test(signature)) throw invalid();
+      if (!body || !signature || extra !== undefined || !BASE64URL.test(body) || !BASE64URL.test(signature))
+        throw invalid();
       const given = Buffer.from(signature, 'base64url');
       const expected = mac(binding, body);
       // The canonical-encoding check rejects a last character whose unused low bits were changed.
-      if (given.length !== expected.length || !timingSafeEqual(given, expected) || given.toString('base64url') !== signature) throw invalid();
+      if (
+        given.length !== expected.length ||
+        !timingSafeEqual(given, expected) ||
+        given.toString('base64url') !== signature
+      )
+        throw invalid();
       let parsed: unknown;
       try {
         parsed = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));

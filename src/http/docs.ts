@@ -15,16 +15,34 @@ const errorCodes = Object.keys(errorStatus) as ErrorCode[];
 export const EXAMPLE_TENANT = '810a0c5d-53f7-4e56-a0f7-8684cd06a7ac';
 export const EXAMPLE_ORGANIZATION = 'fbf18ba2-f01c-43b9-b220-d8d587f4d3e2';
 
-export const ErrorBody = Type.Object({
-  errors: Type.Array(Type.Object({
-    code: StringEnum(errorCodes, `Machine-readable error code; its HTTP status: ${errorCodes.map((c) => `${c} ${errorStatus[c]}`).join(', ')}.`),
-    field: Type.Optional(Type.String({ description: 'The query parameter the problem is about, when there is one.' })),
-    message: Type.String({ description: 'Human-readable explanation. Never carries a stack trace, SQL or other internal detail.' }),
-  }), { minItems: 1, description: 'Every problem found in the request (a 400 lists all of them, not just the first).' }),
-}, {
-  description: 'The body of every error response: one or more problems, each with a code, optionally the parameter it is about, and a message.',
-  examples: [{ errors: [{ code: 'invalid_parameter', field: 'perPage', message: 'perPage must be an integer from 1 to 100' }] }],
-});
+export const ErrorBody = Type.Object(
+  {
+    errors: Type.Array(
+      Type.Object({
+        code: StringEnum(
+          errorCodes,
+          `Machine-readable error code; its HTTP status: ${errorCodes.map((c) => `${c} ${errorStatus[c]}`).join(', ')}.`,
+        ),
+        field: Type.Optional(
+          Type.String({ description: 'The query parameter the problem is about, when there is one.' }),
+        ),
+        message: Type.String({
+          description: 'Human-readable explanation. Never carries a stack trace, SQL or other internal detail.',
+        }),
+      }),
+      { minItems: 1, description: 'Every problem found in the request (a 400 lists all of them, not just the first).' },
+    ),
+  },
+  {
+    description:
+      'The body of every error response: one or more problems, each with a code, optionally the parameter it is about, and a message.',
+    examples: [
+      {
+        errors: [{ code: 'invalid_parameter', field: 'perPage', message: 'perPage must be an integer from 1 to 100' }],
+      },
+    ],
+  },
+);
 
 /** The names of `components.schemas`; registerOpenApi() registers one schema under each. */
 export type ComponentName = 'Error' | 'Asset' | 'Integration' | 'Risk' | 'Vulnerability' | 'PageMeta' | 'CursorMeta';
@@ -34,11 +52,18 @@ export const ref = (name: ComponentName): TSchema => Type.Ref(name);
 
 const header = (description: string, schema: object = { type: 'string' }) => ({ description, ...schema });
 
-const REQUEST_ID = header('The request id: the request\'s own `X-Request-Id` when it is 1 to 128 characters of `[A-Za-z0-9._-]`, else a new one. Quote it when reporting a problem.');
+const REQUEST_ID = header(
+  "The request id: the request's own `X-Request-Id` when it is 1 to 128 characters of `[A-Za-z0-9._-]`, else a new one. Quote it when reporting a problem.",
+);
 const RETRY_AFTER = header('Seconds to wait before retrying.', { type: 'integer', minimum: 0 });
 
 /** A JSON response of the document: description, schema, one example body and the response headers. */
-export const jsonResponse = (description: string, schema: TSchema, example: unknown, headers: Record<string, object> = {}) => ({
+export const jsonResponse = (
+  description: string,
+  schema: TSchema,
+  example: unknown,
+  headers: Record<string, object> = {},
+) => ({
   description,
   headers: { 'X-Request-Id': REQUEST_ID, ...headers },
   content: { 'application/json': { schema, example } },
@@ -49,42 +74,63 @@ type ErrorStatus = 400 | 401 | 404 | 405 | 429 | 500 | 503;
 const problem = (code: ErrorCode, message: string) => ({ errors: [{ code, message }] });
 
 const errorDocs: Record<ErrorStatus, (options: ErrorOptions) => ReturnType<typeof jsonResponse>> = {
-  400: ({ badRequest, cursor }) => jsonResponse(
-    'Invalid request: an unknown query parameter, an empty value, a scalar parameter given more than once, a value of the '
-    + 'wrong type, format or range, a list with too many items, or a range whose start is after its end'
-    + `${cursor ? ', or a cursor not issued for this query' : ''}. Every problem of the request is listed, each naming its `
-    + `parameter in \`field\`. Codes: \`invalid_parameter\`, \`unknown_parameter\`${cursor ? ', `invalid_cursor`' : ''}.`,
-    ref('Error'), badRequest),
-  401: () => jsonResponse(
-    'The `Authorization` header is missing or is not `Bearer <key>`, or the key is unknown, revoked or expired (one '
-    + 'answer for all of these). Checked before the query parameters. Code: `unauthorized`.',
-    ref('Error'), problem('unauthorized', 'a valid API key is required: Authorization: Bearer <key>'),
-    { 'WWW-Authenticate': header('Always `Bearer`.', { type: 'string', enum: ['Bearer'] }) }),
-  404: () => jsonResponse(
-    'No asset with this id in the tenant of the key (an asset of another tenant is indistinguishable from a missing '
-    + 'one), or an empty id. Code: `not_found`.',
-    ref('Error'), problem('not_found', 'no asset with this id')),
-  405: () => jsonResponse(
-    'A method other than GET or HEAD on this path (answered before authentication). Code: `method_not_allowed`.',
-    ref('Error'), problem('method_not_allowed', 'only GET and HEAD are allowed here'),
-    { Allow: header('The allowed methods: `GET, HEAD`.') }),
-  429: () => jsonResponse(
-    'Too many requests with this key: the rate limit is exceeded (invalid requests count too). Retry after the number '
-    + 'of seconds in `Retry-After`. Code: `rate_limited`.',
-    ref('Error'), problem('rate_limited', 'more than 1200 requests per minute for this key; retry in 30 seconds'),
-    {
-      'Retry-After': RETRY_AFTER,
-      'RateLimit-Limit': header('Requests allowed per window.', { type: 'integer', minimum: 0 }),
-      'RateLimit-Remaining': header('Requests left in the current window.', { type: 'integer', minimum: 0 }),
-      'RateLimit-Reset': header('Seconds until the window resets.', { type: 'integer', minimum: 0 }),
-    }),
-  500: () => jsonResponse(
-    'Unexpected failure. The body carries no internal detail, only the request id (also in `X-Request-Id`). Code: `internal`.',
-    ref('Error'), problem('internal', 'internal error (request id 0b5f3c0e-8a1e-4a57-9a39-2f0e4c1d6b7a)')),
-  503: () => jsonResponse(
-    'The database is unreachable or overloaded, or a query ran too long; retry after `Retry-After` seconds. Code: `unavailable`.',
-    ref('Error'), problem('unavailable', 'the database is unavailable or overloaded; retry shortly'),
-    { 'Retry-After': RETRY_AFTER }),
+  400: ({ badRequest, cursor }) =>
+    jsonResponse(
+      'Invalid request: an unknown query parameter, an empty value, a scalar parameter given more than once, a value of the ' +
+        'wrong type, format or range, a list with too many items, or a range whose start is after its end' +
+        `${cursor ? ', or a cursor not issued for this query' : ''}. Every problem of the request is listed, each naming its ` +
+        `parameter in \`field\`. Codes: \`invalid_parameter\`, \`unknown_parameter\`${cursor ? ', `invalid_cursor`' : ''}.`,
+      ref('Error'),
+      badRequest,
+    ),
+  401: () =>
+    jsonResponse(
+      'The `Authorization` header is missing or is not `Bearer <key>`, or the key is unknown, revoked or expired (one ' +
+        'answer for all of these). Checked before the query parameters. Code: `unauthorized`.',
+      ref('Error'),
+      problem('unauthorized', 'a valid API key is required: Authorization: Bearer <key>'),
+      { 'WWW-Authenticate': header('Always `Bearer`.', { type: 'string', enum: ['Bearer'] }) },
+    ),
+  404: () =>
+    jsonResponse(
+      'No asset with this id in the tenant of the key (an asset of another tenant is indistinguishable from a missing ' +
+        'one), or an empty id. Code: `not_found`.',
+      ref('Error'),
+      problem('not_found', 'no asset with this id'),
+    ),
+  405: () =>
+    jsonResponse(
+      'A method other than GET or HEAD on this path (answered before authentication). Code: `method_not_allowed`.',
+      ref('Error'),
+      problem('method_not_allowed', 'only GET and HEAD are allowed here'),
+      { Allow: header('The allowed methods: `GET, HEAD`.') },
+    ),
+  429: () =>
+    jsonResponse(
+      'Too many requests with this key: the rate limit is exceeded (invalid requests count too). Retry after the number ' +
+        'of seconds in `Retry-After`. Code: `rate_limited`.',
+      ref('Error'),
+      problem('rate_limited', 'more than 1200 requests per minute for this key; retry in 30 seconds'),
+      {
+        'Retry-After': RETRY_AFTER,
+        'RateLimit-Limit': header('Requests allowed per window.', { type: 'integer', minimum: 0 }),
+        'RateLimit-Remaining': header('Requests left in the current window.', { type: 'integer', minimum: 0 }),
+        'RateLimit-Reset': header('Seconds until the window resets.', { type: 'integer', minimum: 0 }),
+      },
+    ),
+  500: () =>
+    jsonResponse(
+      'Unexpected failure. The body carries no internal detail, only the request id (also in `X-Request-Id`). Code: `internal`.',
+      ref('Error'),
+      problem('internal', 'internal error (request id 0b5f3c0e-8a1e-4a57-9a39-2f0e4c1d6b7a)'),
+    ),
+  503: () =>
+    jsonResponse(
+      'The database is unreachable or overloaded, or a query ran too long; retry after `Retry-After` seconds. Code: `unavailable`.',
+      ref('Error'),
+      problem('unavailable', 'the database is unavailable or overloaded; retry shortly'),
+      { 'Retry-After': RETRY_AFTER },
+    ),
 };
 
 type Problems = { errors: { code: ErrorCode; field?: string; message: string }[] };
@@ -100,7 +146,9 @@ interface ErrorOptions {
 
 /** The error responses of an operation: 400, 401, 404 (with `notFound`), 405, 429, 500 and 503. */
 export function errorResponses(options: ErrorOptions) {
-  const statuses: ErrorStatus[] = options.notFound ? [400, 401, 404, 405, 429, 500, 503] : [400, 401, 405, 429, 500, 503];
+  const statuses: ErrorStatus[] = options.notFound
+    ? [400, 401, 404, 405, 429, 500, 503]
+    : [400, 401, 405, 429, 500, 503];
   return Object.fromEntries(statuses.map((status) => [status, errorDocs[status](options)]));
 }
 
@@ -111,7 +159,10 @@ const parameterExamples = new WeakMap<object, Record<string, string>>();
  * the query definition, keyed by its schema: the route keeps passing that very schema object, which its parser is
  * found by.
  */
-export function queryExamples<S extends Record<string, ParamSpec>>(query: QueryDefinition<S>, examples: { [K in keyof S]?: string }): void {
+export function queryExamples<S extends Record<string, ParamSpec>>(
+  query: QueryDefinition<S>,
+  examples: { [K in keyof S]?: string },
+): void {
   parameterExamples.set(query.schema, examples as Record<string, string>);
 }
 

@@ -11,17 +11,27 @@ const body = (problems: Problem[]) => JSON.stringify({ errors: problems });
 const RETRY_AFTER_SECONDS = 2;
 
 /** Fastify's own client errors (bad URL encoding, oversized headers…) keep their status in the error shape. */
-const fastifyCodes: Record<number, ErrorCode> = { 404: 'not_found', 405: 'method_not_allowed', 414: 'uri_too_long', 431: 'headers_too_large' };
+const fastifyCodes: Record<number, ErrorCode> = {
+  404: 'not_found',
+  405: 'method_not_allowed',
+  414: 'uri_too_long',
+  431: 'headers_too_large',
+};
 
 /**
  * Errors Fastify raises before routing (a path that is not valid percent-encoded UTF-8, an over-long path parameter)
  * bypass the error handler; this answers them in the same shape, with the request id.
  */
 export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  const problem: Problem = error.code === 'FST_ERR_MAX_PARAM_LENGTH'
-    ? { code: 'uri_too_long', message: 'the path is too long' }
-    : { code: 'invalid_parameter', message: 'the path is not valid percent-encoded UTF-8' };
-  void reply.code(errorStatus[problem.code]).header('X-Request-Id', request.id).type(JSON_TYPE).send(body([problem]));
+  const problem: Problem =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? { code: 'uri_too_long', message: 'the path is too long' }
+      : { code: 'invalid_parameter', message: 'the path is not valid percent-encoded UTF-8' };
+  void reply
+    .code(errorStatus[problem.code])
+    .header('X-Request-Id', request.id)
+    .type(JSON_TYPE)
+    .send(body([problem]));
 }
 
 /**
@@ -30,15 +40,31 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
  */
 export function clientErrorHandler(error: Error & { code?: string }, socket: Duplex): void {
   if (!socket.writable) return;
-  const [status, reason, problem]: [number, string, Problem] = error.code === 'HPE_HEADER_OVERFLOW'
-    ? [431, 'Request Header Fields Too Large', { code: 'headers_too_large', message: 'the request headers are larger than 16 KiB' }]
-    : [400, 'Bad Request', { code: 'invalid_parameter', message: 'the request is not valid HTTP' }];
+  const [status, reason, problem]: [number, string, Problem] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [
+          431,
+          'Request Header Fields Too Large',
+          { code: 'headers_too_large', message: 'the request headers are larger than 16 KiB' },
+        ]
+      : [400, 'Bad Request', { code: 'invalid_parameter', message: 'the request is not valid HTTP' }];
   const payload = body([problem]);
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(payload)}\r\n` +
-    `X-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${payload}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(payload)}\r\n` +
+      `X-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${payload}`,
+  );
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {
+  // A HEAD answer has no body (RFC 9110 §9.3.2) but the headers of the GET answer. Fastify does this itself on the
+  // routes that exist; on an unknown path only Node would drop the body, on the wire, and inject() keeps it.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.method !== 'HEAD' || request.routeOptions.url !== undefined || typeof payload !== 'string')
+      return payload;
+    reply.header('content-length', Buffer.byteLength(payload));
+    return '';
+  });
+
   app.setNotFoundHandler(async () => {
     throw apiError('not_found', 'no such resource');
   });
@@ -49,16 +75,25 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     if (error instanceof UnavailableError) {
       request.log.warn({ err: error.cause ?? error }, 'database unavailable');
-      return reply.code(503).header('Retry-After', String(RETRY_AFTER_SECONDS)).type(JSON_TYPE)
+      return reply
+        .code(503)
+        .header('Retry-After', String(RETRY_AFTER_SECONDS))
+        .type(JSON_TYPE)
         .send(body([{ code: 'unavailable', message: 'the database is unavailable or overloaded; retry shortly' }]));
     }
     const status = error.statusCode;
     if (status !== undefined && status >= 400 && status < 500) {
       const code: ErrorCode = fastifyCodes[status] ?? 'invalid_parameter';
       request.log.info({ err: error }, 'client error');
-      return reply.code(code === 'invalid_parameter' ? 400 : status).type(JSON_TYPE).send(body([{ code, message: error.message }]));
+      return reply
+        .code(code === 'invalid_parameter' ? 400 : status)
+        .type(JSON_TYPE)
+        .send(body([{ code, message: error.message }]));
     }
     request.log.error({ err: error }, 'request failed');
-    return reply.code(500).type(JSON_TYPE).send(body([{ code: 'internal', message: `internal error (request id ${request.id})` }]));
+    return reply
+      .code(500)
+      .type(JSON_TYPE)
+      .send(body([{ code: 'internal', message: `internal error (request id ${request.id})` }]));
   });
 }

@@ -15,7 +15,10 @@ export interface QueryDefinition<S extends Record<string, ParamSpec>> {
 
 const parsers = new WeakMap<object, (raw: Record<string, unknown>) => unknown>();
 
-export function defineQuery<const S extends Record<string, ParamSpec>>({ params, options }: QuerySpec<S>): QueryDefinition<S> {
+export function defineQuery<const S extends Record<string, ParamSpec>>({
+  params,
+  options,
+}: QuerySpec<S>): QueryDefinition<S> {
   const properties: Record<string, TSchema> = {};
   for (const [name, spec] of Object.entries(params)) properties[name] = Type.Optional(paramSchema(spec));
   const schema = Type.Object(properties, { additionalProperties: false });
@@ -35,12 +38,18 @@ export function defineQuery<const S extends Record<string, ParamSpec>>({ params,
       else out[name] = result.value;
     }
     for (const [name, spec] of Object.entries(params)) {
-      if (out[name] === undefined && 'default' in spec && spec.default !== undefined && !problems.some((p) => p.field === name)) {
+      if (
+        out[name] === undefined &&
+        'default' in spec &&
+        spec.default !== undefined &&
+        !problems.some((p) => p.field === name)
+      ) {
         out[name] = spec.default;
       }
     }
     for (const [start, end] of options.ranges ?? []) {
-      const a = out[start], b = out[end];
+      const a = out[start],
+        b = out[end];
       if (typeof a === 'string' && typeof b === 'string' && a > b) {
         problems.push({ code: 'invalid_parameter', field: start, message: `${start} must not be after ${end}` });
       }
@@ -71,15 +80,21 @@ function parseParam(name: string, spec: ParamSpec, values: string[]): Result {
     }
     case 'boolean': {
       const lower = v.toLowerCase();
-      return lower === 'true' || lower === 'false' ? { value: lower === 'true' } : { problem: `${name} must be true or false` };
+      return lower === 'true' || lower === 'false'
+        ? { value: lower === 'true' }
+        : { problem: `${name} must be true or false` };
     }
     case 'integer': {
       const n = /^\d+$/.test(v) ? Number(v) : NaN;
-      return n >= spec.min && n <= spec.max ? { value: n } : { problem: `${name} must be an integer from ${spec.min} to ${spec.max}` };
+      return n >= spec.min && n <= spec.max
+        ? { value: n }
+        : { problem: `${name} must be an integer from ${spec.min} to ${spec.max}` };
     }
     case 'decimal': {
       const n = /^\d+(\.\d+)?$/.test(v) ? Number(v) : NaN;
-      return n >= spec.min && n <= spec.max ? { value: n } : { problem: `${name} must be a number from ${spec.min} to ${spec.max}` };
+      return n >= spec.min && n <= spec.max
+        ? { value: n }
+        : { problem: `${name} must be a number from ${spec.min} to ${spec.max}` };
     }
     case 'datetime': {
       const t = normalizeTimestamp(v);
@@ -105,9 +120,11 @@ function parseList(name: string, spec: Extract<ParamSpec, { kind: 'list' }>, val
       else items.add(parsed);
     }
   }
-  if (bad.length > 0) return { problem: `${name} has invalid item(s) ${bad.map((b) => `'${b}'`).join(', ')}: ${itemRule(spec.item)}` };
+  if (bad.length > 0)
+    return { problem: `${name} has invalid item(s) ${bad.map((b) => `'${b}'`).join(', ')}: ${itemRule(spec.item)}` };
   if (items.size === 0) return { problem: `${name} must list at least one item` };
-  if (spec.maxItems !== undefined && items.size > spec.maxItems) return { problem: `${name} must list at most ${spec.maxItems} items` };
+  if (spec.maxItems !== undefined && items.size > spec.maxItems)
+    return { problem: `${name} must list at most ${spec.maxItems} items` };
   return { value: [...items] };
 }
 
@@ -151,13 +168,31 @@ function paramSchema(spec: ParamSpec): TSchema {
       return Type.String({ description: `${description} Comma-separated.${itemNote}${limit}`, minLength: 1 });
     }
     case 'enum':
-      return Type.String({ description: `${description} One of ${spec.values.join(', ')} (case-insensitive).`, ...(spec.default === undefined ? {} : { default: spec.default }) });
+      return Type.String({
+        description: `${description} One of ${spec.values.join(', ')} (case-insensitive).`,
+        ...(spec.default === undefined ? {} : { default: spec.default }),
+      });
     case 'boolean':
-      return Type.String({ description: `${description} true or false.`, enum: ['true', 'false'], ...(spec.default === undefined ? {} : { default: String(spec.default) }) });
+      return Type.String({
+        description: `${description} true or false.`,
+        enum: ['true', 'false'],
+        ...(spec.default === undefined ? {} : { default: String(spec.default) }),
+      });
     case 'integer':
-      return Type.String({ description, pattern: '^[0-9]+$', 'x-minimum': spec.min, 'x-maximum': spec.max, ...(spec.default === undefined ? {} : { default: String(spec.default) }) });
+      return Type.String({
+        description,
+        pattern: '^[0-9]+$',
+        'x-minimum': spec.min,
+        'x-maximum': spec.max,
+        ...(spec.default === undefined ? {} : { default: String(spec.default) }),
+      });
     case 'decimal':
-      return Type.String({ description, pattern: '^[0-9]+(\\.[0-9]+)?$', 'x-minimum': spec.min, 'x-maximum': spec.max });
+      return Type.String({
+        description,
+        pattern: '^[0-9]+(\\.[0-9]+)?$',
+        'x-minimum': spec.min,
+        'x-maximum': spec.max,
+      });
     case 'datetime':
       return Type.String({ description: `${description} RFC 3339 date-time or yyyy-MM-dd.` });
     case 'string':

@@ -21,5 +21,9 @@ export const itemBody = (item: Buffer): Buffer => Buffer.concat([Buffer.from('{"
 export const sendJson = (reply: FastifyReply, body: Buffer): FastifyReply => reply.type(JSON_TYPE).send(body);
 
 export const pageMeta = (page: number, perPage: number, total: number) => ({
-  page, perPage, total, hasNextPage: page * perPage < total, hasPreviousPage: page > 1,
+  page,
+  perPage,
+  total,
+  hasNextPage: page * perPage < total,
+  hasPreviousPage: page > 1,
 });

@@ -33,8 +33,14 @@ export const fileSource = (path: string, stdin: Readable = process.stdin): Impor
   path === '-' ? { name: '<stdin>', open: () => stdin } : { name: path, open: () => createReadStream(path) };
 
 const bundleArrays: Record<string, ImportKind> = {
-  tenants: 'tenant', environments: 'environment', integrations: 'integration', assetGroups: 'assetGroup',
-  exemptions: 'exemption', assets: 'asset', vulnerabilities: 'vulnerability', risks: 'risk',
+  tenants: 'tenant',
+  environments: 'environment',
+  integrations: 'integration',
+  assetGroups: 'assetGroup',
+  exemptions: 'exemption',
+  assets: 'asset',
+  vulnerabilities: 'vulnerability',
+  risks: 'risk',
 };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -111,9 +117,19 @@ async function readSource(source: ImportSource, emit: Emit, fail: (p: ImportProb
   for (let i = 0; i < head.length; i += 1) await ndjsonLine(head[i] as string, i + 1);
 }
 
-async function readBundle(name: string, bundle: Record<string, unknown>, emit: Emit, fail: (p: ImportProblem) => void): Promise<void> {
+async function readBundle(
+  name: string,
+  bundle: Record<string, unknown>,
+  emit: Emit,
+  fail: (p: ImportProblem) => void,
+): Promise<void> {
   for (const key of Object.keys(bundle)) {
-    if (!(key in bundleArrays)) fail({ location: name, path: key, message: `unknown bundle array (expected ${Object.keys(bundleArrays).join(', ')})` });
+    if (!(key in bundleArrays))
+      fail({
+        location: name,
+        path: key,
+        message: `unknown bundle array (expected ${Object.keys(bundleArrays).join(', ')})`,
+      });
   }
   // Kinds in dependency order, so a bundle's tenants precede their records whatever the key order.
   for (const [key, kind] of Object.entries(bundleArrays)) {
@@ -133,7 +149,11 @@ export interface ImportOptions {
   onProgress?: (records: number) => void;
 }
 
-export async function importSources(storage: Storage, sources: ImportSource[], options: ImportOptions): Promise<ImportResult> {
+export async function importSources(
+  storage: Storage,
+  sources: ImportSource[],
+  options: ImportOptions,
+): Promise<ImportResult> {
   const counts = Object.fromEntries(importKinds.map((k) => [k, 0])) as Record<ImportKind, number>;
   const problems: ImportProblem[] = [];
   let problemCount = 0;
@@ -143,48 +163,55 @@ export async function importSources(storage: Storage, sources: ImportSource[], o
   };
 
   let written = false;
-  await storage.ingest(async (writer) => {
-    const check = crossRecordChecks(writer, fail);
-    let seen = 0;
-    const emit: Emit = async (location, kind, record, pathPrefix) => {
-      seen += 1;
-      if (options.onProgress && seen % 10_000 === 0) options.onProgress(seen);
-      const at = (path: string) => (path === 'record' ? pathPrefix : pathPrefix + path.slice('record'.length));
-      if (typeof kind !== 'string' || !(importKinds as readonly string[]).includes(kind)) {
-        fail({ location, path: 'kind', message: `must be one of ${importKinds.join(', ')}` });
-        return;
+  await storage
+    .ingest(async (writer) => {
+      const check = crossRecordChecks(writer, fail);
+      let seen = 0;
+      const emit: Emit = async (location, kind, record, pathPrefix) => {
+        seen += 1;
+        if (options.onProgress && seen % 10_000 === 0) options.onProgress(seen);
+        const at = (path: string) => (path === 'record' ? pathPrefix : pathPrefix + path.slice('record'.length));
+        if (typeof kind !== 'string' || !(importKinds as readonly string[]).includes(kind)) {
+          fail({ location, path: 'kind', message: `must be one of ${importKinds.join(', ')}` });
+          return;
+        }
+        if (!isObject(record)) {
+          fail({ location, path: pathPrefix, message: 'must be an object' });
+          return;
+        }
+        const typedKind = kind as ImportKind;
+        const organizationId = await check.organization(typedKind, record, location, at);
+        if (organizationId === undefined) return;
+        const result = normalizeRecord(typedKind, typedKind === 'tenant' ? record : { ...record, organizationId });
+        if ('problems' in result) {
+          for (const p of result.problems) fail({ location, path: at(p.path), message: p.message });
+          return;
+        }
+        if (typedKind === 'vulnerability')
+          await check.findingAsset(result.value as RecordsByKind['vulnerability'], location, at);
+        if (typedKind === 'asset') check.assetImported(result.value as RecordsByKind['asset']);
+        counts[typedKind] += 1;
+        // After the first problem nothing will be committed, and a dry run commits nothing: validate without writing.
+        if (problemCount === 0 && !options.dryRun) await writer.write(typedKind, result.value);
+      };
+      for (const source of sources) {
+        try {
+          await readSource(source, emit, fail);
+        } catch (error) {
+          fail({
+            location: source.name,
+            path: '',
+            message: `cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+          });
+        }
       }
-      if (!isObject(record)) {
-        fail({ location, path: pathPrefix, message: 'must be an object' });
-        return;
-      }
-      const typedKind = kind as ImportKind;
-      const organizationId = await check.organization(typedKind, record, location, at);
-      if (organizationId === undefined) return;
-      const result = normalizeRecord(typedKind, typedKind === 'tenant' ? record : { ...record, organizationId });
-      if ('problems' in result) {
-        for (const p of result.problems) fail({ location, path: at(p.path), message: p.message });
-        return;
-      }
-      if (typedKind === 'vulnerability') await check.findingAsset(result.value as RecordsByKind['vulnerability'], location, at);
-      if (typedKind === 'asset') check.assetImported(result.value as RecordsByKind['asset']);
-      counts[typedKind] += 1;
-      // After the first problem nothing will be committed, and a dry run commits nothing: validate without writing.
-      if (problemCount === 0 && !options.dryRun) await writer.write(typedKind, result.value);
-    };
-    for (const source of sources) {
-      try {
-        await readSource(source, emit, fail);
-      } catch (error) {
-        fail({ location: source.name, path: '', message: `cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` });
-      }
-    }
-    check.finish();
-    if (problemCount > 0) throw new ImportRejected();
-    written = !options.dryRun;
-  }, options).catch((error: unknown) => {
-    if (!(error instanceof ImportRejected)) throw error;
-  });
+      check.finish();
+      if (problemCount > 0) throw new ImportRejected();
+      written = !options.dryRun;
+    }, options)
+    .catch((error: unknown) => {
+      if (!(error instanceof ImportRejected)) throw error;
+    });
   return { counts, problems, problemCount, written };
 }
 
@@ -200,19 +227,33 @@ function crossRecordChecks(writer: IngestWriter, fail: (p: ImportProblem) => voi
 
   return {
     /** The organizationId the record must carry; undefined (after reporting) when the tenant is unknown or it differs. */
-    async organization(kind: ImportKind, record: Record<string, unknown>, location: string, at: (p: string) => string): Promise<string | undefined> {
+    async organization(
+      kind: ImportKind,
+      record: Record<string, unknown>,
+      location: string,
+      at: (p: string) => string,
+    ): Promise<string | undefined> {
       const tenantId = record.tenantId;
       if (typeof tenantId !== 'string') {
-        fail({ location, path: at('record.tenantId'), message: tenantId === undefined || tenantId === null ? 'is required' : 'must be a string' });
+        fail({
+          location,
+          path: at('record.tenantId'),
+          message: tenantId === undefined || tenantId === null ? 'is required' : 'must be a string',
+        });
         return undefined;
       }
-      if (!organizations.has(tenantId)) organizations.set(tenantId, (await writer.tenantOrganization(tenantId)) ?? null);
+      if (!organizations.has(tenantId))
+        organizations.set(tenantId, (await writer.tenantOrganization(tenantId)) ?? null);
       if (kind === 'tenant') {
         // Every stored record carries its tenant's organizationId, so a tenant cannot move to another organization.
         const known = organizations.get(tenantId);
         const given = typeof record.organizationId === 'string' ? record.organizationId : null;
         if (known && given !== null && given !== known) {
-          fail({ location, path: at('record.organizationId'), message: `tenant '${tenantId}' already belongs to organization '${known}'` });
+          fail({
+            location,
+            path: at('record.organizationId'),
+            message: `tenant '${tenantId}' already belongs to organization '${known}'`,
+          });
           return undefined;
         }
         if (given !== null) organizations.set(tenantId, given);
@@ -220,11 +261,23 @@ function crossRecordChecks(writer: IngestWriter, fail: (p: ImportProblem) => voi
       }
       const organizationId = organizations.get(tenantId);
       if (!organizationId) {
-        fail({ location, path: at('record.tenantId'), message: `unknown tenant '${tenantId}' (import its tenant record first)` });
+        fail({
+          location,
+          path: at('record.tenantId'),
+          message: `unknown tenant '${tenantId}' (import its tenant record first)`,
+        });
         return undefined;
       }
-      if (record.organizationId !== undefined && record.organizationId !== null && record.organizationId !== organizationId) {
-        fail({ location, path: at('record.organizationId'), message: `must be the tenant's organizationId '${organizationId}'` });
+      if (
+        record.organizationId !== undefined &&
+        record.organizationId !== null &&
+        record.organizationId !== organizationId
+      ) {
+        fail({
+          location,
+          path: at('record.organizationId'),
+          message: `must be the tenant's organizationId '${organizationId}'`,
+        });
         return undefined;
       }
       return organizationId;
@@ -237,7 +290,11 @@ function crossRecordChecks(writer: IngestWriter, fail: (p: ImportProblem) => voi
     },
 
     /** A finding's asset must be in the store or in this import (possibly later in it). */
-    async findingAsset(record: RecordsByKind['vulnerability'], location: string, at: (p: string) => string): Promise<void> {
+    async findingAsset(
+      record: RecordsByKind['vulnerability'],
+      location: string,
+      at: (p: string) => string,
+    ): Promise<void> {
       const key = assetKey(record.tenantId, record.vulnerability.assetId);
       if (importedAssets.has(key)) return;
       let stored = storedAssets.get(key);
@@ -247,7 +304,11 @@ function crossRecordChecks(writer: IngestWriter, fail: (p: ImportProblem) => voi
         storedAssets.set(key, stored);
       }
       if (!stored && !missingAssets.has(key)) {
-        missingAssets.set(key, { location, path: at('record.assetId'), message: `asset '${record.vulnerability.assetId}' is not in tenant '${record.tenantId}'` });
+        missingAssets.set(key, {
+          location,
+          path: at('record.assetId'),
+          message: `asset '${record.vulnerability.assetId}' is not in tenant '${record.tenantId}'`,
+        });
       }
     },
 
@@ -257,7 +318,10 @@ function crossRecordChecks(writer: IngestWriter, fail: (p: ImportProblem) => voi
   };
 }
 
-const plurals = Object.fromEntries(Object.entries(bundleArrays).map(([plural, kind]) => [kind, plural])) as Record<ImportKind, string>;
+const plurals = Object.fromEntries(Object.entries(bundleArrays).map(([plural, kind]) => [kind, plural])) as Record<
+  ImportKind,
+  string
+>;
 
 export const summaryLine = (result: ImportResult, dryRun: boolean): string => {
   const parts = importKinds.map((k) => `${result.counts[k]} ${plurals[k]}`);

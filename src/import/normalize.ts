@@ -21,7 +21,8 @@ interface JsonSchema {
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-const describe = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`);
+const describe = (value: unknown): string =>
+  value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
 
 export function normalizeValue(value: unknown, schemaObject: object, path: string, problems: FieldProblem[]): unknown {
   const schema = schemaObject as JsonSchema;
@@ -64,9 +65,15 @@ export function normalizeValue(value: unknown, schemaObject: object, path: strin
       return normalizeString(value, schema, path, problems);
     case 'number':
     case 'integer': {
-      const ok = typeof value === 'number' && Number.isFinite(value) && (schema.type === 'number' || Number.isSafeInteger(value));
+      const ok =
+        typeof value === 'number' &&
+        Number.isFinite(value) &&
+        (schema.type === 'number' || Number.isSafeInteger(value));
       if (ok) return value;
-      problems.push({ path, message: `must be ${schema.type === 'integer' ? 'an integer' : 'a number'}, not ${describe(value)}` });
+      problems.push({
+        path,
+        message: `must be ${schema.type === 'integer' ? 'an integer' : 'a number'}, not ${describe(value)}`,
+      });
       return null;
     }
     case 'object': {

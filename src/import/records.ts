@@ -27,11 +27,17 @@ const extend = (schema: JsonObjectSchema, extra: Record<string, unknown>): JsonO
 const schemas: Record<ImportKind, JsonObjectSchema> = {
   tenant: Type.Object({ tenantId: Type.String(), organizationId: Type.String(), name: NullableString() }),
   environment: Type.Object({
-    tenantId: Type.String(), environmentId: Type.String(), name: NullableString(), isProduction: Type.Boolean(),
+    tenantId: Type.String(),
+    environmentId: Type.String(),
+    name: NullableString(),
+    isProduction: Type.Boolean(),
   }),
   integration: extend(Integration, { environmentId: NullableString() }),
   assetGroup: Type.Object({
-    tenantId: Type.String(), assetGroupId: Type.String(), name: NullableString(), assetIds: Type.Array(Type.String()),
+    tenantId: Type.String(),
+    assetGroupId: Type.String(),
+    name: NullableString(),
+    assetIds: Type.Array(Type.String()),
   }),
   exemption: Type.Object({ tenantId: Type.String(), exemptionId: Type.String(), exemption: Exemption }),
   asset: extend(omit(Asset, [...derivedAssetFields, ...secretCountFields]), { rawData: Nullable(FreeObject()) }),
@@ -62,7 +68,8 @@ export function checkIdentity(kind: ImportKind, record: Record<string, unknown>,
     if (value === undefined || value === null) problems.push({ path, message: 'is required' });
     else if (typeof value !== 'string') problems.push({ path, message: 'must be a string' });
     else if (value.length < 1 || value.length > 1024) problems.push({ path, message: 'must be 1 to 1024 characters' });
-    else if (FORBIDDEN_IN_ID.test(value)) problems.push({ path, message: 'must not contain commas, %, whitespace or control characters' });
+    else if (FORBIDDEN_IN_ID.test(value))
+      problems.push({ path, message: 'must not contain commas, %, whitespace or control characters' });
   }
 }
 
@@ -70,7 +77,10 @@ export function checkIdentity(kind: ImportKind, record: Record<string, unknown>,
  * Normalises one record of a kind. The caller has already put the tenant's organizationId on the record.
  * Returns the stored shape, or the problems found (paths start with `record.`).
  */
-export function normalizeRecord<K extends ImportKind>(kind: K, raw: Record<string, unknown>): { value: RecordsByKind[K] } | { problems: FieldProblem[] } {
+export function normalizeRecord<K extends ImportKind>(
+  kind: K,
+  raw: Record<string, unknown>,
+): { value: RecordsByKind[K] } | { problems: FieldProblem[] } {
   const problems: FieldProblem[] = [];
   checkIdentity(kind, raw, problems);
   const normalized = normalizeValue(raw, schemas[kind], 'record', problems) as Record<string, unknown>;
@@ -89,24 +99,37 @@ function shape(kind: ImportKind, n: Record<string, unknown>): RecordsByKind[Impo
       // A criterion that sets nothing (an empty list or string) is stored as unset, null, so a listed exemption shows
       // which criteria really apply (docs/DESIGN.md §18).
       const exemption = n.exemption as Exemption;
-      const unsetEmpty = <T>(value: T): T | null => (value === '' || (Array.isArray(value) && value.length === 0) ? null : value);
+      const unsetEmpty = <T>(value: T): T | null =>
+        value === '' || (Array.isArray(value) && value.length === 0) ? null : value;
       const rules = exemption.rules.map((rule) => ({
         ...rule,
-        vulnerabilityId: unsetEmpty(rule.vulnerabilityId), vulnerabilityIds: unsetEmpty(rule.vulnerabilityIds),
-        assetIds: unsetEmpty(rule.assetIds), assetGroupIds: unsetEmpty(rule.assetGroupIds),
-        assetRegions: unsetEmpty(rule.assetRegions), assetTags: unsetEmpty(rule.assetTags),
+        vulnerabilityId: unsetEmpty(rule.vulnerabilityId),
+        vulnerabilityIds: unsetEmpty(rule.vulnerabilityIds),
+        assetIds: unsetEmpty(rule.assetIds),
+        assetGroupIds: unsetEmpty(rule.assetGroupIds),
+        assetRegions: unsetEmpty(rule.assetRegions),
+        assetTags: unsetEmpty(rule.assetTags),
       }));
       return { tenantId, exemptionId: n.exemptionId as string, exemption: { ...exemption, rules } };
     }
     case 'integration': {
       const { environmentId, ...integration } = n;
-      return { tenantId, integrationId: n.integrationId as string, environmentId: environmentId as string | null, integration: integration as RecordsByKind['integration']['integration'] };
+      return {
+        tenantId,
+        integrationId: n.integrationId as string,
+        environmentId: environmentId as string | null,
+        integration: integration as RecordsByKind['integration']['integration'],
+      };
     }
     case 'asset': {
       const { rawData, ...asset } = n;
       // Secret counts are the lengths of the secret arrays, whatever the file says.
       const counted = { ...asset, ...secretCounts(asset as Parameters<typeof secretCounts>[0]) };
-      return { tenantId, asset: counted as unknown as StoredAsset, rawData: (rawData ?? {}) as Record<string, unknown> };
+      return {
+        tenantId,
+        asset: counted as unknown as StoredAsset,
+        rawData: (rawData ?? {}) as Record<string, unknown>,
+      };
     }
     case 'vulnerability': {
       const vulnerability = {

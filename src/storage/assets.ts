@@ -39,13 +39,21 @@ const levelColumns = {
 
 const plainFilters: ColumnFilters = {
   lists: {
-    ids: 'assets.id', executionIds: 'assets.execution_id', regions: 'assets.region', integrationIds: 'assets.integration_id',
-    resourceTypes: 'assets.resource_type', providers: 'assets.provider',
+    ids: 'assets.id',
+    executionIds: 'assets.execution_id',
+    regions: 'assets.region',
+    integrationIds: 'assets.integration_id',
+    resourceTypes: 'assets.resource_type',
+    providers: 'assets.provider',
   },
   flags: {
-    hasAdminPrivileges: 'assets.has_admin_privileges', hasOverlyPermissivePrivileges: 'assets.has_overly_permissive_privileges',
-    isSusceptibleToPrivilegeEscalation: 'assets.is_susceptible_to_privilege_escalation', hasKev: 'assets.has_kev',
-    hasExploit: 'assets.has_exploit', isExploitable: 'assets.is_exploitable', isPubliclyExposed: 'assets.is_publicly_exposed',
+    hasAdminPrivileges: 'assets.has_admin_privileges',
+    hasOverlyPermissivePrivileges: 'assets.has_overly_permissive_privileges',
+    isSusceptibleToPrivilegeEscalation: 'assets.is_susceptible_to_privilege_escalation',
+    hasKev: 'assets.has_kev',
+    hasExploit: 'assets.has_exploit',
+    isExploitable: 'assets.is_exploitable',
+    isPubliclyExposed: 'assets.is_publicly_exposed',
     isVulnerable: 'assets.is_vulnerable',
   },
   ranges: [['firstObservedAtStart', 'firstObservedAtEnd', 'assets.first_observed_at']],
@@ -72,16 +80,32 @@ function filterExpressions(eb: Eb, tenantId: string, q: AssetFilters, dialect: S
   if (q.query !== undefined) where.push(dialect.contains(eb.ref('name_lc'), q.query.toLowerCase()));
   if (q.metadata !== undefined) {
     // A needle that spans the separator would match across two tokens; no single key or value contains it.
-    where.push(q.metadata.includes(META_SEPARATOR) ? sql<SqlBool>`1 = 0` : dialect.contains(eb.ref('meta_search'), q.metadata.toLowerCase()));
+    where.push(
+      q.metadata.includes(META_SEPARATOR)
+        ? sql<SqlBool>`1 = 0`
+        : dialect.contains(eb.ref('meta_search'), q.metadata.toLowerCase()),
+    );
   }
   if (q.riskScoreGte !== undefined) where.push(eb('risk_score', '>=', q.riskScoreGte));
   if (q.operationalStates) {
-    where.push(eb.and([eb('resource_type', 'in', OPERATIONAL_STATE_TYPES), eb('operational_state', 'in', q.operationalStates)]));
+    where.push(
+      eb.and([eb('resource_type', 'in', OPERATIONAL_STATE_TYPES), eb('operational_state', 'in', q.operationalStates)]),
+    );
   }
   return where;
 }
 
-export const DERIVED_COLUMNS = ['n_low', 'n_medium', 'n_high', 'n_critical', 'vulnerability_score', 'is_vulnerable', 'has_kev', 'has_exploit', 'is_exploitable'] as const;
+export const DERIVED_COLUMNS = [
+  'n_low',
+  'n_medium',
+  'n_high',
+  'n_critical',
+  'vulnerability_score',
+  'is_vulnerable',
+  'has_kev',
+  'has_exploit',
+  'is_exploitable',
+] as const;
 type DerivedRow = Pick<AssetTable, (typeof DERIVED_COLUMNS)[number] | 'doc'>;
 
 /**
@@ -104,40 +128,59 @@ export function assetStore(read: TenantReader, dialect: SqlDialect): Pick<Storag
   const count = countCache();
 
   const filtered = (db: Kysely<Database>, scope: TenantScope, filters: AssetFilters) =>
-    fromTenant(db, 'assets', scope.tenantId).where((eb) => eb.and(filterExpressions(eb, scope.tenantId, filters, dialect)));
+    fromTenant(db, 'assets', scope.tenantId).where((eb) =>
+      eb.and(filterExpressions(eb, scope.tenantId, filters, dialect)),
+    );
 
   return {
-    listAssets: (scope: TenantScope, query: ListAssetsQuery): Promise<Page> => read(scope.tenantId, async (db) => {
-      const { sortBy = 'id', sortOrder = 'ASC', page, perPage, ...filters } = query;
-      const { column, nullable } = sortColumns[sortBy];
-      const direction = sortOrder === 'DESC' ? 'desc' : 'asc';
-      // Two steps: order and page the narrow (id) rows first, then fetch the documents of that page only, so the sort
-      // never carries kilobytes of JSON per row and deep offsets skip ids, not documents.
-      let select = filtered(db, scope, filters).select('assets.id');
-      if (nullable) {
-        for (const term of dialect.nullsLastOrder(column, direction)) select = select.orderBy(term);
-      } else {
-        select = select.orderBy(column, direction);
-        if (column !== 'id') select = select.orderBy('assets.id', direction);
-      }
-      const ids = (await select.limit(perPage).offset((page - 1) * perPage).execute()).map((r) => r.id);
-      const rows = ids.length === 0 ? [] : await fromTenant(db, 'assets', scope.tenantId)
-        .select(['assets.id', ...DERIVED_COLUMNS, 'doc'])
-        .where('assets.id', 'in', ids)
-        .execute();
-      const byId = new Map(rows.map((row) => [row.id, row]));
+    listAssets: (scope: TenantScope, query: ListAssetsQuery): Promise<Page> =>
+      read(scope.tenantId, async (db) => {
+        const { sortBy = 'id', sortOrder = 'ASC', page, perPage, ...filters } = query;
+        const { column, nullable } = sortColumns[sortBy];
+        const direction = sortOrder === 'DESC' ? 'desc' : 'asc';
+        // Two steps: order and page the narrow (id) rows first, then fetch the documents of that page only, so the sort
+        // never carries kilobytes of JSON per row and deep offsets skip ids, not documents.
+        let select = filtered(db, scope, filters).select('assets.id');
+        if (nullable) {
+          for (const term of dialect.nullsLastOrder(column, direction)) select = select.orderBy(term);
+        } else {
+          select = select.orderBy(column, direction);
+          if (column !== 'id') select = select.orderBy('assets.id', direction);
+        }
+        const ids = (
+          await select
+            .limit(perPage)
+            .offset((page - 1) * perPage)
+            .execute()
+        ).map((r) => r.id);
+        const rows =
+          ids.length === 0
+            ? []
+            : await fromTenant(db, 'assets', scope.tenantId)
+                .select(['assets.id', ...DERIVED_COLUMNS, 'doc'])
+                .where('assets.id', 'in', ids)
+                .execute();
+        const byId = new Map(rows.map((row) => [row.id, row]));
 
-      const total = await count(scope, filters, async () =>
-        Number((await filtered(db, scope, filters).select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow()).n));
-      return { items: ids.map((id) => assetJson(byId.get(id)!)), total };
-    }),
+        const total = await count(scope, filters, async () =>
+          Number(
+            (
+              await filtered(db, scope, filters)
+                .select((eb) => eb.fn.countAll<number | string>().as('n'))
+                .executeTakeFirstOrThrow()
+            ).n,
+          ),
+        );
+        return { items: ids.map((id) => assetJson(byId.get(id)!)), total };
+      }),
 
-    getAsset: (scope: TenantScope, id: string, withRawData: boolean): Promise<Buffer | undefined> => read(scope.tenantId, async (db) => {
-      const row = await fromTenant(db, 'assets', scope.tenantId)
-        .select([...DERIVED_COLUMNS, 'doc', 'raw_data'])
-        .where('assets.id', '=', id)
-        .executeTakeFirst();
-      return row && assetJson(row, withRawData ? row.raw_data : undefined);
-    }),
+    getAsset: (scope: TenantScope, id: string, withRawData: boolean): Promise<Buffer | undefined> =>
+      read(scope.tenantId, async (db) => {
+        const row = await fromTenant(db, 'assets', scope.tenantId)
+          .select([...DERIVED_COLUMNS, 'doc', 'raw_data'])
+          .where('assets.id', '=', id)
+          .executeTakeFirst();
+        return row && assetJson(row, withRawData ? row.raw_data : undefined);
+      }),
   };
 }

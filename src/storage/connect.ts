@@ -16,7 +16,8 @@ export function parseDatabaseUrl(url: string): DatabaseLocation {
   if (/^postgres(ql)?:\/\//i.test(url)) return { dialect: 'postgres', url };
   const path = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : url;
   if (path === '') throw new UserError(`invalid database URL '${url}': no file path`);
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(path)) throw new UserError(`unsupported database URL '${url}' (use sqlite:PATH or postgres://…)`);
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(path))
+    throw new UserError(`unsupported database URL '${url}' (use sqlite:PATH or postgres://…)`);
   return { dialect: 'sqlite', path: path === ':memory:' ? path : resolve(path) };
 }
 
@@ -34,7 +35,7 @@ const FROM_FLAG = '(given by --db or SECINV_DATABASE_URL)';
 
 const reasonOf = (error: unknown): string => {
   const e = error as { code?: unknown; message?: unknown };
-  const message = typeof e.message === 'string' ? e.message.split('\n')[0] ?? '' : String(error);
+  const message = typeof e.message === 'string' ? (e.message.split('\n')[0] ?? '') : String(error);
   return typeof e.code === 'string' && !message.includes(e.code) ? `${e.code}: ${message}` : message;
 };
 
@@ -52,7 +53,6 @@ export interface Connection {
   /** PostgreSQL's connection pool, for its state in the metrics. */
   pool?: pg.Pool;
 }
-
 
 export interface ConnectOptions {
   /**
@@ -79,7 +79,12 @@ export interface ConnectOptions {
   migrations?: 'apply' | 'verify';
 }
 
-export const defaultConnectOptions: ConnectOptions = { role: 'admin', poolMax: 10, connectTimeoutMs: 2000, statementTimeoutMs: 10_000 };
+export const defaultConnectOptions: ConnectOptions = {
+  role: 'admin',
+  poolMax: 10,
+  connectTimeoutMs: 2000,
+  statementTimeoutMs: 10_000,
+};
 
 export async function connect(url: string, options: ConnectOptions = defaultConnectOptions): Promise<Connection> {
   const location = parseDatabaseUrl(url);
@@ -105,19 +110,28 @@ export async function connect(url: string, options: ConnectOptions = defaultConn
     await migrator.db.destroy();
   } catch (error) {
     if (error instanceof UserError) throw error;
-    if ((error as { code?: unknown }).code === '3D000') throw new NoInventoryError(`the database ${displayDatabaseUrl(url)} does not exist`);
-    throw new UserError(`cannot open the PostgreSQL database ${displayDatabaseUrl(url)} ${FROM_FLAG}: ${reasonOf(error)}`);
+    if ((error as { code?: unknown }).code === '3D000')
+      throw new NoInventoryError(`the database ${displayDatabaseUrl(url)} does not exist`);
+    throw new UserError(
+      `cannot open the PostgreSQL database ${displayDatabaseUrl(url)} ${FROM_FLAG}: ${reasonOf(error)}`,
+    );
   }
   if (options.role === 'admin') return openPostgres(location.url, options);
   const connection = openPostgres(options.apiUrl ?? apiRoleUrl(location.url), options);
   // Fail closed: refuse to serve unless the connections really log in as the role row-level security constrains.
-  const { rows } = await sql<{ user: string }>`select session_user as "user"`.execute(connection.db).catch(async (error: unknown) => {
-    await connection.db.destroy();
-    throw new UserError(`cannot connect as the database role ${API_ROLE}: ${(error as Error).message} (see docs/SCALING.md)`);
-  });
+  const { rows } = await sql<{ user: string }>`select session_user as "user"`
+    .execute(connection.db)
+    .catch(async (error: unknown) => {
+      await connection.db.destroy();
+      throw new UserError(
+        `cannot connect as the database role ${API_ROLE}: ${(error as Error).message} (see docs/SCALING.md)`,
+      );
+    });
   if (rows[0]?.user !== API_ROLE) {
     await connection.db.destroy();
-    throw new UserError(`the API must connect as the database role ${API_ROLE}, not ${rows[0]?.user ?? 'nobody'} (see docs/SCALING.md)`);
+    throw new UserError(
+      `the API must connect as the database role ${API_ROLE}, not ${rows[0]?.user ?? 'nobody'} (see docs/SCALING.md)`,
+    );
   }
   return connection;
 }
@@ -136,7 +150,10 @@ async function ensureDatabase(url: string, options: ConnectOptions): Promise<voi
   const parsed = new URL(url);
   const name = decodeURIComponent(parsed.pathname.slice(1));
   parsed.pathname = '/postgres';
-  const maintenance = new pg.Client({ connectionString: parsed.toString(), connectionTimeoutMillis: options.connectTimeoutMs });
+  const maintenance = new pg.Client({
+    connectionString: parsed.toString(),
+    connectionTimeoutMillis: options.connectTimeoutMs,
+  });
   await maintenance.connect();
   try {
     await maintenance.query(`create database ${pg.escapeIdentifier(name)}`);
@@ -207,7 +224,10 @@ function openSqlite(path: string, options: ConnectOptions): Connection {
     database?.close();
     throw fail(reasonOf(error));
   }
-  return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database }), log: queryLog(options) }), dialect: 'sqlite' };
+  return {
+    db: new Kysely<Database>({ dialect: new SqliteDialect({ database }), log: queryLog(options) }),
+    dialect: 'sqlite',
+  };
 }
 
 function openPostgres(url: string, options: ConnectOptions): Connection {
@@ -227,7 +247,11 @@ function openPostgres(url: string, options: ConnectOptions): Connection {
   pool.on('connect', (client) => {
     client.on('error', (error) => options.onConnectionError?.(error));
   });
-  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: queryLog(options) }), dialect: 'postgres', pool };
+  return {
+    db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: queryLog(options) }),
+    dialect: 'postgres',
+    pool,
+  };
 }
 
 async function migrate({ db, dialect }: Connection, mode: 'apply' | 'verify'): Promise<void> {
@@ -238,7 +262,9 @@ async function migrate({ db, dialect }: Connection, mode: 'apply' | 'verify'): P
     const pending = known.filter((m) => m.executedAt === undefined);
     if (pending.length === known.length) throw new NoInventoryError('the database holds no inventory yet');
     if (pending.length > 0) {
-      throw new UserError('the database schema is older than this version of secinv; run the command once without --dry-run to upgrade it');
+      throw new UserError(
+        'the database schema is older than this version of secinv; run the command once without --dry-run to upgrade it',
+      );
     }
     return;
   }

@@ -11,21 +11,55 @@ import type { AssetTable, Database } from './tables.js';
 const BATCH = 500;
 const flag = (value: boolean): number => (value ? 1 : 0);
 
-type Derived = Pick<AssetTable, 'n_low' | 'n_medium' | 'n_high' | 'n_critical' | 'vulnerability_score' | 'is_vulnerable' | 'has_kev' | 'has_exploit' | 'is_exploitable'>;
+type Derived = Pick<
+  AssetTable,
+  | 'n_low'
+  | 'n_medium'
+  | 'n_high'
+  | 'n_critical'
+  | 'vulnerability_score'
+  | 'is_vulnerable'
+  | 'has_kev'
+  | 'has_exploit'
+  | 'is_exploitable'
+>;
 
 /** Recomputes exemption matches and derived fields for the given assets of a tenant, or for all of them. */
-export async function recomputeDerived(db: Kysely<Database>, tenantId: string, scope: 'all' | ReadonlySet<string>): Promise<void> {
-  const exemptionRows = await fromTenant(db, 'exemptions', tenantId).select(['exemption_id', 'doc']).orderBy('exemption_id').execute();
+export async function recomputeDerived(
+  db: Kysely<Database>,
+  tenantId: string,
+  scope: 'all' | ReadonlySet<string>,
+): Promise<void> {
+  const exemptionRows = await fromTenant(db, 'exemptions', tenantId)
+    .select(['exemption_id', 'doc'])
+    .orderBy('exemption_id')
+    .execute();
   const exemptions = exemptionRows.map((r) => compileExemption(r.exemption_id, JSON.parse(r.doc) as Exemption));
 
-  const selectAssets = () => fromTenant(db, 'assets', tenantId).select([
-    'id', 'region', 'tags', 'n_low', 'n_medium', 'n_high', 'n_critical', 'vulnerability_score', 'is_vulnerable', 'has_kev', 'has_exploit', 'is_exploitable',
-  ]).orderBy('assets.id');
+  const selectAssets = () =>
+    fromTenant(db, 'assets', tenantId)
+      .select([
+        'id',
+        'region',
+        'tags',
+        'n_low',
+        'n_medium',
+        'n_high',
+        'n_critical',
+        'vulnerability_score',
+        'is_vulnerable',
+        'has_kev',
+        'has_exploit',
+        'is_exploitable',
+      ])
+      .orderBy('assets.id');
 
   if (scope === 'all') {
     let after: string | null = null;
     for (;;) {
-      const assets = await (after === null ? selectAssets() : selectAssets().where('assets.id', '>', after)).limit(BATCH).execute();
+      const assets = await (after === null ? selectAssets() : selectAssets().where('assets.id', '>', after))
+        .limit(BATCH)
+        .execute();
       if (assets.length === 0) break;
       await recomputeBatch(db, tenantId, assets, exemptions);
       after = assets[assets.length - 1]!.id;
@@ -34,17 +68,33 @@ export async function recomputeDerived(db: Kysely<Database>, tenantId: string, s
   }
   const ids = [...scope].sort();
   for (let i = 0; i < ids.length; i += BATCH) {
-    const assets = await selectAssets().where('assets.id', 'in', ids.slice(i, i + BATCH)).execute();
+    const assets = await selectAssets()
+      .where('assets.id', 'in', ids.slice(i, i + BATCH))
+      .execute();
     if (assets.length > 0) await recomputeBatch(db, tenantId, assets, exemptions);
   }
 }
 
 type AssetRow = Derived & { id: string; region: string | null; tags: string };
 
-async function recomputeBatch(db: Kysely<Database>, tenantId: string, assets: AssetRow[], exemptions: ReturnType<typeof compileExemption>[]): Promise<void> {
+async function recomputeBatch(
+  db: Kysely<Database>,
+  tenantId: string,
+  assets: AssetRow[],
+  exemptions: ReturnType<typeof compileExemption>[],
+): Promise<void> {
   const assetIds = assets.map((a) => a.id);
   const findings = await fromTenant(db, 'vulnerabilities', tenantId)
-    .select(['asset_id', 'vulnerability_id', 'severity_level_value', 'has_kev', 'has_exploit', 'is_exploitable', 'has_vendor_fix', 'is_exempted'])
+    .select([
+      'asset_id',
+      'vulnerability_id',
+      'severity_level_value',
+      'has_kev',
+      'has_exploit',
+      'is_exploitable',
+      'has_vendor_fix',
+      'is_exempted',
+    ])
     .where('vulnerabilities.asset_id', 'in', assetIds)
     .execute();
 
@@ -63,7 +113,11 @@ async function recomputeBatch(db: Kysely<Database>, tenantId: string, assets: As
 
   const matchable = new Map<string, MatchableAsset>();
   for (const a of assets) {
-    matchable.set(a.id, { region: a.region, tags: JSON.parse(a.tags) as MatchableAsset['tags'], groupIds: groups.get(a.id) ?? new Set() });
+    matchable.set(a.id, {
+      region: a.region,
+      tags: JSON.parse(a.tags) as MatchableAsset['tags'],
+      groupIds: groups.get(a.id) ?? new Set(),
+    });
   }
 
   const counted = new Map<string, CountedFinding[]>();
@@ -72,23 +126,61 @@ async function recomputeBatch(db: Kysely<Database>, tenantId: string, assets: As
   const nowCounted: [string, string][] = [];
   for (const f of findings) {
     const asset = matchable.get(f.asset_id)!;
-    const ids = exemptions.length === 0 ? [] : matchingExemptions(exemptions, { assetId: f.asset_id, vulnerabilityId: f.vulnerability_id, hasVendorFix: f.has_vendor_fix === 1 }, asset);
-    for (const exemptionId of ids) matches.push({ tenant_id: tenantId, asset_id: f.asset_id, vulnerability_id: f.vulnerability_id, exemption_id: exemptionId });
+    const ids =
+      exemptions.length === 0
+        ? []
+        : matchingExemptions(
+            exemptions,
+            { assetId: f.asset_id, vulnerabilityId: f.vulnerability_id, hasVendorFix: f.has_vendor_fix === 1 },
+            asset,
+          );
+    for (const exemptionId of ids)
+      matches.push({
+        tenant_id: tenantId,
+        asset_id: f.asset_id,
+        vulnerability_id: f.vulnerability_id,
+        exemption_id: exemptionId,
+      });
     const exempted = ids.length > 0;
-    if (exempted !== (f.is_exempted === 1)) (exempted ? nowExempted : nowCounted).push([f.asset_id, f.vulnerability_id]);
+    if (exempted !== (f.is_exempted === 1))
+      (exempted ? nowExempted : nowCounted).push([f.asset_id, f.vulnerability_id]);
     if (exempted) continue;
     const list = counted.get(f.asset_id) ?? [];
-    list.push({ severityLevelValue: f.severity_level_value, hasKev: f.has_kev === 1, hasExploit: f.has_exploit === 1, isExploitable: f.is_exploitable === 1 });
+    list.push({
+      severityLevelValue: f.severity_level_value,
+      hasKev: f.has_kev === 1,
+      hasExploit: f.has_exploit === 1,
+      isExploitable: f.is_exploitable === 1,
+    });
     counted.set(f.asset_id, list);
   }
 
-  await db.deleteFrom('vulnerability_exemptions').where('tenant_id', '=', tenantId).where('asset_id', 'in', assetIds).execute();
-  for (let i = 0; i < matches.length; i += BATCH) await db.insertInto('vulnerability_exemptions').values(matches.slice(i, i + BATCH)).execute();
-  for (const [pairs, value] of [[nowExempted, 1], [nowCounted, 0]] as const) {
+  await db
+    .deleteFrom('vulnerability_exemptions')
+    .where('tenant_id', '=', tenantId)
+    .where('asset_id', 'in', assetIds)
+    .execute();
+  for (let i = 0; i < matches.length; i += BATCH)
+    await db
+      .insertInto('vulnerability_exemptions')
+      .values(matches.slice(i, i + BATCH))
+      .execute();
+  for (const [pairs, value] of [
+    [nowExempted, 1],
+    [nowCounted, 0],
+  ] as const) {
     for (let i = 0; i < pairs.length; i += BATCH) {
-      await db.updateTable('vulnerabilities').set({ is_exempted: value })
+      await db
+        .updateTable('vulnerabilities')
+        .set({ is_exempted: value })
         .where('tenant_id', '=', tenantId)
-        .where((eb) => eb(eb.refTuple('asset_id', 'vulnerability_id'), 'in', pairs.slice(i, i + BATCH).map(([a, v]) => eb.tuple(a, v))))
+        .where((eb) =>
+          eb(
+            eb.refTuple('asset_id', 'vulnerability_id'),
+            'in',
+            pairs.slice(i, i + BATCH).map(([a, v]) => eb.tuple(a, v)),
+          ),
+        )
         .execute();
     }
   }
@@ -97,16 +189,27 @@ async function recomputeBatch(db: Kysely<Database>, tenantId: string, assets: As
   for (const a of assets) {
     const d = deriveAssetFields(counted.get(a.id) ?? []);
     const next: Derived = {
-      n_low: d.numberOfLowVulnerabilities, n_medium: d.numberOfMediumVulnerabilities, n_high: d.numberOfHighVulnerabilities,
-      n_critical: d.numberOfCriticalVulnerabilities, vulnerability_score: d.vulnerabilityScore, is_vulnerable: flag(d.isVulnerable),
-      has_kev: flag(d.hasKev), has_exploit: flag(d.hasExploit), is_exploitable: flag(d.isExploitable),
+      n_low: d.numberOfLowVulnerabilities,
+      n_medium: d.numberOfMediumVulnerabilities,
+      n_high: d.numberOfHighVulnerabilities,
+      n_critical: d.numberOfCriticalVulnerabilities,
+      vulnerability_score: d.vulnerabilityScore,
+      is_vulnerable: flag(d.isVulnerable),
+      has_kev: flag(d.hasKev),
+      has_exploit: flag(d.hasExploit),
+      is_exploitable: flag(d.isExploitable),
     };
     if ((Object.keys(next) as (keyof Derived)[]).some((k) => next[k] !== a[k])) changed.push({ id: a.id, ...next });
   }
   // One UPDATE … FROM (VALUES …) per batch instead of one statement per asset. VALUES columns are column1…columnN on
   // both databases; the casts type PostgreSQL's untyped parameters.
   if (changed.length === 0) return;
-  const rows = sql.join(changed.map((c) => sql`(${c.id}, ${c.n_low}, ${c.n_medium}, ${c.n_high}, ${c.n_critical}, ${c.vulnerability_score}, ${c.is_vulnerable}, ${c.has_kev}, ${c.has_exploit}, ${c.is_exploitable})`));
+  const rows = sql.join(
+    changed.map(
+      (c) =>
+        sql`(${c.id}, ${c.n_low}, ${c.n_medium}, ${c.n_high}, ${c.n_critical}, ${c.vulnerability_score}, ${c.is_vulnerable}, ${c.has_kev}, ${c.has_exploit}, ${c.is_exploitable})`,
+    ),
+  );
   await sql`update assets set
       n_low = cast(v.column2 as integer), n_medium = cast(v.column3 as integer), n_high = cast(v.column4 as integer),
       n_critical = cast(v.column5 as integer), vulnerability_score = cast(v.column6 as double precision),

@@ -6,7 +6,6 @@ export type { Dialect };
 
 type Direction = 'asc' | 'desc';
 
-
 /** The few SQL fragments that are spelled differently on the two databases. */
 export interface SqlDialect {
   name: Dialect;

@@ -14,7 +14,11 @@ export interface ColumnFilters {
   ranges?: readonly (readonly [string, string, string])[];
 }
 
-export function columnFilters<T extends keyof Database>(eb: ExpressionBuilder<Database, T>, query: object, filters: ColumnFilters): Expression<SqlBool>[] {
+export function columnFilters<T extends keyof Database>(
+  eb: ExpressionBuilder<Database, T>,
+  query: object,
+  filters: ColumnFilters,
+): Expression<SqlBool>[] {
   const q = query as Record<string, unknown>;
   const where: Expression<SqlBool>[] = [];
   for (const [param, column] of Object.entries(filters.lists ?? {})) {
@@ -34,14 +38,19 @@ export function columnFilters<T extends keyof Database>(eb: ExpressionBuilder<Da
 
 /** assetGroupIds: the record's asset is a member of one of the groups (an unknown group matches nothing). */
 export function groupMemberFilter<T extends keyof Database>(
-  eb: ExpressionBuilder<Database, T>, tenantId: string, groupIds: readonly string[], assetId: Expression<string>,
+  eb: ExpressionBuilder<Database, T>,
+  tenantId: string,
+  groupIds: readonly string[],
+  assetId: Expression<string>,
 ): Expression<SqlBool> {
   // An ExpressionBuilder can start subqueries like a Kysely instance; fromTenant only needs selectFrom.
   const db = eb as unknown as Kysely<Database>;
-  return eb.exists(fromTenant(db, 'asset_group_members', tenantId)
-    .select(sql.lit(1).as('one'))
-    .where('asset_group_members.asset_id', '=', assetId)
-    .where('asset_group_members.asset_group_id', 'in', groupIds));
+  return eb.exists(
+    fromTenant(db, 'asset_group_members', tenantId)
+      .select(sql.lit(1).as('one'))
+      .where('asset_group_members.asset_id', '=', assetId)
+      .where('asset_group_members.asset_group_id', 'in', groupIds),
+  );
 }
 
 /**
@@ -51,21 +60,29 @@ export function groupMemberFilter<T extends keyof Database>(
  * lets the sort index drive and stop after one page.
  */
 export function environmentFilter<T extends keyof Database>(
-  eb: ExpressionBuilder<Database, T>, tenantId: string, items: readonly string[], integrationId: Expression<string | null>,
+  eb: ExpressionBuilder<Database, T>,
+  tenantId: string,
+  items: readonly string[],
+  integrationId: Expression<string | null>,
 ): Expression<SqlBool> {
   const ids = items.filter((i) => i !== 'production' && i !== 'non-production');
-  const flags = [items.includes('production') ? 1 : null, items.includes('non-production') ? 0 : null].filter((f) => f !== null);
+  const flags = [items.includes('production') ? 1 : null, items.includes('non-production') ? 0 : null].filter(
+    (f) => f !== null,
+  );
   // An ExpressionBuilder can start subqueries like a Kysely instance; fromTenant only needs selectFrom.
   const db = eb as unknown as Kysely<Database>;
   const environments = fromTenant(db, 'environments', tenantId)
     .select('environments.environment_id')
-    .where((e) => e.or([
-      ...(ids.length > 0 ? [e('environments.environment_id_lc', 'in', ids)] : []),
-      ...(flags.length > 0 ? [e('environments.is_production', 'in', flags)] : []),
-    ]));
-  return eb.exists(fromTenant(db, 'integrations', tenantId)
-    .select(sql.lit(1).as('one'))
-    .where('integrations.integration_id', '=', integrationId)
-    .where('integrations.environment_id', 'in', environments));
+    .where((e) =>
+      e.or([
+        ...(ids.length > 0 ? [e('environments.environment_id_lc', 'in', ids)] : []),
+        ...(flags.length > 0 ? [e('environments.is_production', 'in', flags)] : []),
+      ]),
+    );
+  return eb.exists(
+    fromTenant(db, 'integrations', tenantId)
+      .select(sql.lit(1).as('one'))
+      .where('integrations.integration_id', '=', integrationId)
+      .where('integrations.environment_id', 'in', environments),
+  );
 }
-

@@ -20,8 +20,28 @@ export { displayDatabaseUrl, NoInventoryError, parseDatabaseUrl } from './connec
 class Rollback extends Error {}
 
 // SQLSTATE classes and codes that mean "the database cannot answer now", not "the request is wrong".
-const UNAVAILABLE_SQLSTATES = new Set(['57014', '57P01', '57P02', '57P03', '53300', '53400', '40001', '40P01', '55P03']);
-const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'SQLITE_BUSY', 'SQLITE_LOCKED']);
+const UNAVAILABLE_SQLSTATES = new Set([
+  '57014',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+  '53400',
+  '40001',
+  '40P01',
+  '55P03',
+]);
+const UNAVAILABLE_ERRNOS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'SQLITE_BUSY',
+  'SQLITE_LOCKED',
+]);
 
 /** True for failures of the database connection or capacity (answered 503), as opposed to bugs (500). */
 export function isUnavailable(error: unknown): boolean {
@@ -29,21 +49,26 @@ export function isUnavailable(error: unknown): boolean {
   const code = typeof e?.code === 'string' ? e.code : '';
   if (UNAVAILABLE_SQLSTATES.has(code) || code.startsWith('08') || UNAVAILABLE_ERRNOS.has(code)) return true;
   const message = typeof e?.message === 'string' ? e.message : '';
-  return /timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error|connection is not open|terminating connection|driver has already been destroyed|pool after calling end/i.test(message);
+  return /timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error|connection is not open|terminating connection|driver has already been destroyed|pool after calling end/i.test(
+    message,
+  );
 }
 
 /** Wraps every function of an object so database unavailability surfaces as UnavailableError. */
 function guarded<T extends Record<string, unknown>>(methods: T): T {
   const out: Record<string, unknown> = {};
   for (const [name, fn] of Object.entries(methods)) {
-    out[name] = typeof fn !== 'function' ? fn : async (...args: unknown[]) => {
-      try {
-        return await (fn as (...a: unknown[]) => Promise<unknown>)(...args);
-      } catch (error) {
-        if (isUnavailable(error)) throw new UnavailableError('the database is unavailable', { cause: error });
-        throw error;
-      }
-    };
+    out[name] =
+      typeof fn !== 'function'
+        ? fn
+        : async (...args: unknown[]) => {
+            try {
+              return await (fn as (...a: unknown[]) => Promise<unknown>)(...args);
+            } catch (error) {
+              if (isUnavailable(error)) throw new UnavailableError('the database is unavailable', { cause: error });
+              throw error;
+            }
+          };
   }
   return out as T;
 }
@@ -60,7 +85,11 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
 
     // Made once per database by migration 0003.
     async cursorKey(): Promise<Buffer> {
-      const row = await db.selectFrom('server_secrets').select('value').where('name', '=', 'cursor_key').executeTakeFirstOrThrow();
+      const row = await db
+        .selectFrom('server_secrets')
+        .select('value')
+        .where('name', '=', 'cursor_key')
+        .executeTakeFirstOrThrow();
       return Buffer.from(row.value, 'hex');
     },
 

@@ -14,37 +14,81 @@ const flag = (value: boolean): number => (value ? 1 : 0);
 
 function assetRow({ tenantId, asset: a, rawData }: RecordsByKind['asset']): Insertable<AssetTable> {
   return {
-    tenant_id: tenantId, id: a.id, integration_id: a.integrationId, execution_id: a.executionId, provider: a.provider,
-    name: a.name, name_lc: a.name?.toLowerCase() ?? null, region: a.region, service: a.service,
-    service_lc: a.service?.toLowerCase() ?? null, service_name_lc: serviceName(a.service), resource_type: a.resourceType,
-    first_observed_at: a.firstObservedAt, last_observed_at: a.lastObservedAt, risk_score: a.riskScore,
-    operational_state: a.operationalState, is_publicly_exposed: flag(a.isPubliclyExposed),
-    has_admin_privileges: flag(a.hasAdminPrivileges), has_overly_permissive_privileges: flag(a.hasOverlyPermissivePrivileges),
+    tenant_id: tenantId,
+    id: a.id,
+    integration_id: a.integrationId,
+    execution_id: a.executionId,
+    provider: a.provider,
+    name: a.name,
+    name_lc: a.name?.toLowerCase() ?? null,
+    region: a.region,
+    service: a.service,
+    service_lc: a.service?.toLowerCase() ?? null,
+    service_name_lc: serviceName(a.service),
+    resource_type: a.resourceType,
+    first_observed_at: a.firstObservedAt,
+    last_observed_at: a.lastObservedAt,
+    risk_score: a.riskScore,
+    operational_state: a.operationalState,
+    is_publicly_exposed: flag(a.isPubliclyExposed),
+    has_admin_privileges: flag(a.hasAdminPrivileges),
+    has_overly_permissive_privileges: flag(a.hasOverlyPermissivePrivileges),
     is_susceptible_to_privilege_escalation: flag(a.isSusceptibleToPrivilegeEscalation),
-    n_low_secrets: a.numberOfLowSecrets, n_medium_secrets: a.numberOfMediumSecrets, n_high_secrets: a.numberOfHighSecrets,
+    n_low_secrets: a.numberOfLowSecrets,
+    n_medium_secrets: a.numberOfMediumSecrets,
+    n_high_secrets: a.numberOfHighSecrets,
     n_critical_secrets: a.numberOfCriticalSecrets,
     // Derived columns start empty; recomputeDerived() fills them before the transaction commits.
-    n_low: 0, n_medium: 0, n_high: 0, n_critical: 0, vulnerability_score: 0, is_vulnerable: 0, has_kev: 0, has_exploit: 0, is_exploitable: 0,
-    tags: JSON.stringify(a.tags), meta_search: metadataSearchText(rawData), doc: json(a), raw_data: JSON.stringify(rawData),
+    n_low: 0,
+    n_medium: 0,
+    n_high: 0,
+    n_critical: 0,
+    vulnerability_score: 0,
+    is_vulnerable: 0,
+    has_kev: 0,
+    has_exploit: 0,
+    is_exploitable: 0,
+    tags: JSON.stringify(a.tags),
+    meta_search: metadataSearchText(rawData),
+    doc: json(a),
+    raw_data: JSON.stringify(rawData),
   };
 }
 
 type Db = Kysely<Database> | Transaction<Database>;
 
 /** Rows of one table and the columns of its identity; a later duplicate identity in one batch wins. */
-async function upsert<T extends keyof Database>(db: Db, table: T, key: readonly string[], rows: Insertable<Database[T]>[]): Promise<void> {
+async function upsert<T extends keyof Database>(
+  db: Db,
+  table: T,
+  key: readonly string[],
+  rows: Insertable<Database[T]>[],
+): Promise<void> {
   if (rows.length === 0) return;
   const unique = new Map<string, Insertable<Database[T]>>();
   for (const row of rows) unique.set(key.map((k) => (row as Record<string, unknown>)[k]).join('\u0000'), row);
   const values = [...unique.values()];
   const columns = Object.keys(values[0] as object).filter((c) => !key.includes(c));
-  await db.insertInto(table as 'assets').values(values as Insertable<AssetTable>[])
-    .onConflict((oc) => oc.columns(key as never).doUpdateSet((eb) => Object.fromEntries(columns.map((c) => [c, eb.ref(`excluded.${c}` as 'excluded.id')]))))
+  await db
+    .insertInto(table as 'assets')
+    .values(values as Insertable<AssetTable>[])
+    .onConflict((oc) =>
+      oc
+        .columns(key as never)
+        .doUpdateSet((eb) => Object.fromEntries(columns.map((c) => [c, eb.ref(`excluded.${c}` as 'excluded.id')]))),
+    )
     .execute();
 }
 
 const BATCH_ROWS: Record<ImportKind, number> = {
-  tenant: 500, environment: 500, integration: 500, assetGroup: 200, exemption: 200, asset: 400, vulnerability: 800, risk: 500,
+  tenant: 500,
+  environment: 500,
+  integration: 500,
+  assetGroup: 200,
+  exemption: 200,
+  asset: 400,
+  vulnerability: 800,
+  risk: 500,
 };
 
 /**
@@ -53,7 +97,14 @@ const BATCH_ROWS: Record<ImportKind, number> = {
  */
 export function ingestWriter(tx: Transaction<Database>): IngestWriter {
   const pending: { [K in ImportKind]: RecordsByKind[K][] } = {
-    tenant: [], environment: [], integration: [], assetGroup: [], exemption: [], asset: [], vulnerability: [], risk: [],
+    tenant: [],
+    environment: [],
+    integration: [],
+    assetGroup: [],
+    exemption: [],
+    asset: [],
+    vulnerability: [],
+    risk: [],
   };
   const touched = new Map<string, 'all' | Set<string>>();
   const touch = (tenantId: string, assetId?: string) => {
@@ -64,33 +115,84 @@ export function ingestWriter(tx: Transaction<Database>): IngestWriter {
   };
 
   const flushers: { [K in ImportKind]: (records: RecordsByKind[K][]) => Promise<void> } = {
-    tenant: (records) => upsert(tx, 'tenants', ['tenant_id'], records.map((r) => ({ tenant_id: r.tenantId, organization_id: r.organizationId, name: r.name }))),
-    environment: (records) => upsert(tx, 'environments', ['tenant_id', 'environment_id'], records.map((r) => ({
-      tenant_id: r.tenantId, environment_id: r.environmentId, environment_id_lc: r.environmentId.toLowerCase(), name: r.name, is_production: flag(r.isProduction),
-    }))),
-    integration: (records) => upsert(tx, 'integrations', ['tenant_id', 'integration_id'], records.map((r) => ({
-      tenant_id: r.tenantId, integration_id: r.integrationId, environment_id: r.environmentId, doc: json(r.integration),
-    }))),
+    tenant: (records) =>
+      upsert(
+        tx,
+        'tenants',
+        ['tenant_id'],
+        records.map((r) => ({ tenant_id: r.tenantId, organization_id: r.organizationId, name: r.name })),
+      ),
+    environment: (records) =>
+      upsert(
+        tx,
+        'environments',
+        ['tenant_id', 'environment_id'],
+        records.map((r) => ({
+          tenant_id: r.tenantId,
+          environment_id: r.environmentId,
+          environment_id_lc: r.environmentId.toLowerCase(),
+          name: r.name,
+          is_production: flag(r.isProduction),
+        })),
+      ),
+    integration: (records) =>
+      upsert(
+        tx,
+        'integrations',
+        ['tenant_id', 'integration_id'],
+        records.map((r) => ({
+          tenant_id: r.tenantId,
+          integration_id: r.integrationId,
+          environment_id: r.environmentId,
+          doc: json(r.integration),
+        })),
+      ),
     assetGroup: async (records) => {
-      await upsert(tx, 'asset_groups', ['tenant_id', 'asset_group_id'], records.map((r) => ({ tenant_id: r.tenantId, asset_group_id: r.assetGroupId, name: r.name })));
+      await upsert(
+        tx,
+        'asset_groups',
+        ['tenant_id', 'asset_group_id'],
+        records.map((r) => ({ tenant_id: r.tenantId, asset_group_id: r.assetGroupId, name: r.name })),
+      );
       // A group's membership is replaced whole, like every imported record.
       for (const r of records) {
-        await tx.deleteFrom('asset_group_members').where('tenant_id', '=', r.tenantId).where('asset_group_id', '=', r.assetGroupId).execute();
-        const members = [...new Set(r.assetIds)].map((assetId) => ({ tenant_id: r.tenantId, asset_group_id: r.assetGroupId, asset_id: assetId }));
-        for (let i = 0; i < members.length; i += 1000) await tx.insertInto('asset_group_members').values(members.slice(i, i + 1000)).execute();
+        await tx
+          .deleteFrom('asset_group_members')
+          .where('tenant_id', '=', r.tenantId)
+          .where('asset_group_id', '=', r.assetGroupId)
+          .execute();
+        const members = [...new Set(r.assetIds)].map((assetId) => ({
+          tenant_id: r.tenantId,
+          asset_group_id: r.assetGroupId,
+          asset_id: assetId,
+        }));
+        for (let i = 0; i < members.length; i += 1000)
+          await tx
+            .insertInto('asset_group_members')
+            .values(members.slice(i, i + 1000))
+            .execute();
       }
     },
-    exemption: (records) => upsert(tx, 'exemptions', ['tenant_id', 'exemption_id'], records.map((r) => ({ tenant_id: r.tenantId, exemption_id: r.exemptionId, doc: JSON.stringify(r.exemption) }))),
+    exemption: (records) =>
+      upsert(
+        tx,
+        'exemptions',
+        ['tenant_id', 'exemption_id'],
+        records.map((r) => ({ tenant_id: r.tenantId, exemption_id: r.exemptionId, doc: JSON.stringify(r.exemption) })),
+      ),
     asset: (records) => upsert(tx, 'assets', ['tenant_id', 'id'], records.map(assetRow)),
     vulnerability: async (records) => {
       // A finding's packages are replaced whole, so the packages of findings that already exist are deleted first.
       // Which exist is one indexed query per tenant of the batch; a fresh import then deletes nothing.
       const byTenant = new Map<string, Set<string>>();
-      for (const { tenantId, vulnerability: v } of records) byTenant.set(tenantId, (byTenant.get(tenantId) ?? new Set()).add(v.assetId));
+      for (const { tenantId, vulnerability: v } of records)
+        byTenant.set(tenantId, (byTenant.get(tenantId) ?? new Set()).add(v.assetId));
       const replaced = new Map<string, { tenantId: string; assetId: string; ids: string[] }>();
       for (const [tenantId, assetIds] of byTenant) {
-        const existing = await fromTenant(tx, 'vulnerabilities', tenantId).select(['asset_id', 'vulnerability_id'])
-          .where('vulnerabilities.asset_id', 'in', [...assetIds]).execute();
+        const existing = await fromTenant(tx, 'vulnerabilities', tenantId)
+          .select(['asset_id', 'vulnerability_id'])
+          .where('vulnerabilities.asset_id', 'in', [...assetIds])
+          .execute();
         const keys = new Set(existing.map((e) => `${e.asset_id}\u0000${e.vulnerability_id}`));
         for (const { vulnerability: v } of records.filter((r) => r.tenantId === tenantId)) {
           if (!keys.has(`${v.assetId}\u0000${v.vulnerabilityId}`)) continue;
@@ -101,30 +203,78 @@ export function ingestWriter(tx: Transaction<Database>): IngestWriter {
       }
       // One delete per asset: an index range of the primary key (a row-value IN list is a scan on PostgreSQL).
       for (const { tenantId, assetId, ids } of replaced.values()) {
-        await tx.deleteFrom('vulnerability_packages').where('tenant_id', '=', tenantId).where('asset_id', '=', assetId)
-          .where('vulnerability_id', 'in', ids).execute();
+        await tx
+          .deleteFrom('vulnerability_packages')
+          .where('tenant_id', '=', tenantId)
+          .where('asset_id', '=', assetId)
+          .where('vulnerability_id', 'in', ids)
+          .execute();
       }
-      await upsert(tx, 'vulnerabilities', ['tenant_id', 'asset_id', 'vulnerability_id'], records.map(({ tenantId, vulnerability: v }) => ({
-        tenant_id: tenantId, asset_id: v.assetId, vulnerability_id: v.vulnerabilityId, integration_id: v.integrationId,
-        execution_id: v.executionId, provider: v.provider, severity_level_value: v.severityLevelValue, has_kev: flag(v.hasKev),
-        has_exploit: flag(v.hasExploit), is_exploitable: flag(v.isExploitable), has_vendor_fix: flag(v.hasVendorFix),
-        // Recomputed before commit for every finding of a touched asset.
-        is_exempted: 0, first_observed_at: v.firstObservedAt, last_observed_at: v.lastObservedAt, doc: json(v),
-      })));
-      const packages = records.flatMap(({ tenantId, vulnerability: v }) => v.packages.map((p, position) => ({
-        tenant_id: tenantId, asset_id: v.assetId, vulnerability_id: v.vulnerabilityId, position, package_name: p.packageName,
-        target_name: p.targetName, target_type: p.targetType, target_class: p.targetClass,
-      })));
+      await upsert(
+        tx,
+        'vulnerabilities',
+        ['tenant_id', 'asset_id', 'vulnerability_id'],
+        records.map(({ tenantId, vulnerability: v }) => ({
+          tenant_id: tenantId,
+          asset_id: v.assetId,
+          vulnerability_id: v.vulnerabilityId,
+          integration_id: v.integrationId,
+          execution_id: v.executionId,
+          provider: v.provider,
+          severity_level_value: v.severityLevelValue,
+          has_kev: flag(v.hasKev),
+          has_exploit: flag(v.hasExploit),
+          is_exploitable: flag(v.isExploitable),
+          has_vendor_fix: flag(v.hasVendorFix),
+          // Recomputed before commit for every finding of a touched asset.
+          is_exempted: 0,
+          first_observed_at: v.firstObservedAt,
+          last_observed_at: v.lastObservedAt,
+          doc: json(v),
+        })),
+      );
+      const packages = records.flatMap(({ tenantId, vulnerability: v }) =>
+        v.packages.map((p, position) => ({
+          tenant_id: tenantId,
+          asset_id: v.assetId,
+          vulnerability_id: v.vulnerabilityId,
+          position,
+          package_name: p.packageName,
+          target_name: p.targetName,
+          target_type: p.targetType,
+          target_class: p.targetClass,
+        })),
+      );
       // A duplicate finding in one batch would insert its packages twice; keep the last one's.
-      const unique = new Map(packages.map((p) => [`${p.tenant_id}\u0000${p.asset_id}\u0000${p.vulnerability_id}\u0000${p.position}`, p]));
+      const unique = new Map(
+        packages.map((p) => [`${p.tenant_id}\u0000${p.asset_id}\u0000${p.vulnerability_id}\u0000${p.position}`, p]),
+      );
       const rows = [...unique.values()];
-      for (let i = 0; i < rows.length; i += 1000) await tx.insertInto('vulnerability_packages').values(rows.slice(i, i + 1000)).execute();
+      for (let i = 0; i < rows.length; i += 1000)
+        await tx
+          .insertInto('vulnerability_packages')
+          .values(rows.slice(i, i + 1000))
+          .execute();
     },
-    risk: (records) => upsert(tx, 'risks', ['tenant_id', 'id'], records.map(({ tenantId, risk: r }) => ({
-      tenant_id: tenantId, id: r.id, risk_type_id: r.riskTypeId, integration_id: r.integrationId, primary_asset_id: r.primaryAssetId,
-      severity_level: r.severityLevel, lifecycle_state: r.lifecycleState, resource_type: r.meta?.resourceType ?? null,
-      discovered_at: r.discoveredAt, score: r.score, doc: json(r),
-    }))),
+    risk: (records) =>
+      upsert(
+        tx,
+        'risks',
+        ['tenant_id', 'id'],
+        records.map(({ tenantId, risk: r }) => ({
+          tenant_id: tenantId,
+          id: r.id,
+          risk_type_id: r.riskTypeId,
+          integration_id: r.integrationId,
+          primary_asset_id: r.primaryAssetId,
+          severity_level: r.severityLevel,
+          lifecycle_state: r.lifecycleState,
+          resource_type: r.meta?.resourceType ?? null,
+          discovered_at: r.discoveredAt,
+          score: r.score,
+          doc: json(r),
+        })),
+      ),
   };
 
   const flush = async <K extends ImportKind>(kind: K): Promise<void> => {
@@ -139,7 +289,8 @@ export function ingestWriter(tx: Transaction<Database>): IngestWriter {
       const tenantId = (record as { tenantId: string }).tenantId;
       if (kind === 'exemption' || kind === 'assetGroup') touch(tenantId);
       else if (kind === 'asset') touch(tenantId, (record as RecordsByKind['asset']).asset.id);
-      else if (kind === 'vulnerability') touch(tenantId, (record as RecordsByKind['vulnerability']).vulnerability.assetId);
+      else if (kind === 'vulnerability')
+        touch(tenantId, (record as RecordsByKind['vulnerability']).vulnerability.assetId);
       else if (kind === 'tenant' && !touched.has(tenantId)) touched.set(tenantId, new Set());
       (pending[kind] as RecordsByKind[K][]).push(record);
       // Tenants first: later kinds are written in their own batches, and nothing depends on write order but counts.
@@ -153,16 +304,22 @@ export function ingestWriter(tx: Transaction<Database>): IngestWriter {
         if (scope === 'all' || scope.size > 0) await recomputeDerived(tx, tenantId, scope);
       }
       for (const tenantId of touched.keys()) {
-        await tx.updateTable('tenants').set((eb) => ({ data_version: eb('data_version', '+', 1) })).where('tenant_id', '=', tenantId).execute();
+        await tx
+          .updateTable('tenants')
+          .set((eb) => ({ data_version: eb('data_version', '+', 1) }))
+          .where('tenant_id', '=', tenantId)
+          .execute();
       }
     },
 
     async assetExists(tenantId: string, assetId: string): Promise<boolean> {
-      const row = await fromTenant(tx, 'assets', tenantId).select('assets.id').where('assets.id', '=', assetId).executeTakeFirst();
+      const row = await fromTenant(tx, 'assets', tenantId)
+        .select('assets.id')
+        .where('assets.id', '=', assetId)
+        .executeTakeFirst();
       return row !== undefined;
     },
 
     tenantOrganization: (tenantId: string): Promise<string | undefined> => tenantOrganization(tx, tenantId),
   };
 }
-

@@ -5,25 +5,54 @@ import type { AuthenticatedKey, KeyInfo, NewKey, Storage, TenantInfo } from './t
 
 /** The organization a tenant belongs to; undefined for an unknown tenant. */
 export async function tenantOrganization(db: Kysely<Database>, tenantId: string): Promise<string | undefined> {
-  const row = await db.selectFrom('tenants').select('organization_id').where('tenant_id', '=', tenantId).executeTakeFirst();
+  const row = await db
+    .selectFrom('tenants')
+    .select('organization_id')
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirst();
   return row?.organization_id;
 }
 
-type KeyStore = Pick<Storage, 'insertKey' | 'listKeys' | 'revokeKey' | 'findKeyByHash' | 'touchKey' | 'tenantOrganization' | 'listTenants'>;
+type KeyStore = Pick<
+  Storage,
+  'insertKey' | 'listKeys' | 'revokeKey' | 'findKeyByHash' | 'touchKey' | 'tenantOrganization' | 'listTenants'
+>;
 
 export function keyStore(db: Kysely<Database>): KeyStore {
   return {
     async insertKey(row: NewKey): Promise<void> {
-      await db.insertInto('api_keys').values({
-        id: row.id, tenant_id: row.tenantId, name: row.name, prefix: row.prefix, key_hash: row.keyHash,
-        created_at: row.createdAt, expires_at: row.expiresAt, revoked_at: null, last_used_at: null,
-      }).execute();
+      await db
+        .insertInto('api_keys')
+        .values({
+          id: row.id,
+          tenant_id: row.tenantId,
+          name: row.name,
+          prefix: row.prefix,
+          key_hash: row.keyHash,
+          created_at: row.createdAt,
+          expires_at: row.expiresAt,
+          revoked_at: null,
+          last_used_at: null,
+        })
+        .execute();
     },
 
     async listKeys(tenantId: string): Promise<KeyInfo[]> {
-      const rows = await db.selectFrom('api_keys').selectAll().where('tenant_id', '=', tenantId).orderBy('created_at').orderBy('id').execute();
+      const rows = await db
+        .selectFrom('api_keys')
+        .selectAll()
+        .where('tenant_id', '=', tenantId)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
       return rows.map((r) => ({
-        id: r.id, name: r.name, prefix: r.prefix, createdAt: r.created_at, expiresAt: r.expires_at, revokedAt: r.revoked_at, lastUsedAt: r.last_used_at,
+        id: r.id,
+        name: r.name,
+        prefix: r.prefix,
+        createdAt: r.created_at,
+        expiresAt: r.expires_at,
+        revokedAt: r.revoked_at,
+        lastUsedAt: r.last_used_at,
       }));
     },
 
@@ -31,21 +60,36 @@ export function keyStore(db: Kysely<Database>): KeyStore {
     async revokeKey(id: string, at: string): Promise<boolean> {
       const key = await db.selectFrom('api_keys').select(['id', 'revoked_at']).where('id', '=', id).executeTakeFirst();
       if (!key) return false;
-      if (key.revoked_at === null) await db.updateTable('api_keys').set({ revoked_at: at }).where('id', '=', id).execute();
+      if (key.revoked_at === null)
+        await db.updateTable('api_keys').set({ revoked_at: at }).where('id', '=', id).execute();
       return true;
     },
 
     /** The key with this hash and its tenant's data version; undefined when no such key or tenant exists. */
     async findKeyByHash(keyHash: string): Promise<AuthenticatedKey | undefined> {
-      const row = await db.selectFrom('api_keys')
+      const row = await db
+        .selectFrom('api_keys')
         .innerJoin('tenants', 'tenants.tenant_id', 'api_keys.tenant_id')
-        .select(['api_keys.id', 'api_keys.tenant_id', 'tenants.data_version', 'api_keys.expires_at', 'api_keys.revoked_at', 'api_keys.last_used_at'])
+        .select([
+          'api_keys.id',
+          'api_keys.tenant_id',
+          'tenants.data_version',
+          'api_keys.expires_at',
+          'api_keys.revoked_at',
+          'api_keys.last_used_at',
+        ])
         .where('api_keys.key_hash', '=', keyHash)
         .executeTakeFirst();
-      return row && {
-        keyId: row.id, tenantId: row.tenant_id, dataVersion: Number(row.data_version), expiresAt: row.expires_at,
-        revokedAt: row.revoked_at, lastUsedAt: row.last_used_at,
-      };
+      return (
+        row && {
+          keyId: row.id,
+          tenantId: row.tenant_id,
+          dataVersion: Number(row.data_version),
+          expiresAt: row.expires_at,
+          revokedAt: row.revoked_at,
+          lastUsedAt: row.last_used_at,
+        }
+      );
     },
 
     async touchKey(id: string, at: string): Promise<void> {

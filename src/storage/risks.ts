@@ -15,8 +15,13 @@ const sortColumns = { discoveredAt: 'discovered_at', score: 'score' } as const;
 
 const plainFilters: ColumnFilters = {
   lists: {
-    ids: 'risks.id', riskTypeIds: 'risks.risk_type_id', integrationIds: 'risks.integration_id', primaryAssetIds: 'risks.primary_asset_id',
-    severityLevels: 'risks.severity_level', lifecycleStates: 'risks.lifecycle_state', resourceTypes: 'risks.resource_type',
+    ids: 'risks.id',
+    riskTypeIds: 'risks.risk_type_id',
+    integrationIds: 'risks.integration_id',
+    primaryAssetIds: 'risks.primary_asset_id',
+    severityLevels: 'risks.severity_level',
+    lifecycleStates: 'risks.lifecycle_state',
+    resourceTypes: 'risks.resource_type',
   },
   ranges: [['discoveredAtStart', 'discoveredAtEnd', 'risks.discovered_at']],
 };
@@ -46,7 +51,9 @@ export function riskJson(row: RiskRow, fields: readonly string[] | undefined): B
   let base = row.doc;
   if (fields) {
     const doc = JSON.parse(row.doc.toString('utf8')) as Record<string, unknown>;
-    base = Buffer.from(JSON.stringify(Object.fromEntries(Object.entries(doc).filter(([name]) => fields.includes(name)))));
+    base = Buffer.from(
+      JSON.stringify(Object.fromEntries(Object.entries(doc).filter(([name]) => fields.includes(name)))),
+    );
   }
   const embeds: Buffer[] = [];
   for (const name of ['primaryAsset', 'integration'] as const) {
@@ -75,40 +82,78 @@ export function riskStore(read: TenantReader): Pick<Storage, 'listRisks'> {
      * One batch after `after` (or the first) as API JSON, the total under the filters, and the position of the last
      * item when more follow (null on the last batch).
      */
-    listRisks: (scope, query, after) => read(scope.tenantId, async (db) => {
-      const { sortBy, sortOrder, perPage, cursor: _cursor, fields, include, ...filters } = query;
-      const column = sortColumns[sortBy];
-      let select = filtered(db, scope.tenantId, filters)
-        .select(['risks.id', 'doc', 'primary_asset_id', 'risks.integration_id', `${column} as sortValue`]);
-      if (after) {
-        select = select.where((eb) => eb(eb.refTuple(column, 'risks.id'), sortOrder === 'desc' ? '<' : '>', eb.tuple(after[0] as never, after[1])));
-      }
-      // One row more than asked tells whether another batch follows.
-      const fetched = await select.orderBy(column, sortOrder).orderBy('risks.id', sortOrder).limit(perPage + 1).execute();
-      const rows: RiskRow[] = fetched.slice(0, perPage).map((r) => ({
-        id: r.id, sortValue: r.sortValue, doc: r.doc, primaryAssetId: r.primary_asset_id, integrationId: r.integration_id,
-      }));
+    listRisks: (scope, query, after) =>
+      read(scope.tenantId, async (db) => {
+        const { sortBy, sortOrder, perPage, cursor: _cursor, fields, include, ...filters } = query;
+        const column = sortColumns[sortBy];
+        let select = filtered(db, scope.tenantId, filters).select([
+          'risks.id',
+          'doc',
+          'primary_asset_id',
+          'risks.integration_id',
+          `${column} as sortValue`,
+        ]);
+        if (after) {
+          select = select.where((eb) =>
+            eb(
+              eb.refTuple(column, 'risks.id'),
+              sortOrder === 'desc' ? '<' : '>',
+              eb.tuple(after[0] as never, after[1]),
+            ),
+          );
+        }
+        // One row more than asked tells whether another batch follows.
+        const fetched = await select
+          .orderBy(column, sortOrder)
+          .orderBy('risks.id', sortOrder)
+          .limit(perPage + 1)
+          .execute();
+        const rows: RiskRow[] = fetched.slice(0, perPage).map((r) => ({
+          id: r.id,
+          sortValue: r.sortValue,
+          doc: r.doc,
+          primaryAssetId: r.primary_asset_id,
+          integrationId: r.integration_id,
+        }));
 
-      if (include?.includes('primaryAsset')) {
-        const ids = [...new Set(rows.map((r) => r.primaryAssetId).filter((id): id is string => id !== null))];
-        const assets = ids.length === 0 ? [] : await fromTenant(db, 'assets', scope.tenantId)
-          .select(['assets.id', ...DERIVED_COLUMNS, 'doc']).where('assets.id', 'in', ids).execute();
-        const byId = new Map(assets.map((a) => [a.id, assetJson(a)]));
-        for (const row of rows) row.primaryAsset = (row.primaryAssetId !== null && byId.get(row.primaryAssetId)) || null;
-      }
-      if (include?.includes('integration')) {
-        const ids = [...new Set(rows.map((r) => r.integrationId).filter((id): id is string => id !== null))];
-        const integrations = ids.length === 0 ? [] : await fromTenant(db, 'integrations', scope.tenantId)
-          .select(['integrations.integration_id', 'doc']).where('integrations.integration_id', 'in', ids).execute();
-        const byId = new Map(integrations.map((i) => [i.integration_id, i.doc]));
-        for (const row of rows) row.integration = (row.integrationId !== null && byId.get(row.integrationId)) || null;
-      }
+        if (include?.includes('primaryAsset')) {
+          const ids = [...new Set(rows.map((r) => r.primaryAssetId).filter((id): id is string => id !== null))];
+          const assets =
+            ids.length === 0
+              ? []
+              : await fromTenant(db, 'assets', scope.tenantId)
+                  .select(['assets.id', ...DERIVED_COLUMNS, 'doc'])
+                  .where('assets.id', 'in', ids)
+                  .execute();
+          const byId = new Map(assets.map((a) => [a.id, assetJson(a)]));
+          for (const row of rows)
+            row.primaryAsset = (row.primaryAssetId !== null && byId.get(row.primaryAssetId)) || null;
+        }
+        if (include?.includes('integration')) {
+          const ids = [...new Set(rows.map((r) => r.integrationId).filter((id): id is string => id !== null))];
+          const integrations =
+            ids.length === 0
+              ? []
+              : await fromTenant(db, 'integrations', scope.tenantId)
+                  .select(['integrations.integration_id', 'doc'])
+                  .where('integrations.integration_id', 'in', ids)
+                  .execute();
+          const byId = new Map(integrations.map((i) => [i.integration_id, i.doc]));
+          for (const row of rows) row.integration = (row.integrationId !== null && byId.get(row.integrationId)) || null;
+        }
 
-      const total = await count(scope, filters, async () =>
-        Number((await filtered(db, scope.tenantId, filters).select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow()).n));
-      const last = rows[rows.length - 1];
-      const next: RiskPosition | null = fetched.length > perPage && last ? [last.sortValue, last.id] : null;
-      return { items: rows.map((row) => riskJson(row, fields)), total, next };
-    }),
+        const total = await count(scope, filters, async () =>
+          Number(
+            (
+              await filtered(db, scope.tenantId, filters)
+                .select((eb) => eb.fn.countAll<number | string>().as('n'))
+                .executeTakeFirstOrThrow()
+            ).n,
+          ),
+        );
+        const last = rows[rows.length - 1];
+        const next: RiskPosition | null = fetched.length > perPage && last ? [last.sortValue, last.id] : null;
+        return { items: rows.map((row) => riskJson(row, fields)), total, next };
+      }),
   };
 }

@@ -2,14 +2,17 @@ import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Database } from './tables.js';
 import type { Dialect, TenantScope } from './types.js';
 
-
 type TenantTableName = Exclude<keyof Database, 'tenants' | 'api_keys' | 'server_secrets'>;
 
 /**
  * The only way storage reads a tenant table: the tenant predicate is part of the query from its first clause, so no
  * query over tenant data can be built without it.
  */
-export function fromTenant<T extends TenantTableName>(db: Kysely<Database>, table: T, tenantId: string): SelectQueryBuilder<Database, T, object> {
+export function fromTenant<T extends TenantTableName>(
+  db: Kysely<Database>,
+  table: T,
+  tenantId: string,
+): SelectQueryBuilder<Database, T, object> {
   // Widened to the union: Kysely cannot pick its selectFrom overload for a generic table name.
   const name: TenantTableName = table;
   return db.selectFrom(name).where(sql.ref(`${table}.tenant_id`), '=', tenantId);
@@ -45,10 +48,11 @@ export type TenantReader = <T>(tenantId: string, work: (db: Kysely<Database>) =>
  */
 export function tenantReader(db: Kysely<Database>, dialect: Dialect): TenantReader {
   if (dialect === 'sqlite') return (_tenantId, work) => work(db);
-  return (tenantId, work) => db.transaction().execute(async (trx) => {
-    await sql`select set_config('secinv.tenant_id', ${tenantId}, true)`.execute(trx);
-    return work(trx);
-  });
+  return (tenantId, work) =>
+    db.transaction().execute(async (trx) => {
+      await sql`select set_config('secinv.tenant_id', ${tenantId}, true)`.execute(trx);
+      return work(trx);
+    });
 }
 
 /** Count of matches, computed once per (tenant, data version, filters): data changes only through import. */

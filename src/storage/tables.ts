@@ -180,6 +180,14 @@ export interface Database {
 
 /** Every table that holds one tenant's records. `tenants`, `api_keys` and `server_secrets` are global. */
 export const TENANT_TABLES = [
-  'environments', 'integrations', 'asset_groups', 'asset_group_members', 'exemptions', 'assets', 'vulnerabilities',
-  'vulnerability_packages', 'vulnerability_exemptions', 'risks',
+  'environments',
+  'integrations',
+  'asset_groups',
+  'asset_group_members',
+  'exemptions',
+  'assets',
+  'vulnerabilities',
+  'vulnerability_packages',
+  'vulnerability_exemptions',
+  'risks',
 ] as const satisfies readonly (keyof Database)[];

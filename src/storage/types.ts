@@ -89,7 +89,11 @@ export interface Storage {
   /** The asset's JSON (with `rawData` when asked), or undefined when the tenant has no asset with this id. */
   getAsset(scope: TenantScope, id: string, withRawData: boolean): Promise<Buffer | undefined>;
   /** One batch after `after` (or the first), the total under the filters, and where the next batch starts (null: last). */
-  listRisks(scope: TenantScope, query: ListRisksQuery, after: RiskPosition | undefined): Promise<Page & { next: RiskPosition | null }>;
+  listRisks(
+    scope: TenantScope,
+    query: ListRisksQuery,
+    after: RiskPosition | undefined,
+  ): Promise<Page & { next: RiskPosition | null }>;
   listVulnerabilities(scope: TenantScope, query: ListVulnerabilitiesQuery): Promise<Page>;
 
   // Tenants and keys.

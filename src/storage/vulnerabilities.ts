@@ -11,18 +11,31 @@ import type { Storage } from './types.js';
 type Eb = ExpressionBuilder<Database, 'vulnerabilities'>;
 export type VulnerabilityFilters = Omit<ListVulnerabilitiesQuery, 'sortBy' | 'sortOrder' | 'page' | 'perPage'>;
 
-const sortColumns: Record<VulnerabilitySortField, 'has_kev' | 'has_exploit' | 'last_observed_at' | 'first_observed_at' | 'severity_level_value'> = {
-  hasKev: 'has_kev', hasExploit: 'has_exploit', lastObservedAt: 'last_observed_at', firstObservedAt: 'first_observed_at', severityLevelValue: 'severity_level_value',
+const sortColumns: Record<
+  VulnerabilitySortField,
+  'has_kev' | 'has_exploit' | 'last_observed_at' | 'first_observed_at' | 'severity_level_value'
+> = {
+  hasKev: 'has_kev',
+  hasExploit: 'has_exploit',
+  lastObservedAt: 'last_observed_at',
+  firstObservedAt: 'first_observed_at',
+  severityLevelValue: 'severity_level_value',
 };
 
 const plainFilters: ColumnFilters = {
   lists: {
-    vulnerabilityIds: 'vulnerabilities.vulnerability_id', assetIds: 'vulnerabilities.asset_id', providers: 'vulnerabilities.provider',
-    executionIds: 'vulnerabilities.execution_id', integrationIds: 'vulnerabilities.integration_id',
+    vulnerabilityIds: 'vulnerabilities.vulnerability_id',
+    assetIds: 'vulnerabilities.asset_id',
+    providers: 'vulnerabilities.provider',
+    executionIds: 'vulnerabilities.execution_id',
+    integrationIds: 'vulnerabilities.integration_id',
   },
   flags: {
-    hasKev: 'vulnerabilities.has_kev', isExploitable: 'vulnerabilities.is_exploitable', hasExploit: 'vulnerabilities.has_exploit',
-    hasVendorFix: 'vulnerabilities.has_vendor_fix', isExempted: 'vulnerabilities.is_exempted',
+    hasKev: 'vulnerabilities.has_kev',
+    isExploitable: 'vulnerabilities.is_exploitable',
+    hasExploit: 'vulnerabilities.has_exploit',
+    hasVendorFix: 'vulnerabilities.has_vendor_fix',
+    isExempted: 'vulnerabilities.is_exempted',
   },
   ranges: [['firstObservedAtStart', 'firstObservedAtEnd', 'vulnerabilities.first_observed_at']],
 };
@@ -30,22 +43,41 @@ const plainFilters: ColumnFilters = {
 function filterExpressions(eb: Eb, tenantId: string, q: VulnerabilityFilters): Expression<SqlBool>[] {
   const db = eb as unknown as Kysely<Database>;
   const where = columnFilters(eb, q, plainFilters);
-  if (q.severityLevels) where.push(eb('severity_level_value', 'in', q.severityLevels.map((level) => severityLevelValues[level])));
-  if (q.environmentIds) where.push(environmentFilter(eb, tenantId, q.environmentIds, eb.ref('vulnerabilities.integration_id')));
+  if (q.severityLevels)
+    where.push(
+      eb(
+        'severity_level_value',
+        'in',
+        q.severityLevels.map((level) => severityLevelValues[level]),
+      ),
+    );
+  if (q.environmentIds)
+    where.push(environmentFilter(eb, tenantId, q.environmentIds, eb.ref('vulnerabilities.integration_id')));
   if (q.regions) {
     const regions = q.regions;
-    where.push(eb.exists(fromTenant(db, 'assets', tenantId).select(sql.lit(1).as('one'))
-      .where('assets.id', '=', eb.ref('vulnerabilities.asset_id')).where('assets.region', 'in', regions)));
+    where.push(
+      eb.exists(
+        fromTenant(db, 'assets', tenantId)
+          .select(sql.lit(1).as('one'))
+          .where('assets.id', '=', eb.ref('vulnerabilities.asset_id'))
+          .where('assets.region', 'in', regions),
+      ),
+    );
   }
   if (q.assetGroupIds) where.push(groupMemberFilter(eb, tenantId, q.assetGroupIds, eb.ref('vulnerabilities.asset_id')));
   // Package filters apply to one package: a single package must satisfy all of those given.
   if (q.packageName !== undefined || q.targetName !== undefined || q.targetType !== undefined || q.targetClass) {
-    let packages = fromTenant(db, 'vulnerability_packages', tenantId).select(['vulnerability_packages.asset_id', 'vulnerability_packages.vulnerability_id']);
+    let packages = fromTenant(db, 'vulnerability_packages', tenantId).select([
+      'vulnerability_packages.asset_id',
+      'vulnerability_packages.vulnerability_id',
+    ]);
     if (q.packageName !== undefined) packages = packages.where('package_name', '=', q.packageName);
     if (q.targetName !== undefined) packages = packages.where('target_name', '=', q.targetName);
     if (q.targetType !== undefined) packages = packages.where('target_type', '=', q.targetType);
     if (q.targetClass) packages = packages.where('target_class', 'in', q.targetClass);
-    where.push(eb(eb.refTuple('vulnerabilities.asset_id', 'vulnerabilities.vulnerability_id'), 'in', packages as never));
+    where.push(
+      eb(eb.refTuple('vulnerabilities.asset_id', 'vulnerabilities.vulnerability_id'), 'in', packages as never),
+    );
   }
   return where;
 }
@@ -59,60 +91,82 @@ export function vulnerabilityStore(read: TenantReader): Pick<Storage, 'listVulne
     fromTenant(db, 'vulnerabilities', tenantId).where((eb) => eb.and(filterExpressions(eb, tenantId, filters)));
 
   return {
-    listVulnerabilities: (scope, query) => read(scope.tenantId, async (db) => {
-      const { sortBy, sortOrder, page, perPage, ...filters } = query;
-      const column = sortColumns[sortBy];
-      const direction = sortOrder === 'DESC' ? 'desc' : 'asc';
-      // Page the narrow keys first, then read the documents of that page (as for assets).
-      const keys = await filtered(db, scope.tenantId, filters)
-        .select(['vulnerabilities.asset_id', 'vulnerabilities.vulnerability_id', 'vulnerabilities.is_exempted'])
-        .orderBy(`vulnerabilities.${column}`, direction).orderBy('vulnerabilities.asset_id', direction).orderBy('vulnerabilities.vulnerability_id', direction)
-        .limit(perPage).offset((page - 1) * perPage)
-        .execute();
-
-      const docs = new Map<string, Buffer>();
-      const exemptionsOf = new Map<string, string[]>();
-      if (keys.length > 0) {
-        const assetIds = [...new Set(keys.map((k) => k.asset_id))];
-        const vulnerabilityIds = [...new Set(keys.map((k) => k.vulnerability_id))];
-        // Both IN lists together can match more pairs than the page holds (bounded by the page's assets); the map
-        // below keeps the page's own.
-        const rows = await fromTenant(db, 'vulnerabilities', scope.tenantId)
-          .select(['vulnerabilities.asset_id', 'vulnerabilities.vulnerability_id', 'doc'])
-          .where('vulnerabilities.asset_id', 'in', assetIds).where('vulnerabilities.vulnerability_id', 'in', vulnerabilityIds)
+    listVulnerabilities: (scope, query) =>
+      read(scope.tenantId, async (db) => {
+        const { sortBy, sortOrder, page, perPage, ...filters } = query;
+        const column = sortColumns[sortBy];
+        const direction = sortOrder === 'DESC' ? 'desc' : 'asc';
+        // Page the narrow keys first, then read the documents of that page (as for assets).
+        const keys = await filtered(db, scope.tenantId, filters)
+          .select(['vulnerabilities.asset_id', 'vulnerabilities.vulnerability_id', 'vulnerabilities.is_exempted'])
+          .orderBy(`vulnerabilities.${column}`, direction)
+          .orderBy('vulnerabilities.asset_id', direction)
+          .orderBy('vulnerabilities.vulnerability_id', direction)
+          .limit(perPage)
+          .offset((page - 1) * perPage)
           .execute();
-        for (const row of rows) docs.set(key(row.asset_id, row.vulnerability_id), row.doc);
 
-        const exemptedAssets = [...new Set(keys.filter((k) => k.is_exempted === 1).map((k) => k.asset_id))];
-        if (exemptedAssets.length > 0) {
-          const matches = await fromTenant(db, 'vulnerability_exemptions', scope.tenantId)
-            .select(['vulnerability_exemptions.asset_id', 'vulnerability_exemptions.vulnerability_id', 'exemption_id'])
-            .where('vulnerability_exemptions.asset_id', 'in', exemptedAssets)
-            .orderBy('exemption_id')
+        const docs = new Map<string, Buffer>();
+        const exemptionsOf = new Map<string, string[]>();
+        if (keys.length > 0) {
+          const assetIds = [...new Set(keys.map((k) => k.asset_id))];
+          const vulnerabilityIds = [...new Set(keys.map((k) => k.vulnerability_id))];
+          // Both IN lists together can match more pairs than the page holds (bounded by the page's assets); the map
+          // below keeps the page's own.
+          const rows = await fromTenant(db, 'vulnerabilities', scope.tenantId)
+            .select(['vulnerabilities.asset_id', 'vulnerabilities.vulnerability_id', 'doc'])
+            .where('vulnerabilities.asset_id', 'in', assetIds)
+            .where('vulnerabilities.vulnerability_id', 'in', vulnerabilityIds)
             .execute();
-          for (const m of matches) {
-            const k = key(m.asset_id, m.vulnerability_id);
-            exemptionsOf.set(k, [...(exemptionsOf.get(k) ?? []), m.exemption_id]);
+          for (const row of rows) docs.set(key(row.asset_id, row.vulnerability_id), row.doc);
+
+          const exemptedAssets = [...new Set(keys.filter((k) => k.is_exempted === 1).map((k) => k.asset_id))];
+          if (exemptedAssets.length > 0) {
+            const matches = await fromTenant(db, 'vulnerability_exemptions', scope.tenantId)
+              .select([
+                'vulnerability_exemptions.asset_id',
+                'vulnerability_exemptions.vulnerability_id',
+                'exemption_id',
+              ])
+              .where('vulnerability_exemptions.asset_id', 'in', exemptedAssets)
+              .orderBy('exemption_id')
+              .execute();
+            for (const m of matches) {
+              const k = key(m.asset_id, m.vulnerability_id);
+              exemptionsOf.set(k, [...(exemptionsOf.get(k) ?? []), m.exemption_id]);
+            }
           }
         }
-      }
-      const exemptionIds = [...new Set([...exemptionsOf.values()].flat())];
-      const exemptionDocs = new Map<string, string>();
-      if (exemptionIds.length > 0) {
-        const rows = await fromTenant(db, 'exemptions', scope.tenantId).select(['exemptions.exemption_id', 'doc'])
-          .where('exemptions.exemption_id', 'in', exemptionIds).execute();
-        for (const row of rows) exemptionDocs.set(row.exemption_id, row.doc);
-      }
+        const exemptionIds = [...new Set([...exemptionsOf.values()].flat())];
+        const exemptionDocs = new Map<string, string>();
+        if (exemptionIds.length > 0) {
+          const rows = await fromTenant(db, 'exemptions', scope.tenantId)
+            .select(['exemptions.exemption_id', 'doc'])
+            .where('exemptions.exemption_id', 'in', exemptionIds)
+            .execute();
+          for (const row of rows) exemptionDocs.set(row.exemption_id, row.doc);
+        }
 
-      const items = keys.map((k) => {
-        const doc = docs.get(key(k.asset_id, k.vulnerability_id))!;
-        const exemptions = (exemptionsOf.get(key(k.asset_id, k.vulnerability_id)) ?? [])
-          .map((id) => `{"exemptionId":${JSON.stringify(id)},"exemption":${exemptionDocs.get(id)}}`);
-        return Buffer.concat([doc.subarray(0, doc.length - 1), Buffer.from(`,"exemptions":[${exemptions.join(',')}]}`)]);
-      });
-      const total = await count(scope, filters, async () =>
-        Number((await filtered(db, scope.tenantId, filters).select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow()).n));
-      return { items, total };
-    }),
+        const items = keys.map((k) => {
+          const doc = docs.get(key(k.asset_id, k.vulnerability_id))!;
+          const exemptions = (exemptionsOf.get(key(k.asset_id, k.vulnerability_id)) ?? []).map(
+            (id) => `{"exemptionId":${JSON.stringify(id)},"exemption":${exemptionDocs.get(id)}}`,
+          );
+          return Buffer.concat([
+            doc.subarray(0, doc.length - 1),
+            Buffer.from(`,"exemptions":[${exemptions.join(',')}]}`),
+          ]);
+        });
+        const total = await count(scope, filters, async () =>
+          Number(
+            (
+              await filtered(db, scope.tenantId, filters)
+                .select((eb) => eb.fn.countAll<number | string>().as('n'))
+                .executeTakeFirstOrThrow()
+            ).n,
+          ),
+        );
+        return { items, total };
+      }),
   };
 }

@@ -27,13 +27,26 @@ const run = runCli;
 
 const tenantFile = () => {
   const path = join(dir, 'tenant.ndjson');
-  writeFileSync(path, `${JSON.stringify({ kind: 'tenant', record: { tenantId: TENANT_A, organizationId: ORG_A, name: 'A' } })}\n`);
+  writeFileSync(
+    path,
+    `${JSON.stringify({ kind: 'tenant', record: { tenantId: TENANT_A, organizationId: ORG_A, name: 'A' } })}\n`,
+  );
   return path;
 };
 
 describe('secinv CLI', () => {
   it('--help works for every command and exits 0', async () => {
-    for (const args of [['--help'], ['serve', '--help'], ['import', '--help'], ['keys', '--help'], ['keys', 'create', '--help'], ['keys', 'list', '--help'], ['keys', 'revoke', '--help'], ['generate', '--help'], ['demo', '--help']]) {
+    for (const args of [
+      ['--help'],
+      ['serve', '--help'],
+      ['import', '--help'],
+      ['keys', '--help'],
+      ['keys', 'create', '--help'],
+      ['keys', 'list', '--help'],
+      ['keys', 'revoke', '--help'],
+      ['generate', '--help'],
+      ['demo', '--help'],
+    ]) {
       const result = await run(...args);
       expect(result.code, args.join(' ')).toBe(0);
       expect(result.stdout).toContain('Usage: secinv');
@@ -51,7 +64,9 @@ describe('secinv CLI', () => {
   it('import prints a summary line on stdout; keys create prints the key alone on stdout', async () => {
     const imported = await run('import', '--db', db, tenantFile());
     expect(imported.code).toBe(0);
-    expect(imported.stdout).toMatch(/^imported: 1 tenants, 0 environments, 0 integrations, 0 assetGroups, 0 exemptions, 0 assets, 0 vulnerabilities, 0 risks in \d+\.\d s\n$/);
+    expect(imported.stdout).toMatch(
+      /^imported: 1 tenants, 0 environments, 0 integrations, 0 assetGroups, 0 exemptions, 0 assets, 0 vulnerabilities, 0 risks in \d+\.\d s\n$/,
+    );
 
     const created = await run('keys', 'create', '--tenant', TENANT_A, '--name', 'ci', '--expires-in', '30', '--db', db);
     expect(created.code).toBe(0);
@@ -62,8 +77,21 @@ describe('secinv CLI', () => {
     const listed = await run('keys', 'list', '--tenant', TENANT_A, '--json', '--db', db);
     const keys = JSON.parse(listed.stdout) as Record<string, unknown>[];
     expect(keys).toHaveLength(1);
-    expect(Object.keys(keys[0]!).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'name', 'prefix', 'revokedAt']);
-    expect(keys[0]).toMatchObject({ name: 'ci', revokedAt: null, lastUsedAt: null, prefix: created.stdout.slice(0, 13) });
+    expect(Object.keys(keys[0]!).sort()).toEqual([
+      'createdAt',
+      'expiresAt',
+      'id',
+      'lastUsedAt',
+      'name',
+      'prefix',
+      'revokedAt',
+    ]);
+    expect(keys[0]).toMatchObject({
+      name: 'ci',
+      revokedAt: null,
+      lastUsedAt: null,
+      prefix: created.stdout.slice(0, 13),
+    });
     expect(listed.stdout).not.toContain(created.stdout.trim());
 
     const table = await run('keys', 'list', '--tenant', TENANT_A, '--db', db);
@@ -72,7 +100,9 @@ describe('secinv CLI', () => {
     expect(row?.split(/\s+/)[0]).toBe(keys[0]!.id);
 
     expect((await run('keys', 'revoke', String(keys[0]!.id), '--db', db)).code).toBe(0);
-    const after = JSON.parse((await run('keys', 'list', '--tenant', TENANT_A, '--json', '--db', db)).stdout) as { revokedAt: string | null }[];
+    const after = JSON.parse((await run('keys', 'list', '--tenant', TENANT_A, '--json', '--db', db)).stdout) as {
+      revokedAt: string | null;
+    }[];
     expect(after[0]?.revokedAt).toMatch(/^\d{4}-\d{2}-\d{2}T/);
   });
 
@@ -86,14 +116,28 @@ describe('secinv CLI', () => {
 
   it('a rejected import exits 1, lists each problem on stderr and writes nothing', async () => {
     const path = join(dir, 'bad.ndjson');
-    writeFileSync(path, [
-      JSON.stringify({ kind: 'tenant', record: { tenantId: TENANT_A, organizationId: ORG_A } }),
-      JSON.stringify({ kind: 'asset', record: { tenantId: TENANT_A, id: 'a', provider: 'AWS', type: 'AWS::S3::Bucket', firstObservedAt: '2024-01-01' } }),
-    ].join('\n'));
+    writeFileSync(
+      path,
+      [
+        JSON.stringify({ kind: 'tenant', record: { tenantId: TENANT_A, organizationId: ORG_A } }),
+        JSON.stringify({
+          kind: 'asset',
+          record: {
+            tenantId: TENANT_A,
+            id: 'a',
+            provider: 'AWS',
+            type: 'AWS::S3::Bucket',
+            firstObservedAt: '2024-01-01',
+          },
+        }),
+      ].join('\n'),
+    );
     const result = await run('import', '--db', db, path);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toBe(`${opened}${path}:2: record.lastObservedAt: is required\nsecinv: import rejected: 1 problem; nothing was written\n`);
+    expect(result.stderr).toBe(
+      `${opened}${path}:2: record.lastObservedAt: is required\nsecinv: import rejected: 1 problem; nothing was written\n`,
+    );
     const storage = await openStorage(db);
     expect(await storage.listTenants()).toEqual([]);
     await storage.close();
@@ -109,8 +153,32 @@ describe('secinv CLI', () => {
   });
 
   it('generate writes the same NDJSON for the same seed, and it imports cleanly', async () => {
-    const a = await run('generate', '--seed', 'x', '--tenants', '2', '--assets', '30', '--findings-per-asset', '3', '--risks', '10');
-    const b = await run('generate', '--seed', 'x', '--tenants', '2', '--assets', '30', '--findings-per-asset', '3', '--risks', '10');
+    const a = await run(
+      'generate',
+      '--seed',
+      'x',
+      '--tenants',
+      '2',
+      '--assets',
+      '30',
+      '--findings-per-asset',
+      '3',
+      '--risks',
+      '10',
+    );
+    const b = await run(
+      'generate',
+      '--seed',
+      'x',
+      '--tenants',
+      '2',
+      '--assets',
+      '30',
+      '--findings-per-asset',
+      '3',
+      '--risks',
+      '10',
+    );
     expect(a.code).toBe(0);
     expect(a.stdout).toBe(b.stdout);
     const path = join(dir, 'gen.ndjson');
@@ -139,7 +207,11 @@ describe('secinv CLI', () => {
     url.pathname = `${url.pathname}_new`;
     const result = await run('keys', 'list', '--tenant', TENANT_A, '--json', '--db', url.toString());
     try {
-      expect(result).toMatchObject({ code: 0, stdout: '[]\n', stderr: `secinv: database ${displayDatabaseUrl(url.toString())}\n` });
+      expect(result).toMatchObject({
+        code: 0,
+        stdout: '[]\n',
+        stderr: `secinv: database ${displayDatabaseUrl(url.toString())}\n`,
+      });
     } finally {
       const admin = new pg.Client({ connectionString: db });
       await admin.connect();
@@ -149,7 +221,13 @@ describe('secinv CLI', () => {
   });
 
   it('rejects an invalid database URL or port with a clear reason', async () => {
-    expect(await run('keys', 'list', '--tenant', TENANT_A, '--db', 'mysql://x')).toMatchObject({ code: 1, stderr: "secinv: unsupported database URL 'mysql://x' (use sqlite:PATH or postgres://…)\n" });
-    expect(await run('serve', '--db', db, '--port', '99999')).toMatchObject({ code: 1, stderr: "secinv: invalid port '99999' (0 to 65535)\n" });
+    expect(await run('keys', 'list', '--tenant', TENANT_A, '--db', 'mysql://x')).toMatchObject({
+      code: 1,
+      stderr: "secinv: unsupported database URL 'mysql://x' (use sqlite:PATH or postgres://…)\n",
+    });
+    expect(await run('serve', '--db', db, '--port', '99999')).toMatchObject({
+      code: 1,
+      stderr: "secinv: invalid port '99999' (0 to 65535)\n",
+    });
   });
 });

@@ -14,9 +14,17 @@ import { runCli } from './run.js';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /** The CLI as a process, from source; killed after 20 s so a hang fails the test instead of stalling it. */
-function spawnCli(args: string[], cwd = root): { code: number | null; signal: NodeJS.Signals | null; stderr: string; ms: number } {
+function spawnCli(
+  args: string[],
+  cwd = root,
+): { code: number | null; signal: NodeJS.Signals | null; stderr: string; ms: number } {
   const started = Date.now();
-  const result = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'src/cli/bin.ts'), ...args], { cwd, encoding: 'utf8', timeout: 20_000, input: '' });
+  const result = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'src/cli/bin.ts'), ...args], {
+    cwd,
+    encoding: 'utf8',
+    timeout: 20_000,
+    input: '',
+  });
   return { code: result.status, signal: result.signal, stderr: result.stderr, ms: Date.now() - started };
 }
 
@@ -30,7 +38,10 @@ afterEach(async () => drop());
 
 const tenantFile = () => {
   const path = join(dir, 'tenant.ndjson');
-  writeFileSync(path, `${JSON.stringify({ kind: 'tenant', record: { tenantId: TENANT_A, organizationId: ORG_A, name: 'A' } })}\n`);
+  writeFileSync(
+    path,
+    `${JSON.stringify({ kind: 'tenant', record: { tenantId: TENANT_A, organizationId: ORG_A, name: 'A' } })}\n`,
+  );
   return path;
 };
 
@@ -46,7 +57,9 @@ describe('which database', () => {
   });
 
   it('a PostgreSQL URL is shown without its password, a SQLite path as an absolute path', () => {
-    expect(displayDatabaseUrl('postgres://alice:s3cret@db.internal:5432/inv')).toBe('postgres://alice:***@db.internal:5432/inv');
+    expect(displayDatabaseUrl('postgres://alice:s3cret@db.internal:5432/inv')).toBe(
+      'postgres://alice:***@db.internal:5432/inv',
+    );
     expect(displayDatabaseUrl('postgres://alice@db.internal/inv')).toBe('postgres://alice@db.internal/inv');
     expect(displayDatabaseUrl('data/x.db')).toBe(`sqlite:${join(process.cwd(), 'data/x.db')}`);
   });
@@ -57,7 +70,9 @@ describe.skipIf(TEST_DIALECT !== 'sqlite')('databases that cannot be opened', ()
     const result = spawnCli(args);
     expect(result.signal, `${args.join(' ')} did not finish`).toBeNull();
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^secinv: cannot open the SQLite database \S+ \(given by --db or SECINV_DATABASE_URL\): /);
+    expect(result.stderr).toMatch(
+      /^secinv: cannot open the SQLite database \S+ \(given by --db or SECINV_DATABASE_URL\): /,
+    );
     expect(result.stderr).toMatch(reason);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     // Node startup and tsx take most of this; the failure itself is immediate.
@@ -65,7 +80,10 @@ describe.skipIf(TEST_DIALECT !== 'sqlite')('databases that cannot be opened', ()
   };
 
   it('a folder that cannot be created (under /proc) fails at once instead of spinning', () => {
-    refuses(['keys', 'list', '--tenant', 't', '--db', '/proc/secinv-nope/x.db'], /\/proc\/secinv-nope\/x\.db .*cannot create its folder: ENOENT/);
+    refuses(
+      ['keys', 'list', '--tenant', 't', '--db', '/proc/secinv-nope/x.db'],
+      /\/proc\/secinv-nope\/x\.db .*cannot create its folder: ENOENT/,
+    );
     refuses(['import', '--db', 'sqlite:/proc/secinv-nope/deeper/x.db', tenantFile()], /cannot create its folder/);
   });
 
@@ -92,7 +110,9 @@ describe('import --dry-run writes nothing to disk', () => {
     const result = await runCli('import', '--dry-run', '--db', target, tenantFile());
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^validated \(dry run, nothing written\): 1 tenants,/);
-    expect(result.stderr).toContain('does not exist; validating against an empty inventory (dry run: nothing is created)');
+    expect(result.stderr).toContain(
+      'does not exist; validating against an empty inventory (dry run: nothing is created)',
+    );
     expect(existsSync(join(dir, 'new-folder'))).toBe(false);
   });
 
@@ -100,22 +120,30 @@ describe('import --dry-run writes nothing to disk', () => {
     expect((await runCli('import', '--db', db, tenantFile())).code).toBe(0);
     const file = db.slice('sqlite:'.length);
     const asset = join(dir, 'asset.ndjson');
-    writeFileSync(asset, `${JSON.stringify({ kind: 'asset', record: { tenantId: TENANT_A, id: 'sirn:assets:dry', provider: 'AWS', type: 'AWS::S3::Bucket', firstObservedAt: '2024-01-01', lastObservedAt: '2024-01-02' } })}\n`);
+    writeFileSync(
+      asset,
+      `${JSON.stringify({ kind: 'asset', record: { tenantId: TENANT_A, id: 'sirn:assets:dry', provider: 'AWS', type: 'AWS::S3::Bucket', firstObservedAt: '2024-01-01', lastObservedAt: '2024-01-02' } })}\n`,
+    );
     const before = { files: readdirSync(dir).sort(), size: statSync(file).size, mtime: statSync(file).mtimeMs };
     const result = await runCli('import', '--dry-run', '--db', db, asset);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^validated \(dry run, nothing written\): 0 tenants, .* 1 assets,/);
-    expect({ files: readdirSync(dir).sort(), size: statSync(file).size, mtime: statSync(file).mtimeMs }).toEqual(before);
+    expect({ files: readdirSync(dir).sort(), size: statSync(file).size, mtime: statSync(file).mtimeMs }).toEqual(
+      before,
+    );
   });
 
-  it.skipIf(TEST_DIALECT !== 'sqlite')('an empty file is validated against an empty inventory and stays empty', async () => {
-    const file = join(dir, 'empty.db');
-    writeFileSync(file, '');
-    const result = await runCli('import', '--dry-run', '--db', file, tenantFile());
-    expect(result.code).toBe(0);
-    expect(result.stderr).toContain('the database holds no inventory yet; validating against an empty inventory');
-    expect(statSync(file).size).toBe(0);
-  });
+  it.skipIf(TEST_DIALECT !== 'sqlite')(
+    'an empty file is validated against an empty inventory and stays empty',
+    async () => {
+      const file = join(dir, 'empty.db');
+      writeFileSync(file, '');
+      const result = await runCli('import', '--dry-run', '--db', file, tenantFile());
+      expect(result.code).toBe(0);
+      expect(result.stderr).toContain('the database holds no inventory yet; validating against an empty inventory');
+      expect(statSync(file).size).toBe(0);
+    },
+  );
 
   it.skipIf(TEST_DIALECT !== 'sqlite')('a database whose schema is behind is refused, not migrated', async () => {
     expect((await runCli('import', '--db', db, tenantFile())).code).toBe(0);
@@ -137,7 +165,9 @@ describe('import --dry-run writes nothing to disk', () => {
     url.pathname = `/${name}`;
     const result = await runCli('import', '--dry-run', '--db', url.toString(), tenantFile());
     expect(result.code).toBe(0);
-    expect(result.stderr).toContain('does not exist; validating against an empty inventory (dry run: nothing is created)');
+    expect(result.stderr).toContain(
+      'does not exist; validating against an empty inventory (dry run: nothing is created)',
+    );
     const client = new pg.Client({ connectionString: db });
     await client.connect();
     try {

@@ -1,7 +1,12 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import {
-  ASSET_ID_PREFIX, DEFAULT_NOW, SHARED_ASSET_IDS, generateRecords, writeInventory, type GenerateOptions,
+  ASSET_ID_PREFIX,
+  DEFAULT_NOW,
+  SHARED_ASSET_IDS,
+  generateRecords,
+  writeInventory,
+  type GenerateOptions,
 } from '../../src/generate/generator.js';
 import { hasVendorFix } from '../../src/domain/derived.js';
 import { compileRule, type MatchableAsset } from '../../src/domain/exemptions.js';
@@ -10,11 +15,18 @@ import { normalizeRecord } from '../../src/import/records.js';
 import { importKinds, type ImportKind } from '../../src/domain/records.js';
 
 type Json = Record<string, unknown>;
-interface Line { kind: ImportKind; record: Json }
-interface Tag { Key: string; Value: string }
+interface Line {
+  kind: ImportKind;
+  record: Json;
+}
+interface Tag {
+  Key: string;
+  Value: string;
+}
 
 const parse = (opts: GenerateOptions): Line[] => [...generateRecords(opts)].map((l) => JSON.parse(l) as Line);
-const ofKind = (lines: readonly Line[], kind: ImportKind): Json[] => lines.filter((l) => l.kind === kind).map((l) => l.record);
+const ofKind = (lines: readonly Line[], kind: ImportKind): Json[] =>
+  lines.filter((l) => l.kind === kind).map((l) => l.record);
 const str = (v: unknown): string => v as string;
 
 const SMALL: GenerateOptions = { seed: 'test', tenants: 2, assets: 40, findingsPerAsset: 3, risks: 7 };
@@ -23,9 +35,14 @@ const small = parse(SMALL);
 const medium = parse(MEDIUM);
 
 const identityFields: Record<ImportKind, readonly string[]> = {
-  tenant: ['tenantId'], environment: ['tenantId', 'environmentId'], integration: ['tenantId', 'integrationId'],
-  assetGroup: ['tenantId', 'assetGroupId'], exemption: ['tenantId', 'exemptionId'], asset: ['tenantId', 'id'],
-  vulnerability: ['tenantId', 'assetId', 'vulnerabilityId'], risk: ['tenantId', 'id'],
+  tenant: ['tenantId'],
+  environment: ['tenantId', 'environmentId'],
+  integration: ['tenantId', 'integrationId'],
+  assetGroup: ['tenantId', 'assetGroupId'],
+  exemption: ['tenantId', 'exemptionId'],
+  asset: ['tenantId', 'id'],
+  vulnerability: ['tenantId', 'assetId', 'vulnerabilityId'],
+  risk: ['tenantId', 'id'],
 };
 // eslint-disable-next-line no-control-regex
 const FORBIDDEN_IN_ID = /[,%\s\u0000-\u001f\u007f]/;
@@ -67,7 +84,13 @@ describe('generateRecords: determinism', () => {
   });
 
   it('is lazy: the first records of a huge inventory come at once', () => {
-    const iterator = generateRecords({ seed: 'huge', tenants: 1, assets: 1_000_000_000, findingsPerAsset: 10, risks: 1_000_000 });
+    const iterator = generateRecords({
+      seed: 'huge',
+      tenants: 1,
+      assets: 1_000_000_000,
+      findingsPerAsset: 10,
+      risks: 1_000_000,
+    });
     const first: string[] = [];
     for (const l of iterator) {
       first.push(l);
@@ -129,7 +152,14 @@ describe('generateRecords: shape', () => {
 
   it('emits each tenant in dependency order', () => {
     const rank: Record<ImportKind, number> = {
-      tenant: 0, environment: 1, integration: 2, asset: 3, vulnerability: 3, assetGroup: 4, exemption: 5, risk: 6,
+      tenant: 0,
+      environment: 1,
+      integration: 2,
+      asset: 3,
+      vulnerability: 3,
+      assetGroup: 4,
+      exemption: 5,
+      risk: 6,
     };
     for (const t of byTenant(small)) {
       const ranks = t.lines.map((l) => rank[l.kind]);
@@ -140,13 +170,24 @@ describe('generateRecords: shape', () => {
   it('passes the import validation of every kind', () => {
     for (const { kind, record } of medium.slice(0, 20_000)) {
       const result = normalizeRecord(kind, record);
-      expect('problems' in result ? result.problems : [], `${kind} ${JSON.stringify(record).slice(0, 200)}`).toEqual([]);
+      expect('problems' in result ? result.problems : [], `${kind} ${JSON.stringify(record).slice(0, 200)}`).toEqual(
+        [],
+      );
     }
   });
 
   it('does not emit derived fields', () => {
-    const derivedAsset = ['numberOfLowVulnerabilities', 'numberOfMediumVulnerabilities', 'numberOfHighVulnerabilities',
-      'numberOfCriticalVulnerabilities', 'isVulnerable', 'hasKev', 'hasExploit', 'isExploitable', 'vulnerabilityScore'];
+    const derivedAsset = [
+      'numberOfLowVulnerabilities',
+      'numberOfMediumVulnerabilities',
+      'numberOfHighVulnerabilities',
+      'numberOfCriticalVulnerabilities',
+      'isVulnerable',
+      'hasKev',
+      'hasExploit',
+      'isExploitable',
+      'vulnerabilityScore',
+    ];
     for (const a of ofKind(small, 'asset')) for (const f of derivedAsset) expect(a).not.toHaveProperty(f);
     for (const v of ofKind(small, 'vulnerability')) {
       for (const f of ['severityLevelValue', 'hasVendorFix', 'exemptions']) expect(v).not.toHaveProperty(f);
@@ -176,16 +217,21 @@ describe('generateRecords: identities and tenancy', () => {
         expect(FORBIDDEN_IN_ID.test(value), `${kind}.${field} = ${value}`).toBe(false);
       }
     }
-    for (const g of ofKind(medium, 'assetGroup')) for (const id of g.assetIds as string[]) expect(FORBIDDEN_IN_ID.test(id)).toBe(false);
+    for (const g of ofKind(medium, 'assetGroup'))
+      for (const id of g.assetIds as string[]) expect(FORBIDDEN_IN_ID.test(id)).toBe(false);
   });
 
   it('forms asset ids from prefix, uuid, provider, service, type, region and resource id', () => {
     const assets = ofKind(medium, 'asset');
-    const shape = new RegExp(`^${ASSET_ID_PREFIX}:assets:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}:(aws|azure|gcp|kubernetes):[a-z0-9]+:[a-z0-9]+:[a-z0-9-]+:.+$`);
+    const shape = new RegExp(
+      `^${ASSET_ID_PREFIX}:assets:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}:(aws|azure|gcp|kubernetes):[a-z0-9]+:[a-z0-9]+:[a-z0-9-]+:.+$`,
+    );
     for (const a of assets) {
       expect(a.id).toMatch(shape);
       const [provider, service, type] = str(a.type).split('::');
-      expect(str(a.id).split(':').slice(3, 7)).toEqual([provider, service, type, a.region].map((s) => str(s).toLowerCase()));
+      expect(str(a.id).split(':').slice(3, 7)).toEqual(
+        [provider, service, type, a.region].map((s) => str(s).toLowerCase()),
+      );
       expect(str(a.id).endsWith(`:${str(a.resourceId)}`)).toBe(true);
     }
     expect(assets.some((a) => str(a.resourceId).includes('/'))).toBe(true);
@@ -247,7 +293,13 @@ describe('generateRecords: realistic content', () => {
       expect(a.resourceType).toBe(a.type);
     }
     const types = new Set(assets.map((a) => a.type));
-    for (const t of ['AWS::EC2::Instance', 'AWS::S3::Bucket', 'AWS::Lambda::Function', 'AWS::ECS::TaskDefinition', 'Kubernetes::Core::Pod']) {
+    for (const t of [
+      'AWS::EC2::Instance',
+      'AWS::S3::Bucket',
+      'AWS::Lambda::Function',
+      'AWS::ECS::TaskDefinition',
+      'Kubernetes::Core::Pod',
+    ]) {
       expect(types).toContain(t);
     }
   });
@@ -256,10 +308,14 @@ describe('generateRecords: realistic content', () => {
     for (const a of assets) {
       for (const level of ['low', 'medium', 'high', 'critical']) {
         expect(Array.isArray(a[`${level}Secrets`])).toBe(true);
-        expect(a[`numberOf${level[0]?.toUpperCase()}${level.slice(1)}Secrets`]).toBe((a[`${level}Secrets`] as unknown[]).length);
+        expect(a[`numberOf${level[0]?.toUpperCase()}${level.slice(1)}Secrets`]).toBe(
+          (a[`${level}Secrets`] as unknown[]).length,
+        );
       }
     }
-    const secrets = assets.flatMap((a) => ['lowSecrets', 'mediumSecrets', 'highSecrets', 'criticalSecrets'].flatMap((k) => a[k] as Json[]));
+    const secrets = assets.flatMap((a) =>
+      ['lowSecrets', 'mediumSecrets', 'highSecrets', 'criticalSecrets'].flatMap((k) => a[k] as Json[]),
+    );
     expect(secrets.length).toBeGreaterThan(0);
     for (const s of secrets) expect(Object.keys(s).sort()).toEqual(['line', 'path', 'sha', 'type']);
   });
@@ -283,7 +339,8 @@ describe('generateRecords: realistic content', () => {
     expect(assets.some((a) => a.riskScore === null)).toBe(true);
     // A few distinct execution ids per integration.
     const executions = new Map<unknown, Set<unknown>>();
-    for (const a of assets) executions.set(a.integrationId, (executions.get(a.integrationId) ?? new Set()).add(a.executionId));
+    for (const a of assets)
+      executions.set(a.integrationId, (executions.get(a.integrationId) ?? new Set()).add(a.executionId));
     expect(Math.max(...[...executions.values()].map((s) => s.size))).toBeLessThanOrEqual(5);
   });
 
@@ -328,7 +385,9 @@ describe('generateRecords: realistic content', () => {
       expect((f.exploits as unknown[]).length > 0).toBe(f.hasExploit);
     }
     expect(share((f) => f.severityLevel === 'MEDIUM')).toBeGreaterThan(share((f) => f.severityLevel === 'CRITICAL'));
-    expect(new Set(findings.map((f) => f.severityLevel))).toEqual(new Set(['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFORMATIONAL', 'UNKNOWN']));
+    expect(new Set(findings.map((f) => f.severityLevel))).toEqual(
+      new Set(['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFORMATIONAL', 'UNKNOWN']),
+    );
     expect(share((f) => f.hasKev === true)).toBeGreaterThan(0.01);
     expect(share((f) => f.hasKev === true)).toBeLessThan(0.07);
     expect(share((f) => f.hasExploit === true)).toBeGreaterThan(0.05);
@@ -352,7 +411,9 @@ describe('generateRecords: realistic content', () => {
     const unknown = assets.filter((a) => !integrations.has(a.integrationId)).length / assets.length;
     expect(unknown).toBeGreaterThan(0.002);
     expect(unknown).toBeLessThan(0.03);
-    expect(ofKind(medium, 'integration').every((i) => i.environmentId === null || typeof i.environmentId === 'string')).toBe(true);
+    expect(
+      ofKind(medium, 'integration').every((i) => i.environmentId === null || typeof i.environmentId === 'string'),
+    ).toBe(true);
   });
 
   it('points risks mostly at existing assets of the tenant', () => {
@@ -387,10 +448,14 @@ describe('generateRecords: exemptions', () => {
   function exemptedShare(lines: readonly Line[]): { share: number; matchedRules: number; rules: number } {
     const assets = new Map<string, MatchableAsset & { groupIds: Set<string> }>();
     for (const { kind, record } of lines) {
-      if (kind === 'asset') assets.set(str(record.id), { region: str(record.region), tags: record.tags as Tag[], groupIds: new Set() });
-      if (kind === 'assetGroup') for (const id of record.assetIds as string[]) assets.get(id)?.groupIds.add(str(record.assetGroupId));
+      if (kind === 'asset')
+        assets.set(str(record.id), { region: str(record.region), tags: record.tags as Tag[], groupIds: new Set() });
+      if (kind === 'assetGroup')
+        for (const id of record.assetIds as string[]) assets.get(id)?.groupIds.add(str(record.assetGroupId));
     }
-    const rules = lines.filter((l) => l.kind === 'exemption').flatMap((l) => (l.record.exemption as { rules: ExemptionRule[] }).rules)
+    const rules = lines
+      .filter((l) => l.kind === 'exemption')
+      .flatMap((l) => (l.record.exemption as { rules: ExemptionRule[] }).rules)
       .map((rule) => ({ rule, criteria: compileRule(rule) }));
     const matched = new Set<ExemptionRule>();
     let exempted = 0;
@@ -398,7 +463,11 @@ describe('generateRecords: exemptions', () => {
     for (const f of findings) {
       const asset = assets.get(str(f.assetId));
       if (!asset) throw new Error(`finding of an unknown asset ${str(f.assetId)}`);
-      const finding = { assetId: str(f.assetId), vulnerabilityId: str(f.vulnerabilityId), hasVendorFix: hasVendorFix(f.packages as { fixedVersion: string | null }[]) };
+      const finding = {
+        assetId: str(f.assetId),
+        vulnerabilityId: str(f.vulnerabilityId),
+        hasVendorFix: hasVendorFix(f.packages as { fixedVersion: string | null }[]),
+      };
       let any = false;
       for (const { rule, criteria } of rules) {
         if (criteria.length > 0 && criteria.every((holds) => holds(finding, asset))) {
@@ -413,14 +482,28 @@ describe('generateRecords: exemptions', () => {
 
   it('use every rule criterion, including a rule with several criteria', () => {
     for (const t of byTenant(medium)) {
-      const rules = t.lines.filter((l) => l.kind === 'exemption').flatMap((l) => (l.record.exemption as { rules: Json[] }).rules);
-      for (const criterion of ['vulnerabilityId', 'vulnerabilityIds', 'assetIds', 'assetGroupIds', 'assetRegions', 'assetTags']) {
-        expect(rules.some((r) => r[criterion] !== null), criterion).toBe(true);
+      const rules = t.lines
+        .filter((l) => l.kind === 'exemption')
+        .flatMap((l) => (l.record.exemption as { rules: Json[] }).rules);
+      for (const criterion of [
+        'vulnerabilityId',
+        'vulnerabilityIds',
+        'assetIds',
+        'assetGroupIds',
+        'assetRegions',
+        'assetTags',
+      ]) {
+        expect(
+          rules.some((r) => r[criterion] !== null),
+          criterion,
+        ).toBe(true);
       }
       expect(rules.some((r) => r.noVendorFix === true)).toBe(true);
       expect(rules.every((r) => typeof r.exemptionType === 'string')).toBe(true);
-      const criteria = (r: Json) => ['vulnerabilityId', 'vulnerabilityIds', 'assetIds', 'assetGroupIds', 'assetRegions', 'assetTags']
-        .filter((k) => r[k] !== null).length + (r.noVendorFix === true ? 1 : 0);
+      const criteria = (r: Json) =>
+        ['vulnerabilityId', 'vulnerabilityIds', 'assetIds', 'assetGroupIds', 'assetRegions', 'assetTags'].filter(
+          (k) => r[k] !== null,
+        ).length + (r.noVendorFix === true ? 1 : 0);
       expect(rules.some((r) => r.assetRegions !== null && r.noVendorFix === true)).toBe(true);
       expect(rules.some((r) => criteria(r) >= 2)).toBe(true);
     }

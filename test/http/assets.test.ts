@@ -2,7 +2,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Asset, sortableAssetFields } from '../../src/domain/assets.js';
 import { createKey, importRecords, setup, TENANT_A, type TestContext } from '../helpers.js';
 import {
-  A1, A2, A3, A4, A5, A6, ALL_A, ENV_DEV, ENV_MISSING, ENV_PROD, GROUP_1, GROUP_2, INT_DEV, INT_PROD, fixture,
+  A1,
+  A2,
+  A3,
+  A4,
+  A5,
+  A6,
+  ALL_A,
+  ENV_DEV,
+  ENV_MISSING,
+  ENV_PROD,
+  GROUP_1,
+  GROUP_2,
+  INT_DEV,
+  INT_PROD,
+  fixture,
 } from '../fixtures.js';
 
 let ctx: TestContext;
@@ -18,8 +32,13 @@ afterAll(async () => ctx.close());
 
 type AssetJson = Record<string, unknown> & { id: string };
 
-async function list(query: string): Promise<{ status: number; body: { data: AssetJson[]; meta: Record<string, unknown> } }> {
-  const res = await ctx.app.inject({ url: `/v1/tenant/assets${query ? `?${query}` : ''}`, headers: { authorization: `Bearer ${key}` } });
+async function list(
+  query: string,
+): Promise<{ status: number; body: { data: AssetJson[]; meta: Record<string, unknown> } }> {
+  const res = await ctx.app.inject({
+    url: `/v1/tenant/assets${query ? `?${query}` : ''}`,
+    headers: { authorization: `Bearer ${key}` },
+  });
   return { status: res.statusCode, body: res.json() };
 }
 
@@ -141,15 +160,19 @@ const fieldValue = (asset: AssetJson, field: string): unknown => asset[field];
 
 /** The contract's order: by the field (code point order for strings), nulls last either way, ties by id the same way. */
 function expectedOrder(assets: AssetJson[], field: string, descending: boolean): string[] {
-  const compare = (a: unknown, b: unknown): number => (a === b ? 0 : (a as string | number) < (b as string | number) ? -1 : 1);
-  return [...assets].sort((x, y) => {
-    const a = fieldValue(x, field), b = fieldValue(y, field);
-    if (a === null && b !== null) return 1;
-    if (b === null && a !== null) return -1;
-    const byField = a === null ? 0 : compare(a, b);
-    const order = byField !== 0 ? byField : compare(x.id, y.id);
-    return descending ? -order : order;
-  }).map((a) => a.id);
+  const compare = (a: unknown, b: unknown): number =>
+    a === b ? 0 : (a as string | number) < (b as string | number) ? -1 : 1;
+  return [...assets]
+    .sort((x, y) => {
+      const a = fieldValue(x, field),
+        b = fieldValue(y, field);
+      if (a === null && b !== null) return 1;
+      if (b === null && a !== null) return -1;
+      const byField = a === null ? 0 : compare(a, b);
+      const order = byField !== 0 ? byField : compare(x.id, y.id);
+      return descending ? -order : order;
+    })
+    .map((a) => a.id);
 }
 
 describe('asset list: sorting', () => {
@@ -193,17 +216,46 @@ describe('asset objects', () => {
   it('values are imported, normalised and derived as the contract says', async () => {
     const a1 = (await list(`ids=${A1}`)).body.data[0];
     expect(a1).toMatchObject({
-      id: A1, tenantId: TENANT_A, provider: 'AWS', executionId: 1700000000001, firstObservedAt: '2024-01-10T00:00:00.000Z',
-      numberOfCriticalVulnerabilities: 1, numberOfHighVulnerabilities: 1, numberOfMediumVulnerabilities: 0, numberOfLowVulnerabilities: 1,
-      isVulnerable: true, hasKev: true, hasExploit: true, isExploitable: true, numberOfCriticalSecrets: 1, numberOfHighSecrets: 0,
-      tags: [{ Key: 'env', Value: 'prod' }], createdAt: null, resourceTags: [], isInVpc: false, policy: null,
+      id: A1,
+      tenantId: TENANT_A,
+      provider: 'AWS',
+      executionId: 1700000000001,
+      firstObservedAt: '2024-01-10T00:00:00.000Z',
+      numberOfCriticalVulnerabilities: 1,
+      numberOfHighVulnerabilities: 1,
+      numberOfMediumVulnerabilities: 0,
+      numberOfLowVulnerabilities: 1,
+      isVulnerable: true,
+      hasKev: true,
+      hasExploit: true,
+      isExploitable: true,
+      numberOfCriticalSecrets: 1,
+      numberOfHighSecrets: 0,
+      tags: [{ Key: 'env', Value: 'prod' }],
+      createdAt: null,
+      resourceTags: [],
+      isInVpc: false,
+      policy: null,
     });
     expect(a1?.vulnerabilityScore).toBeGreaterThan(0);
     const a4 = (await list(`ids=${A4}`)).body.data[0];
-    expect(a4).toMatchObject({ firstObservedAt: '2024-03-31T22:00:00.000Z', executionId: null, numberOfHighVulnerabilities: 2, isVulnerable: true, hasKev: false });
+    expect(a4).toMatchObject({
+      firstObservedAt: '2024-03-31T22:00:00.000Z',
+      executionId: null,
+      numberOfHighVulnerabilities: 2,
+      isVulnerable: true,
+      hasKev: false,
+    });
     const a6 = (await list(`ids=${A6}`)).body.data[0];
     // An UNKNOWN finding makes the asset vulnerable but counts in no severity.
-    expect(a6).toMatchObject({ isVulnerable: true, numberOfCriticalVulnerabilities: 0, numberOfHighVulnerabilities: 0, numberOfMediumVulnerabilities: 0, numberOfLowVulnerabilities: 0, vulnerabilityScore: 0 });
+    expect(a6).toMatchObject({
+      isVulnerable: true,
+      numberOfCriticalVulnerabilities: 0,
+      numberOfHighVulnerabilities: 0,
+      numberOfMediumVulnerabilities: 0,
+      numberOfLowVulnerabilities: 0,
+      vulnerabilityScore: 0,
+    });
   });
 
   it('get returns the same object, and include=rawData adds rawData ({} when none was imported)', async () => {
@@ -212,8 +264,14 @@ describe('asset objects', () => {
     const got = await ctx.app.inject({ url: `/v1/tenant/assets/${A1}`, headers: auth });
     expect(got.statusCode).toBe(200);
     expect(got.json()).toEqual({ data: listed });
-    const raw = await ctx.app.inject({ url: `/v1/tenant/assets/${encodeURIComponent(A1)}?include=rawData`, headers: auth });
-    expect(raw.json().data.rawData).toEqual({ Instance: { State: 'Running', Ports: [22, 443], Monitoring: false, Note: null }, Owner: 'Team-Alpha' });
+    const raw = await ctx.app.inject({
+      url: `/v1/tenant/assets/${encodeURIComponent(A1)}?include=rawData`,
+      headers: auth,
+    });
+    expect(raw.json().data.rawData).toEqual({
+      Instance: { State: 'Running', Ports: [22, 443], Monitoring: false, Note: null },
+      Owner: 'Team-Alpha',
+    });
     const none = await ctx.app.inject({ url: `/v1/tenant/assets/${A6}?include=RAWDATA`, headers: auth });
     expect(none.json().data.rawData).toEqual({});
   });

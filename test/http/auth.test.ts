@@ -9,10 +9,23 @@ const ASSETS = '/v1/tenant/assets';
 const JSON_UTF8 = 'application/json; charset=utf-8';
 const B_ONLY = 'sirn:assets:b-only';
 
-interface Problem { code: string; field?: string; message: string }
-interface ErrorBody { errors: Problem[] }
-interface AssetOut { id: string; tenantId: string; [field: string]: unknown }
-interface ListBody { data: AssetOut[]; meta: { page: number; perPage: number; total: number; hasNextPage: boolean; hasPreviousPage: boolean } }
+interface Problem {
+  code: string;
+  field?: string;
+  message: string;
+}
+interface ErrorBody {
+  errors: Problem[];
+}
+interface AssetOut {
+  id: string;
+  tenantId: string;
+  [field: string]: unknown;
+}
+interface ListBody {
+  data: AssetOut[];
+  meta: { page: number; perPage: number; total: number; hasNextPage: boolean; hasPreviousPage: boolean };
+}
 
 let ctx: TestContext;
 let keyA: string;
@@ -152,7 +165,16 @@ describe('401 cases', () => {
     const revoked = await createKey(ctx.storage, TENANT_A);
     await revoke(revoked);
     const expired = await createKey(ctx.storage, TENANT_B, { expiresAt: minutesFromNow(-5) });
-    const headers = [undefined, 'Basic xyz', 'Bearer', 'Bearer    ', 'Bearer nope', `Bearer secinv_${'b'.repeat(43)}`, `Bearer ${revoked}`, `Bearer ${expired}`];
+    const headers = [
+      undefined,
+      'Basic xyz',
+      'Bearer',
+      'Bearer    ',
+      'Bearer nope',
+      `Bearer secinv_${'b'.repeat(43)}`,
+      `Bearer ${revoked}`,
+      `Bearer ${expired}`,
+    ];
     const bodies = new Set<string>();
     for (const header of headers) {
       const res = await request(`${ASSETS}?perPage=1`, header);
@@ -205,10 +227,20 @@ describe('authentication comes before parameters', () => {
   it('a good key with bad parameters is 400', async () => {
     const list = await request(`${ASSETS}?page=0&bogus=1`, `Bearer ${keyA}`);
     expect(list.statusCode).toBe(400);
-    expect(list.json<ErrorBody>().errors.map((e) => [e.field, e.code]).sort()).toEqual([['bogus', 'unknown_parameter'], ['page', 'invalid_parameter']]);
+    expect(
+      list
+        .json<ErrorBody>()
+        .errors.map((e) => [e.field, e.code])
+        .sort(),
+    ).toEqual([
+      ['bogus', 'unknown_parameter'],
+      ['page', 'invalid_parameter'],
+    ]);
     const get = await request(`${assetPath(A1)}?include=bogus`, `Bearer ${keyB}`);
     expect(get.statusCode).toBe(400);
-    expect(get.json<ErrorBody>()).toStrictEqual({ errors: [{ code: 'invalid_parameter', field: 'include', message: expect.any(String) }] });
+    expect(get.json<ErrorBody>()).toStrictEqual({
+      errors: [{ code: 'invalid_parameter', field: 'include', message: expect.any(String) }],
+    });
   });
 });
 
@@ -250,12 +282,18 @@ describe('tenant isolation', () => {
     expect(data.tenantId).toBe(TENANT_A);
     expect(data.organizationId).toBe(ORG_A);
     expect(data.numberOfHighVulnerabilities).toBe(1);
-    expect(data.rawData).toEqual({ Instance: { State: 'Running', Ports: [22, 443], Monitoring: false, Note: null }, Owner: 'Team-Alpha' });
+    expect(data.rawData).toEqual({
+      Instance: { State: 'Running', Ports: [22, 443], Monitoring: false, Note: null },
+      Owner: 'Team-Alpha',
+    });
   });
 
-  it("an id only tenant A has is 404 for B, with the same body as a truly missing id", async () => {
+  it('an id only tenant A has is 404 for B, with the same body as a truly missing id', async () => {
     const other = await request(assetPath(A2), `Bearer ${keyB}`);
-    const missing = await request(assetPath('sirn:assets:u2:aws:lambda:function:eu-west-1:function/nothing'), `Bearer ${keyB}`);
+    const missing = await request(
+      assetPath('sirn:assets:u2:aws:lambda:function:eu-west-1:function/nothing'),
+      `Bearer ${keyB}`,
+    );
     expect(other.statusCode).toBe(404);
     expect(missing.statusCode).toBe(404);
     expect(other.json<ErrorBody>()).toStrictEqual({ errors: [{ code: 'not_found', message: expect.any(String) }] });
@@ -271,7 +309,7 @@ describe('tenant isolation', () => {
     expect(rawPath.body).toBe(missing.body);
   });
 
-  it("an id only tenant B has is 404 for A", async () => {
+  it('an id only tenant B has is 404 for A', async () => {
     const res = await request(assetPath(B_ONLY), `Bearer ${keyA}`);
     expect(res.statusCode).toBe(404);
     expect(res.json<ErrorBody>()).toStrictEqual({ errors: [{ code: 'not_found', message: expect.any(String) }] });
@@ -290,27 +328,30 @@ describe('tenant isolation', () => {
   it("B's page past the end reports B's total", async () => {
     const res = await request(`${ASSETS}?perPage=1&page=3`, `Bearer ${keyB}`);
     expect(res.statusCode).toBe(200);
-    expect(res.json<ListBody>()).toEqual({ data: [], meta: { page: 3, perPage: 1, total: 2, hasNextPage: false, hasPreviousPage: true } });
+    expect(res.json<ListBody>()).toEqual({
+      data: [],
+      meta: { page: 3, perPage: 1, total: 2, hasNextPage: false, hasPreviousPage: true },
+    });
   });
 
   // Each filter names something that exists only in tenant A (or matches only A's version of A1).
   it.each([
     ['ids=A2', `ids=${encodeURIComponent(A2)}`, []],
     ['ids=A2,A3', `ids=${encodeURIComponent(`${A2},${A3}`)}`, []],
-    ['ids=A1 gives B\'s A1', `ids=${encodeURIComponent(A1)}`, [A1]],
+    ["ids=A1 gives B's A1", `ids=${encodeURIComponent(A1)}`, [A1]],
     ['integrationIds of A', `integrationIds=${INT_PROD}`, []],
     ['assetGroupIds=group-1 (holds A1 in A)', `assetGroupIds=${GROUP_1}`, []],
     ['assetGroupIds=group-1,group-2', 'assetGroupIds=group-1,group-2', []],
     ['environmentIds=production', 'environmentIds=production', []],
     ['environmentIds=non-production', 'environmentIds=non-production', []],
-    ['environmentIds=A\'s production environment', `environmentIds=${ENV_PROD}`, []],
+    ["environmentIds=A's production environment", `environmentIds=${ENV_PROD}`, []],
     ['executionIds of A', 'executionIds=1700000000001', []],
     ['regions=us-east-1 (A1 and A3 in A)', 'regions=us-east-1', [B_ONLY]],
     ['regions=eu-west-1', 'regions=eu-west-1', []],
     ['providers=Azure', 'providers=Azure', []],
-    ['severityLevels=HIGH (A\'s A1 has HIGH)', 'severityLevels=HIGH', []],
-    ['severityLevels=CRITICAL (B\'s own finding)', 'severityLevels=CRITICAL', [A1]],
-    ['secretsLevels=CRITICAL (A\'s A1 has one)', 'secretsLevels=CRITICAL', []],
+    ["severityLevels=HIGH (A's A1 has HIGH)", 'severityLevels=HIGH', []],
+    ["severityLevels=CRITICAL (B's own finding)", 'severityLevels=CRITICAL', [A1]],
+    ["secretsLevels=CRITICAL (A's A1 has one)", 'secretsLevels=CRITICAL', []],
     ['hasKev=true', 'hasKev=true', []],
     ['hasAdminPrivileges=true', 'hasAdminPrivileges=true', []],
     ['isPubliclyExposed=true', 'isPubliclyExposed=true', []],
@@ -335,10 +376,18 @@ describe('tenant isolation', () => {
   });
 
   it("with A's key, B's records are invisible to filters", async () => {
-    for (const query of [`ids=${encodeURIComponent(B_ONLY)}`, 'metadata=only-b', 'query=tenant-b', 'regions=ap-south-1']) {
+    for (const query of [
+      `ids=${encodeURIComponent(B_ONLY)}`,
+      'metadata=only-b',
+      'query=tenant-b',
+      'regions=ap-south-1',
+    ]) {
       const res = await request(`${ASSETS}?${query}`, `Bearer ${keyA}`);
       expect(res.statusCode).toBe(200);
-      expect(res.json<ListBody>()).toEqual({ data: [], meta: { page: 1, perPage: 100, total: 0, hasNextPage: false, hasPreviousPage: false } });
+      expect(res.json<ListBody>()).toEqual({
+        data: [],
+        meta: { page: 1, perPage: 100, total: 0, hasNextPage: false, hasPreviousPage: false },
+      });
     }
   });
 

@@ -12,7 +12,11 @@ let key: string;
 beforeAll(async () => {
   ctx = await setup();
   const lines = [...generateRecords({ seed: 'invariant', tenants: 1, assets: 300, findingsPerAsset: 6, risks: 10 })];
-  const result = await importSources(ctx.storage, [{ name: 'generated', open: () => Readable.from([lines.join('\n')]) }], { dryRun: false });
+  const result = await importSources(
+    ctx.storage,
+    [{ name: 'generated', open: () => Readable.from([lines.join('\n')]) }],
+    { dryRun: false },
+  );
   expect(result.problems).toEqual([]);
   const tenantId = (await ctx.storage.listTenants())[0]!.tenantId;
   key = await createKey(ctx.storage, tenantId);
@@ -25,16 +29,21 @@ const get = async (path: string) => {
   return res.json();
 };
 
-it('every asset\'s four counts sum to the total of its counted findings', async () => {
+it("every asset's four counts sum to the total of its counted findings", async () => {
   const assets = (await get('/v1/tenant/assets?perPage=1000')).data as Record<string, number | string | boolean>[];
   expect(assets).toHaveLength(300);
   const exempted = (await get('/v1/tenant/vulnerabilities?isExempted=true&perPage=2000')).meta.total as number;
   expect(exempted).toBeGreaterThan(0);
   let checked = 0;
   for (const asset of assets) {
-    const counts = Number(asset.numberOfCriticalVulnerabilities) + Number(asset.numberOfHighVulnerabilities)
-      + Number(asset.numberOfMediumVulnerabilities) + Number(asset.numberOfLowVulnerabilities);
-    const page = await get(`/v1/tenant/vulnerabilities?assetIds=${encodeURIComponent(String(asset.id))}&severityLevels=CRITICAL,HIGH,MEDIUM,LOW`);
+    const counts =
+      Number(asset.numberOfCriticalVulnerabilities) +
+      Number(asset.numberOfHighVulnerabilities) +
+      Number(asset.numberOfMediumVulnerabilities) +
+      Number(asset.numberOfLowVulnerabilities);
+    const page = await get(
+      `/v1/tenant/vulnerabilities?assetIds=${encodeURIComponent(String(asset.id))}&severityLevels=CRITICAL,HIGH,MEDIUM,LOW`,
+    );
     expect(page.meta.total, String(asset.id)).toBe(counts);
     const all = await get(`/v1/tenant/vulnerabilities?assetIds=${encodeURIComponent(String(asset.id))}`);
     expect(asset.isVulnerable, String(asset.id)).toBe(all.meta.total > 0);

@@ -2,7 +2,9 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createKey, importRecords, ORG_A, setup, TENANT_A, type TestContext } from '../helpers.js';
 
 let ctx: TestContext;
-beforeAll(async () => { ctx = await setup(); });
+beforeAll(async () => {
+  ctx = await setup();
+});
 afterAll(async () => ctx.close());
 
 it('an id of 1024 characters with slashes works raw and percent-encoded', async () => {
@@ -10,7 +12,17 @@ it('an id of 1024 characters with slashes works raw and percent-encoded', async 
   expect(id).toHaveLength(1024);
   const result = await importRecords(ctx.storage, [
     ['tenant', { tenantId: TENANT_A, organizationId: ORG_A }],
-    ['asset', { tenantId: TENANT_A, id, provider: 'AWS', type: 'AWS::S3::Bucket', firstObservedAt: '2024-01-01', lastObservedAt: '2024-01-01' }],
+    [
+      'asset',
+      {
+        tenantId: TENANT_A,
+        id,
+        provider: 'AWS',
+        type: 'AWS::S3::Bucket',
+        firstObservedAt: '2024-01-01',
+        lastObservedAt: '2024-01-01',
+      },
+    ],
   ]);
   expect(result.problems).toEqual([]);
   const key = await createKey(ctx.storage, TENANT_A);

@@ -11,10 +11,25 @@ import { listRisksQuery } from '../../src/modules/risks/schemas.js';
 import { listVulnerabilitiesQuery } from '../../src/modules/vulnerabilities/schemas.js';
 import { setup, type TestContext } from '../helpers.js';
 
-interface Parameter { in: string; name: string; required: boolean; description?: string; schema: Record<string, unknown>; example?: unknown }
-interface Response { description: string; content?: Record<string, { schema: Record<string, unknown>; example?: unknown; examples?: unknown }> }
+interface Parameter {
+  in: string;
+  name: string;
+  required: boolean;
+  description?: string;
+  schema: Record<string, unknown>;
+  example?: unknown;
+}
+interface Response {
+  description: string;
+  content?: Record<string, { schema: Record<string, unknown>; example?: unknown; examples?: unknown }>;
+}
 interface Operation {
-  operationId: string; summary: string; description: string; tags: string[]; parameters: Parameter[]; responses: Record<string, Response>;
+  operationId: string;
+  summary: string;
+  description: string;
+  tags: string[];
+  parameters: Parameter[];
+  responses: Record<string, Response>;
 }
 interface Document {
   openapi: string;
@@ -23,12 +38,19 @@ interface Document {
   tags: { name: string; description: string }[];
   security: Record<string, string[]>[];
   paths: Record<string, Record<string, Operation>>;
-  components: { securitySchemes: Record<string, Record<string, string>>; schemas: Record<string, Record<string, unknown>> };
+  components: {
+    securitySchemes: Record<string, Record<string, string>>;
+    schemas: Record<string, Record<string, unknown>>;
+  };
 }
 
-const REGENERATE = 'openapi.json is out of date: run `node --import tsx scripts/write-openapi.ts` and commit openapi.json';
+const REGENERATE =
+  'openapi.json is out of date: run `node --import tsx scripts/write-openapi.ts` and commit openapi.json';
 
-const operations: Record<string, { path: string; query: QueryDefinition<Record<string, ParamSpec>>; notFound: boolean }> = {
+const operations: Record<
+  string,
+  { path: string; query: QueryDefinition<Record<string, ParamSpec>>; notFound: boolean }
+> = {
   listAssets: { path: '/v1/tenant/assets', query: listAssetsQuery, notFound: false },
   getAsset: { path: '/v1/tenant/assets/{assetId}', query: getAssetQuery, notFound: true },
   listRisks: { path: '/v1/tenant/risks', query: listRisksQuery, notFound: false },
@@ -71,10 +93,18 @@ describe('the document', () => {
   it('is OpenAPI 3.1 with info, servers, tags and the four GET operations, and nothing else', () => {
     expect(doc.openapi).toBe('3.1.0');
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-    expect(doc.info).toMatchObject({ title: 'Tenant Security Inventory API', version: pkg.version, license: { name: 'Apache-2.0' } });
+    expect(doc.info).toMatchObject({
+      title: 'Tenant Security Inventory API',
+      version: pkg.version,
+      license: { name: 'Apache-2.0' },
+    });
     expect(doc.info.description.length).toBeGreaterThan(0);
     expect(doc.servers.length).toBeGreaterThan(0);
-    expect(Object.keys(doc.paths).sort()).toEqual(Object.values(operations).map((o) => o.path).sort());
+    expect(Object.keys(doc.paths).sort()).toEqual(
+      Object.values(operations)
+        .map((o) => o.path)
+        .sort(),
+    );
     for (const path of Object.keys(doc.paths)) expect(Object.keys(doc.paths[path]!), path).toEqual(['get']);
     const tagNames = doc.tags.map((t) => t.name);
     for (const tag of doc.tags) expect(tag.description, tag.name).not.toBe('');
@@ -94,7 +124,7 @@ describe('the document', () => {
     expect(doc.security).toEqual([{ bearerAuth: [] }]);
   });
 
-  it('documents every query parameter of each operation\'s definition, with its description and limits', () => {
+  it("documents every query parameter of each operation's definition, with its description and limits", () => {
     for (const [operationId, { query }] of Object.entries(operations)) {
       const documented = operation(operationId).parameters.filter((p) => p.in === 'query');
       expect(documented.map((p) => p.name).sort(), operationId).toEqual(Object.keys(query.params).sort());
@@ -108,10 +138,13 @@ describe('the document', () => {
           expect(parameter.description, where).toContain(String(spec.min));
           expect(parameter.description, where).toContain(String(spec.max));
         }
-        if (spec.kind === 'list' && spec.maxItems !== undefined) expect(parameter.description, where).toContain(`At most ${spec.maxItems} items`);
-        if (spec.kind === 'list' && spec.item.type === 'enum') for (const v of spec.item.values) expect(parameter.description, where).toContain(v);
+        if (spec.kind === 'list' && spec.maxItems !== undefined)
+          expect(parameter.description, where).toContain(`At most ${spec.maxItems} items`);
+        if (spec.kind === 'list' && spec.item.type === 'enum')
+          for (const v of spec.item.values) expect(parameter.description, where).toContain(v);
         if (spec.kind === 'enum') for (const v of spec.values) expect(parameter.description, where).toContain(v);
-        if ('default' in spec && spec.default !== undefined) expect(parameter.schema.default, where).toBe(String(spec.default));
+        if ('default' in spec && spec.default !== undefined)
+          expect(parameter.schema.default, where).toBe(String(spec.default));
       }
     }
   });
@@ -122,7 +155,10 @@ describe('the document', () => {
     expect(pathParameters[0]).toMatchObject({ name: 'assetId', required: true, schema: { type: 'string' } });
     expect(pathParameters[0]!.description).toMatch(/percent-encoded/);
     for (const operationId of ['listAssets', 'listRisks', 'listVulnerabilities']) {
-      expect(operation(operationId).parameters.filter((p) => p.in === 'path'), operationId).toEqual([]);
+      expect(
+        operation(operationId).parameters.filter((p) => p.in === 'path'),
+        operationId,
+      ).toEqual([]);
     }
   });
 
@@ -146,7 +182,9 @@ describe('the document', () => {
       for (const status of expected.filter((s) => s !== '200')) {
         const response = responses[status]!;
         expect(response.description, `${operationId} ${status}`).not.toMatch(/^(Default Response)?$/);
-        expect(response.content?.['application/json']?.schema, `${operationId} ${status}`).toEqual({ $ref: '#/components/schemas/Error' });
+        expect(response.content?.['application/json']?.schema, `${operationId} ${status}`).toEqual({
+          $ref: '#/components/schemas/Error',
+        });
       }
     }
   });

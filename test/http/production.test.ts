@@ -13,7 +13,15 @@ import { createMetrics } from '../../src/http/metrics.js';
 import { startServer } from '../../src/server.js';
 import { openStorage, type Storage } from '../../src/storage/index.js';
 import { A1, fixture } from '../fixtures.js';
-import { createKey, importRecords, openTestStorage, TENANT_A, TENANT_B, TEST_DIALECT, type TestStorage } from '../helpers.js';
+import {
+  createKey,
+  importRecords,
+  openTestStorage,
+  TENANT_A,
+  TENANT_B,
+  TEST_DIALECT,
+  type TestStorage,
+} from '../helpers.js';
 
 let admin: TestStorage;
 let api: Storage;
@@ -47,7 +55,9 @@ describe('rate limiting per key', () => {
       }
       const limited = await app.inject({ url: '/v1/tenant/assets?perPage=1', headers: auth() });
       expect(limited.statusCode).toBe(429);
-      expect(limited.json()).toEqual({ errors: [{ code: 'rate_limited', message: expect.stringMatching(/^more than 3 requests per minute/) }] });
+      expect(limited.json()).toEqual({
+        errors: [{ code: 'rate_limited', message: expect.stringMatching(/^more than 3 requests per minute/) }],
+      });
       const retryAfter = Number(limited.headers['retry-after']);
       expect(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60).toBe(true);
       expect(limited.headers['ratelimit-remaining']).toBe('0');
@@ -62,7 +72,9 @@ describe('rate limiting per key', () => {
 
 describe('HTTP behaviour', () => {
   let app: Awaited<ReturnType<typeof buildApp>>;
-  beforeAll(async () => { app = await buildApp({ storage: api }); });
+  beforeAll(async () => {
+    app = await buildApp({ storage: api });
+  });
   afterAll(async () => app.close());
 
   it('compresses with gzip or brotli when asked, and not otherwise', async () => {
@@ -85,21 +97,38 @@ describe('HTTP behaviour', () => {
     const again = await app.inject({ url: `/v1/tenant/assets/${A1}`, headers: { ...auth(), 'if-none-match': etag } });
     expect(again.statusCode).toBe(304);
     expect(again.body).toBe('');
-    expect((await app.inject({ url: `/v1/tenant/assets/${A1}`, headers: { ...auth(), 'if-none-match': `"other", ${etag.slice(2)}` } })).statusCode).toBe(304);
-    const other = await app.inject({ url: '/v1/tenant/assets?perPage=1', headers: { ...auth(), 'if-none-match': etag } });
+    expect(
+      (
+        await app.inject({
+          url: `/v1/tenant/assets/${A1}`,
+          headers: { ...auth(), 'if-none-match': `"other", ${etag.slice(2)}` },
+        })
+      ).statusCode,
+    ).toBe(304);
+    const other = await app.inject({
+      url: '/v1/tenant/assets?perPage=1',
+      headers: { ...auth(), 'if-none-match': etag },
+    });
     expect(other.statusCode).toBe(200);
     expect(other.headers.etag).not.toBe(etag);
     // The same path for another tenant is another entity.
     const b = await app.inject({ url: `/v1/tenant/assets/${A1}`, headers: { ...auth(keyB), 'if-none-match': etag } });
     expect(b.statusCode).toBe(200);
-    for (const res of [await app.inject({ url: '/v1/tenant/assets' }), await app.inject({ url: '/v1/tenant/assets/nope', headers: auth() })]) {
+    for (const res of [
+      await app.inject({ url: '/v1/tenant/assets' }),
+      await app.inject({ url: '/v1/tenant/assets/nope', headers: auth() }),
+    ]) {
       expect(res.headers.etag).toBeUndefined();
     }
   });
 
   it('sets security headers', async () => {
     const res = await app.inject({ url: '/v1/tenant/assets', headers: auth() });
-    expect(res.headers).toMatchObject({ 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'x-frame-options': 'SAMEORIGIN' });
+    expect(res.headers).toMatchObject({
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+      'x-frame-options': 'SAMEORIGIN',
+    });
   });
 
   it('/livez and /readyz answer without authentication', async () => {
@@ -113,7 +142,9 @@ describe('HTTP behaviour', () => {
   it('a request target over 8192 characters is 414 in the error shape', async () => {
     const res = await app.inject({ url: `/v1/tenant/assets?query=${'x'.repeat(8200)}`, headers: auth() });
     expect(res.statusCode).toBe(414);
-    expect(res.json()).toEqual({ errors: [{ code: 'uri_too_long', message: 'the request target is longer than 8192 characters' }] });
+    expect(res.json()).toEqual({
+      errors: [{ code: 'uri_too_long', message: 'the request target is longer than 8192 characters' }],
+    });
   });
 
   it('/readyz is 503 when the database is gone', async () => {
@@ -135,10 +166,17 @@ describe('metrics', () => {
       await app.inject({ url: '/v1/tenant/assets', headers: auth() });
       expect((await app.inject({ url: '/metrics' })).statusCode).toBe(401);
       expect((await app.inject({ url: '/metrics', headers: { authorization: 'Bearer wrong' } })).statusCode).toBe(401);
-      const res = await app.inject({ url: '/metrics', headers: { authorization: 'Bearer a-metrics-token-of-some-length' } });
+      const res = await app.inject({
+        url: '/metrics',
+        headers: { authorization: 'Bearer a-metrics-token-of-some-length' },
+      });
       expect(res.statusCode).toBe(200);
-      expect(res.body).toMatch(/secinv_http_requests_total\{method="GET",route="\/v1\/tenant\/assets",status="200"\} 1/);
-      expect(res.body).toMatch(/secinv_http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/v1\/tenant\/assets",status="200"\}/);
+      expect(res.body).toMatch(
+        /secinv_http_requests_total\{method="GET",route="\/v1\/tenant\/assets",status="200"\} 1/,
+      );
+      expect(res.body).toMatch(
+        /secinv_http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/v1\/tenant\/assets",status="200"\}/,
+      );
       if (TEST_DIALECT === 'postgres') expect(res.body).toMatch(/secinv_db_pool_connections\{state="total"\} \d+/);
     } finally {
       await app.close();
@@ -161,20 +199,37 @@ describe('logs', () => {
   it('one JSON line per request with request id, tenant, route, status and duration; never a key', async () => {
     const stream = new PassThrough();
     let output = '';
-    stream.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+    stream.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
     const app = await buildApp({ storage: api, logger: { level: 'info', stream } });
     try {
       await app.inject({ url: '/v1/tenant/assets?perPage=1', headers: { ...auth(), 'x-request-id': 'req-1' } });
-      await app.inject({ url: '/v1/tenant/assets', headers: { authorization: `Bearer ${key}x`, 'x-request-id': 'req-2' } });
-      await app.inject({ url: '/v1/tenant/assets?bogus=1', headers: { authorization: `bearer   ${key}  `, 'x-request-id': 'req-3' } });
+      await app.inject({
+        url: '/v1/tenant/assets',
+        headers: { authorization: `Bearer ${key}x`, 'x-request-id': 'req-2' },
+      });
+      await app.inject({
+        url: '/v1/tenant/assets?bogus=1',
+        headers: { authorization: `bearer   ${key}  `, 'x-request-id': 'req-3' },
+      });
       await app.inject({ url: '/nope', headers: { ...auth(), cookie: `k=${key}` } });
     } finally {
       await app.close();
     }
-    const lines = output.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = output
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     const requests = lines.filter((l) => l.msg === 'request');
     expect(requests).toHaveLength(4);
-    expect(requests[0]).toMatchObject({ reqId: 'req-1', tenantId: TENANT_A, method: 'GET', route: '/v1/tenant/assets', status: 200 });
+    expect(requests[0]).toMatchObject({
+      reqId: 'req-1',
+      tenantId: TENANT_A,
+      method: 'GET',
+      route: '/v1/tenant/assets',
+      status: 200,
+    });
     expect(typeof requests[0]!.durationMs).toBe('number');
     expect(requests[1]).toMatchObject({ reqId: 'req-2', status: 401 });
     expect(requests[2]).toMatchObject({ reqId: 'req-3', status: 400, tenantId: TENANT_A });
@@ -186,18 +241,47 @@ describe('logs', () => {
 describe('TLS, limits on the wire, shutdown', () => {
   it('serves HTTPS with --tls-cert/--tls-key', async () => {
     const dir = admin.dir;
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=localhost'], { stdio: 'ignore' });
-    const config = loadConfig({ db: admin.url, port: '0', tlsCert: join(dir, 'cert.pem'), tlsKey: join(dir, 'key.pem') }, { SECINV_LOG_LEVEL: 'silent' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+      ],
+      { stdio: 'ignore' },
+    );
+    const config = loadConfig(
+      { db: admin.url, port: '0', tlsCert: join(dir, 'cert.pem'), tlsKey: join(dir, 'key.pem') },
+      { SECINV_LOG_LEVEL: 'silent' },
+    );
     const storage = await openStorage(admin.url, { role: 'api' });
     const server = await startServer(config, storage);
     try {
       expect(server.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
       const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-        httpsRequest(`${server.url}/v1/tenant/assets?perPage=1`, { headers: auth(), rejectUnauthorized: false }, (res) => {
-          let text = '';
-          res.on('data', (c: Buffer) => { text += c.toString(); });
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-        }).on('error', reject).end();
+        httpsRequest(
+          `${server.url}/v1/tenant/assets?perPage=1`,
+          { headers: auth(), rejectUnauthorized: false },
+          (res) => {
+            let text = '';
+            res.on('data', (c: Buffer) => {
+              text += c.toString();
+            });
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+          },
+        )
+          .on('error', reject)
+          .end();
       });
       expect(status).toBe(200);
       expect(JSON.parse(body).meta.total).toBe(6);
@@ -216,13 +300,17 @@ describe('TLS, limits on the wire, shutdown', () => {
           socket.write(`GET /v1/tenant/assets HTTP/1.1\r\nHost: x\r\nX-Big: ${'y'.repeat(20_000)}\r\n\r\n`);
         });
         let text = '';
-        socket.on('data', (c) => { text += c.toString(); });
+        socket.on('data', (c) => {
+          text += c.toString();
+        });
         socket.on('end', () => resolve(text));
         socket.on('error', reject);
       });
       expect(raw).toMatch(/^HTTP\/1\.1 431 /);
       expect(raw).toMatch(/\r\nX-Request-Id: [0-9a-f-]{36}\r\n/);
-      expect(JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4))).toEqual({ errors: [{ code: 'headers_too_large', message: 'the request headers are larger than 16 KiB' }] });
+      expect(JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4))).toEqual({
+        errors: [{ code: 'headers_too_large', message: 'the request headers are larger than 16 KiB' }],
+      });
     } finally {
       await server.close();
     }
@@ -267,9 +355,24 @@ describe('TLS, limits on the wire, shutdown', () => {
   });
 
   it('the serve command exits 0 on SIGTERM', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '-e', "import('./src/cli/main.ts').then(async (m) => { process.exitCode = await m.main(process.argv.slice(1)); })", 'serve', '--db', admin.url, '--port', '0'], {
-      env: { ...process.env, SECINV_LOG_LEVEL: 'silent' }, stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '-e',
+        "import('./src/cli/main.ts').then(async (m) => { process.exitCode = await m.main(process.argv.slice(1)); })",
+        'serve',
+        '--db',
+        admin.url,
+        '--port',
+        '0',
+      ],
+      {
+        env: { ...process.env, SECINV_LOG_LEVEL: 'silent' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     let stderr = '';
     await new Promise<void>((resolve, reject) => {
       child.stderr.on('data', (c: Buffer) => {

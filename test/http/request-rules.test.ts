@@ -9,11 +9,30 @@ const JSON_UTF8 = 'application/json; charset=utf-8';
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'PATCH' | 'OPTIONS';
-interface Problem { code: string; field?: string; message: string }
-interface ErrorBody { errors: Problem[] }
-interface AssetOut { id: string; tenantId: string; [field: string]: unknown }
-interface PageMeta { page: number; perPage: number; total: number; hasNextPage: boolean; hasPreviousPage: boolean }
-interface ListBody { data: AssetOut[]; meta: PageMeta }
+interface Problem {
+  code: string;
+  field?: string;
+  message: string;
+}
+interface ErrorBody {
+  errors: Problem[];
+}
+interface AssetOut {
+  id: string;
+  tenantId: string;
+  [field: string]: unknown;
+}
+interface PageMeta {
+  page: number;
+  perPage: number;
+  total: number;
+  hasNextPage: boolean;
+  hasPreviousPage: boolean;
+}
+interface ListBody {
+  data: AssetOut[];
+  meta: PageMeta;
+}
 
 let ctx: TestContext;
 let key: string;
@@ -85,8 +104,18 @@ describe('unknown parameters', () => {
 
 describe('empty values', () => {
   it.each([
-    ['severityLevels='], ['regions='], ['query='], ['metadata='], ['page='], ['perPage='], ['hasKev='], ['sortBy='],
-    ['riskScoreGte='], ['firstObservedAtStart='], ['executionIds='], ['environmentIds='],
+    ['severityLevels='],
+    ['regions='],
+    ['query='],
+    ['metadata='],
+    ['page='],
+    ['perPage='],
+    ['hasKev='],
+    ['sortBy='],
+    ['riskScoreGte='],
+    ['firstObservedAtStart='],
+    ['executionIds='],
+    ['environmentIds='],
   ])('%s is 400', async (query) => {
     await listBad(query, query.slice(0, -1));
   });
@@ -246,9 +275,19 @@ describe('date-times', () => {
   });
 
   it.each([
-    '2024-13-01', '2024-02-30', '2023-02-29', 'yesterday', '2024-01-01T25:00:00Z', '2024-01-01T00:60:00Z',
-    '2024-01-01T00:00:00', '2024-01-01T00:00:00.0000000000Z', '2024-01-01T00:00:00.Z', '20240101', '2024-1-01',
-    '1704067200000', '2024-01-01T00:00Z',
+    '2024-13-01',
+    '2024-02-30',
+    '2023-02-29',
+    'yesterday',
+    '2024-01-01T25:00:00Z',
+    '2024-01-01T00:60:00Z',
+    '2024-01-01T00:00:00',
+    '2024-01-01T00:00:00.0000000000Z',
+    '2024-01-01T00:00:00.Z',
+    '20240101',
+    '2024-1-01',
+    '1704067200000',
+    '2024-01-01T00:00Z',
   ])('firstObservedAtStart=%s is 400', async (value) => {
     await listBad(`firstObservedAtStart=${encodeURIComponent(value)}`, 'firstObservedAtStart');
   });
@@ -283,10 +322,21 @@ describe('integers', () => {
   });
 
   it.each([
-    ['page=1.5', 'page'], ['page=-1', 'page'], ['page=abc', 'page'], ['page=0', 'page'], ['page=00', 'page'],
-    ['page=%2B1', 'page'], ['page=1e3', 'page'], ['page=%201', 'page'], ['page=0x10', 'page'], ['page=1000001', 'page'],
+    ['page=1.5', 'page'],
+    ['page=-1', 'page'],
+    ['page=abc', 'page'],
+    ['page=0', 'page'],
+    ['page=00', 'page'],
+    ['page=%2B1', 'page'],
+    ['page=1e3', 'page'],
+    ['page=%201', 'page'],
+    ['page=0x10', 'page'],
+    ['page=1000001', 'page'],
     ['page=99999999999999999999', 'page'],
-    ['perPage=0', 'perPage'], ['perPage=1001', 'perPage'], ['perPage=-5', 'perPage'], ['perPage=10.0', 'perPage'],
+    ['perPage=0', 'perPage'],
+    ['perPage=1001', 'perPage'],
+    ['perPage=-5', 'perPage'],
+    ['perPage=10.0', 'perPage'],
   ])('%s is 400 (no clamping)', async (query, field) => {
     await listBad(query, field);
   });
@@ -295,7 +345,8 @@ describe('integers', () => {
     const res = await get(`${ASSETS}?page=1000000`);
     expect(res.statusCode).toBe(200);
     expect(res.json<ListBody>()).toEqual({
-      data: [], meta: { page: 1000000, perPage: 100, total: 6, hasNextPage: false, hasPreviousPage: true },
+      data: [],
+      meta: { page: 1000000, perPage: 100, total: 6, hasNextPage: false, hasPreviousPage: true },
     });
   });
 });
@@ -311,9 +362,12 @@ describe('decimals (riskScoreGte)', () => {
     await expectIds('riskScoreGte=010.00', []);
   });
 
-  it.each(['10.5', 'abc', '1e1', '-1', '.5', '5.', '5,5', '%2B5', 'NaN', 'Infinity', '10.0000001'])('riskScoreGte=%s is 400', async (value) => {
-    await listBad(`riskScoreGte=${value}`, 'riskScoreGte');
-  });
+  it.each(['10.5', 'abc', '1e1', '-1', '.5', '5.', '5,5', '%2B5', 'NaN', 'Infinity', '10.0000001'])(
+    'riskScoreGte=%s is 400',
+    async (value) => {
+      await listBad(`riskScoreGte=${value}`, 'riskScoreGte');
+    },
+  );
 });
 
 describe('sortOrder, executionIds, environmentIds, include', () => {
@@ -354,20 +408,40 @@ describe('sortOrder, executionIds, environmentIds, include', () => {
 
 describe('error body', () => {
   it('lists every problem of the request, each naming its parameter', async () => {
-    const res = await get(`${ASSETS}?page=0&perPage=abc&bogus=1&severityLevels=&providers=oracle&sortOrder=DESC&hasKev=yes`);
+    const res = await get(
+      `${ASSETS}?page=0&perPage=abc&bogus=1&severityLevels=&providers=oracle&sortOrder=DESC&hasKev=yes`,
+    );
     expect(res.statusCode).toBe(400);
     const { errors } = res.json<ErrorBody>();
-    expect(errors.map((e) => e.field).sort()).toEqual(['bogus', 'hasKev', 'page', 'perPage', 'providers', 'severityLevels', 'sortOrder']);
+    expect(errors.map((e) => e.field).sort()).toEqual([
+      'bogus',
+      'hasKev',
+      'page',
+      'perPage',
+      'providers',
+      'severityLevels',
+      'sortOrder',
+    ]);
     expect(Object.fromEntries(errors.map((e) => [e.field, e.code]))).toEqual({
-      bogus: 'unknown_parameter', hasKev: 'invalid_parameter', page: 'invalid_parameter', perPage: 'invalid_parameter',
-      providers: 'invalid_parameter', severityLevels: 'invalid_parameter', sortOrder: 'invalid_parameter',
+      bogus: 'unknown_parameter',
+      hasKev: 'invalid_parameter',
+      page: 'invalid_parameter',
+      perPage: 'invalid_parameter',
+      providers: 'invalid_parameter',
+      severityLevels: 'invalid_parameter',
+      sortOrder: 'invalid_parameter',
     });
   });
 
   it('lists every problem on the get too', async () => {
     const res = await get(`${assetPath(A1)}?include=bogus&x=1&y=2`);
     expect(res.statusCode).toBe(400);
-    expect(res.json<ErrorBody>().errors.map((e) => e.field).sort()).toEqual(['include', 'x', 'y']);
+    expect(
+      res
+        .json<ErrorBody>()
+        .errors.map((e) => e.field)
+        .sort(),
+    ).toEqual(['include', 'x', 'y']);
   });
 
   it('has exactly the shape {errors: [{code, field, message}]}', async () => {
@@ -449,11 +523,14 @@ describe('X-Request-Id', () => {
 });
 
 describe('Content-Type on a GET without a body', () => {
-  it.each(['application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON'])('%s on the list succeeds', async (type) => {
-    const res = await get(`${ASSETS}?perPage=2`, { 'content-type': type });
-    expect(res.statusCode, res.body).toBe(200);
-    expect(res.json<ListBody>().data.map((a) => a.id)).toEqual([A1, A2]);
-  });
+  it.each(['application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON'])(
+    '%s on the list succeeds',
+    async (type) => {
+      const res = await get(`${ASSETS}?perPage=2`, { 'content-type': type });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json<ListBody>().data.map((a) => a.id)).toEqual([A1, A2]);
+    },
+  );
 
   it.each(['application/json', 'application/json; charset=utf-8'])('%s on the get succeeds', async (type) => {
     const res = await get(assetPath(A1), { 'content-type': type });
@@ -468,8 +545,12 @@ describe('Content-Type on a GET without a body', () => {
   });
 
   it('application/json on a 400 still answers the parameter problem', async () => {
-    await expect(get(`${ASSETS}?page=0`, { 'content-type': 'application/json' }).then((r) => [r.statusCode, r.json<ErrorBody>().errors[0]?.field]))
-      .resolves.toEqual([400, 'page']);
+    await expect(
+      get(`${ASSETS}?page=0`, { 'content-type': 'application/json' }).then((r) => [
+        r.statusCode,
+        r.json<ErrorBody>().errors[0]?.field,
+      ]),
+    ).resolves.toEqual([400, 'page']);
   });
 });
 
@@ -486,7 +567,11 @@ describe('paths and methods', () => {
   );
 
   it('an unknown path with a bad key is 404, not 401', async () => {
-    const res = await ctx.app.inject({ method: 'GET', url: '/v1/tenant/nothing', headers: { authorization: 'Bearer nope' } });
+    const res = await ctx.app.inject({
+      method: 'GET',
+      url: '/v1/tenant/nothing',
+      headers: { authorization: 'Bearer nope' },
+    });
     expect(res.statusCode).toBe(404);
   });
 
@@ -497,15 +582,23 @@ describe('paths and methods', () => {
   });
 
   const methods = ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
-  const paths = [['list', ASSETS], ['get', assetPath(A1)], ['get with /', assetPath(A2)]] as const;
+  const paths = [
+    ['list', ASSETS],
+    ['get', assetPath(A1)],
+    ['get with /', assetPath(A2)],
+  ] as const;
   for (const method of methods) {
     for (const [pathName, url] of paths) {
       it(`${method} on the ${pathName} path is 405 with Allow: GET, HEAD, with or without a key`, async () => {
         for (const withKey of [true, false]) {
           const res = await send(method, url, {}, withKey);
           expect(res.statusCode, `${method} ${url} key=${withKey}`).toBe(405);
-          expect(res.json<ErrorBody>()).toStrictEqual({ errors: [{ code: 'method_not_allowed', message: expect.any(String) }] });
-          const allow = String(res.headers.allow ?? '').split(',').map((m) => m.trim().toUpperCase());
+          expect(res.json<ErrorBody>()).toStrictEqual({
+            errors: [{ code: 'method_not_allowed', message: expect.any(String) }],
+          });
+          const allow = String(res.headers.allow ?? '')
+            .split(',')
+            .map((m) => m.trim().toUpperCase());
           expect(allow).toContain('GET');
           expect(allow).toContain('HEAD');
           expect(allow).not.toContain(method);
@@ -515,13 +608,22 @@ describe('paths and methods', () => {
   }
 
   it('405 comes before parameters and before authentication', async () => {
-    const res = await ctx.app.inject({ method: 'POST', url: `${ASSETS}?page=0&bogus=1`, headers: { authorization: 'Bearer nope' } });
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: `${ASSETS}?page=0&bogus=1`,
+      headers: { authorization: 'Bearer nope' },
+    });
     expect(res.statusCode).toBe(405);
     expect(res.json<ErrorBody>().errors[0]?.code).toBe('method_not_allowed');
   });
 
   it('405 with a JSON body is still 405', async () => {
-    const res = await ctx.app.inject({ method: 'POST', url: ASSETS, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, payload: '{"ids":["x"]}' });
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: ASSETS,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      payload: '{"ids":["x"]}',
+    });
     expect(res.statusCode).toBe(405);
     expect(res.json<ErrorBody>().errors[0]?.code).toBe('method_not_allowed');
   });
@@ -530,7 +632,14 @@ describe('paths and methods', () => {
 describe('HEAD', () => {
   /** Headers that legitimately differ between two responses. */
   const comparable = (headers: Record<string, unknown>) => {
-    const { date: _date, connection: _connection, 'keep-alive': _keepAlive, 'ratelimit-remaining': _remaining, 'ratelimit-reset': _reset, ...rest } = headers;
+    const {
+      date: _date,
+      connection: _connection,
+      'keep-alive': _keepAlive,
+      'ratelimit-remaining': _remaining,
+      'ratelimit-reset': _reset,
+      ...rest
+    } = headers;
     return rest;
   };
 
@@ -619,7 +728,9 @@ describe('asset ids in the path', () => {
     expect(res.statusCode).toBe(400);
     expect(res.headers['content-type']).toBe(JSON_UTF8);
     expect(res.headers['x-request-id']).toMatch(REQUEST_ID);
-    expect(res.json<ErrorBody>()).toStrictEqual({ errors: [{ code: 'invalid_parameter', message: 'the path is not valid percent-encoded UTF-8' }] });
+    expect(res.json<ErrorBody>()).toStrictEqual({
+      errors: [{ code: 'invalid_parameter', message: 'the path is not valid percent-encoded UTF-8' }],
+    });
   });
 
   it('a prefix or an extension of an id is 404 (exact match)', async () => {
@@ -638,9 +749,15 @@ describe('pages', () => {
   it('a page past the end is 200 with data [], hasPreviousPage and the true total', async () => {
     const res = await get(`${ASSETS}?page=2&perPage=6`);
     expect(res.statusCode).toBe(200);
-    expect(res.json<ListBody>()).toEqual({ data: [], meta: { page: 2, perPage: 6, total: 6, hasNextPage: false, hasPreviousPage: true } });
+    expect(res.json<ListBody>()).toEqual({
+      data: [],
+      meta: { page: 2, perPage: 6, total: 6, hasNextPage: false, hasPreviousPage: true },
+    });
     const far = await get(`${ASSETS}?page=50&providers=aws`);
-    expect(far.json<ListBody>()).toEqual({ data: [], meta: { page: 50, perPage: 100, total: 3, hasNextPage: false, hasPreviousPage: true } });
+    expect(far.json<ListBody>()).toEqual({
+      data: [],
+      meta: { page: 50, perPage: 100, total: 3, hasNextPage: false, hasPreviousPage: true },
+    });
   });
 
   it('perPage=1 visits each asset once in id order', async () => {
@@ -655,7 +772,10 @@ describe('pages', () => {
     }
     expect(seen).toEqual(ALL_A);
     const after = await get(`${ASSETS}?perPage=1&page=7`);
-    expect(after.json<ListBody>()).toEqual({ data: [], meta: { page: 7, perPage: 1, total: 6, hasNextPage: false, hasPreviousPage: true } });
+    expect(after.json<ListBody>()).toEqual({
+      data: [],
+      meta: { page: 7, perPage: 1, total: 6, hasNextPage: false, hasPreviousPage: true },
+    });
   });
 
   it('first, middle and last pages of perPage=2', async () => {

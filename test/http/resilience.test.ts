@@ -18,23 +18,25 @@ function tcpProxy(targetPort: number) {
     socket.on('error', () => socket.destroy());
   };
   return {
-    start: (port = 0) => new Promise<number>((resolve, reject) => {
-      server = net.createServer((client) => {
-        const upstream = net.connect(targetPort, '127.0.0.1');
-        track(client);
-        track(upstream);
-        client.pipe(upstream).pipe(client);
-        client.on('close', () => upstream.destroy());
-        upstream.on('close', () => client.destroy());
-      });
-      server.once('error', reject);
-      server.listen(port, '127.0.0.1', () => resolve((server!.address() as net.AddressInfo).port));
-    }),
-    stop: () => new Promise<void>((resolve) => {
-      for (const socket of sockets) socket.destroy();
-      if (server) server.close(() => resolve());
-      else resolve();
-    }),
+    start: (port = 0) =>
+      new Promise<number>((resolve, reject) => {
+        server = net.createServer((client) => {
+          const upstream = net.connect(targetPort, '127.0.0.1');
+          track(client);
+          track(upstream);
+          client.pipe(upstream).pipe(client);
+          client.on('close', () => upstream.destroy());
+          upstream.on('close', () => client.destroy());
+        });
+        server.once('error', reject);
+        server.listen(port, '127.0.0.1', () => resolve((server!.address() as net.AddressInfo).port));
+      }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        if (server) server.close(() => resolve());
+        else resolve();
+      }),
   };
 }
 
@@ -58,7 +60,11 @@ describe.skipIf(TEST_DIALECT !== 'postgres')('PostgreSQL unavailability', () => 
     apiUrl.username = 'secinv_api';
     apiUrl.port = String(port);
     api = await openStorage(database.url, {
-      role: 'api', apiUrl: apiUrl.toString(), poolMax: 2, connectTimeoutMs: 500, statementTimeoutMs: 300,
+      role: 'api',
+      apiUrl: apiUrl.toString(),
+      poolMax: 2,
+      connectTimeoutMs: 500,
+      statementTimeoutMs: 300,
       onConnectionError: (error) => idleErrors.push(error),
     });
     app = await buildApp({ storage: api });
@@ -76,7 +82,9 @@ describe.skipIf(TEST_DIALECT !== 'postgres')('PostgreSQL unavailability', () => 
   function expect503(res: Awaited<ReturnType<typeof list>>) {
     expect(res.statusCode, res.body).toBe(503);
     expect(res.headers['retry-after']).toBe('2');
-    expect(res.json()).toEqual({ errors: [{ code: 'unavailable', message: 'the database is unavailable or overloaded; retry shortly' }] });
+    expect(res.json()).toEqual({
+      errors: [{ code: 'unavailable', message: 'the database is unavailable or overloaded; retry shortly' }],
+    });
   }
 
   /** Retries like a client honouring Retry-After would (without the wait), until a non-503 answer. */
@@ -106,7 +114,9 @@ describe.skipIf(TEST_DIALECT !== 'postgres')('PostgreSQL unavailability', () => 
     expect((await list()).statusCode).toBe(200);
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
-    const { rowCount } = await client.query("select pg_terminate_backend(pid) from pg_stat_activity where usename = 'secinv_api' and datname = current_database()");
+    const { rowCount } = await client.query(
+      "select pg_terminate_backend(pid) from pg_stat_activity where usename = 'secinv_api' and datname = current_database()",
+    );
     await client.end();
     expect(rowCount).toBeGreaterThan(0);
     const { res } = await untilAnswered();

@@ -2,7 +2,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Integration, Risk } from '../../src/domain/risks.js';
 import { createKey, importRecords, setup, TENANT_A, TENANT_B, type TestContext } from '../helpers.js';
 import {
-  A1, A2, A5, ENV_DEV, ENV_PROD, INT_DEV, INT_PROD, MISSING_ASSET, R1, R2, R3, R4, R5, R6, fixture, riskFixture,
+  A1,
+  A2,
+  A5,
+  ENV_DEV,
+  ENV_PROD,
+  INT_DEV,
+  INT_PROD,
+  MISSING_ASSET,
+  R1,
+  R2,
+  R3,
+  R4,
+  R5,
+  R6,
+  fixture,
+  riskFixture,
 } from '../fixtures.js';
 
 let ctx: TestContext;
@@ -19,10 +34,16 @@ beforeAll(async () => {
 afterAll(async () => ctx.close());
 
 type RiskJson = Record<string, unknown> & { id: string };
-interface Page { data: RiskJson[]; meta: { perPage: number; total: number; cursor: string | null } }
+interface Page {
+  data: RiskJson[];
+  meta: { perPage: number; total: number; cursor: string | null };
+}
 
 async function get(query: string, key = keyA) {
-  const res = await ctx.app.inject({ url: `/v1/tenant/risks${query ? `?${query}` : ''}`, headers: { authorization: `Bearer ${key}` } });
+  const res = await ctx.app.inject({
+    url: `/v1/tenant/risks${query ? `?${query}` : ''}`,
+    headers: { authorization: `Bearer ${key}` },
+  });
   return { status: res.statusCode, body: res.json<Page & { errors?: { code: string; field?: string }[] }>() };
 }
 
@@ -41,7 +62,9 @@ async function traverse(query: string, perPages: number[]): Promise<{ ids: strin
   let batches = 0;
   do {
     const perPage = perPages[batches % perPages.length]!;
-    const res = await get(`${query}${query ? '&' : ''}perPage=${perPage}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const res = await get(
+      `${query}${query ? '&' : ''}perPage=${perPage}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.data.length).toBeLessThanOrEqual(perPage);
     seen.push(...res.body.data.map((r) => r.id));
@@ -105,19 +128,40 @@ describe('risk list: filters', () => {
   }
 
   it('parameters follow the request rules (unknown, empty, bad enum, range, perPage 1 to 100)', async () => {
-    for (const [query, field] of [['foo=1', 'foo'], ['severityLevels=', 'severityLevels'], ['lifecycleStates=CLOSED', 'lifecycleStates'],
-      ['sortBy=name', 'sortBy'], ['sortOrder=up', 'sortOrder'], ['perPage=0', 'perPage'], ['perPage=101', 'perPage'],
-      ['discoveredAtStart=2024-02-02&discoveredAtEnd=2024-02-01', 'discoveredAtStart'], ['include=asset', 'include'], ['fields=id,bogus', 'fields'],
-      ['fields=primaryAsset', 'fields'], ['environmentIds=staging', 'environmentIds'], ['cursor=a&cursor=b', 'cursor']] as const) {
+    for (const [query, field] of [
+      ['foo=1', 'foo'],
+      ['severityLevels=', 'severityLevels'],
+      ['lifecycleStates=CLOSED', 'lifecycleStates'],
+      ['sortBy=name', 'sortBy'],
+      ['sortOrder=up', 'sortOrder'],
+      ['perPage=0', 'perPage'],
+      ['perPage=101', 'perPage'],
+      ['discoveredAtStart=2024-02-02&discoveredAtEnd=2024-02-01', 'discoveredAtStart'],
+      ['include=asset', 'include'],
+      ['fields=id,bogus', 'fields'],
+      ['fields=primaryAsset', 'fields'],
+      ['environmentIds=staging', 'environmentIds'],
+      ['cursor=a&cursor=b', 'cursor'],
+    ] as const) {
       const res = await get(query);
       expect(res.status, query).toBe(400);
-      expect(res.body.errors?.map((e) => e.field), query).toEqual([field]);
+      expect(
+        res.body.errors?.map((e) => e.field),
+        query,
+      ).toEqual([field]);
     }
   });
 });
 
 describe('risk list: cursor pages', () => {
-  for (const query of ['', 'sortBy=score', 'sortBy=score&sortOrder=asc', 'sortOrder=asc', 'severityLevels=CRITICAL,HIGH,MEDIUM', 'fields=id,score&include=integration']) {
+  for (const query of [
+    '',
+    'sortBy=score',
+    'sortBy=score&sortOrder=asc',
+    'sortOrder=asc',
+    'severityLevels=CRITICAL,HIGH,MEDIUM',
+    'fields=id,score&include=integration',
+  ]) {
     it(`following the cursor visits every risk once, in order (${query || 'defaults'})`, async () => {
       const full = await ids(query);
       for (const perPages of [[1], [2], [4], [5], [100], [1, 3, 2]]) {
@@ -136,11 +180,21 @@ describe('risk list: cursor pages', () => {
     const first = await get('severityLevels=CRITICAL,HIGH&perPage=2');
     const cursor = encodeURIComponent(first.body.meta.cursor!);
     // The same query normalised (items as a set, other case, defaults explicit, other perPage) accepts it.
-    for (const same of ['severityLevels=high,CRITICAL', 'severityLevels=CRITICAL&severityLevels=HIGH&sortBy=discoveredAt&sortOrder=desc&perPage=1']) {
+    for (const same of [
+      'severityLevels=high,CRITICAL',
+      'severityLevels=CRITICAL&severityLevels=HIGH&sortBy=discoveredAt&sortOrder=desc&perPage=1',
+    ]) {
       expect((await get(`${same}&cursor=${cursor}`)).status, same).toBe(200);
     }
-    for (const other of ['severityLevels=CRITICAL', '', 'severityLevels=CRITICAL,HIGH&sortBy=score', 'severityLevels=CRITICAL,HIGH&sortOrder=asc',
-      'severityLevels=CRITICAL,HIGH&fields=id', 'severityLevels=CRITICAL,HIGH&include=integration', 'severityLevels=CRITICAL,HIGH&lifecycleStates=OPEN']) {
+    for (const other of [
+      'severityLevels=CRITICAL',
+      '',
+      'severityLevels=CRITICAL,HIGH&sortBy=score',
+      'severityLevels=CRITICAL,HIGH&sortOrder=asc',
+      'severityLevels=CRITICAL,HIGH&fields=id',
+      'severityLevels=CRITICAL,HIGH&include=integration',
+      'severityLevels=CRITICAL,HIGH&lifecycleStates=OPEN',
+    ]) {
       const res = await get(`${other}${other ? '&' : ''}cursor=${cursor}`);
       expect(res.status, other).toBe(400);
       expect(res.body.errors).toEqual([{ code: 'invalid_cursor', field: 'cursor', message: expect.any(String) }]);
@@ -155,7 +209,17 @@ describe('risk list: cursor pages', () => {
     const [body, mac] = cursor.split('.') as [string, string];
     const forged = Buffer.from(JSON.stringify([1, '1999-01-01T00:00:00.000Z', 'risk-99'])).toString('base64url');
     const flip = (s: string, i: number) => s.slice(0, i) + (s[i] === 'A' ? 'B' : 'A') + s.slice(i + 1);
-    for (const bad of [flip(body, 3), `${body}.${flip(mac, 0)}`, `${forged}.${mac}`, `${body}`, `${body}.${mac}.x`, 'garbage', '....', `${cursor}=`, '%E2%82%AC']) {
+    for (const bad of [
+      flip(body, 3),
+      `${body}.${flip(mac, 0)}`,
+      `${forged}.${mac}`,
+      `${body}`,
+      `${body}.${mac}.x`,
+      'garbage',
+      '....',
+      `${cursor}=`,
+      '%E2%82%AC',
+    ]) {
       const res = await get(`perPage=2&cursor=${encodeURIComponent(bad)}`);
       expect(res.status, bad).toBe(400);
       expect(res.body.errors?.[0]?.code, bad).toBe('invalid_cursor');
@@ -170,18 +234,39 @@ describe('risk objects, include and fields', () => {
     const { body } = await get('');
     for (const risk of body.data) expect(Object.keys(risk).sort()).toEqual(riskFields);
     const r1 = body.data.find((r) => r.id === R1)!;
-    expect(r1).toMatchObject({ tenantId: TENANT_A, severityLevel: 'CRITICAL', score: 9.5, discoveredAt: '2024-01-01T00:00:00.000Z', primaryAssetId: A1 });
+    expect(r1).toMatchObject({
+      tenantId: TENANT_A,
+      severityLevel: 'CRITICAL',
+      score: 9.5,
+      discoveredAt: '2024-01-01T00:00:00.000Z',
+      primaryAssetId: A1,
+    });
     expect(body.data.find((r) => r.id === R4)).toMatchObject({ severityLevel: 'LOW' });
-    expect(body.data.find((r) => r.id === R5)).toMatchObject({ integrationId: null, primaryAssetId: null, meta: null, resolutions: [], factors: [] });
+    expect(body.data.find((r) => r.id === R5)).toMatchObject({
+      integrationId: null,
+      primaryAssetId: null,
+      meta: null,
+      resolutions: [],
+      factors: [],
+    });
     expect(body.data.find((r) => r.id === R6)).toMatchObject({ discoveredAt: '2024-05-01T10:00:00.000Z' });
   });
 
   it('include embeds the asset (as the asset operations return it) and the integration, or null', async () => {
     const { body } = await get('include=primaryAsset,integration');
     const byId = new Map(body.data.map((r) => [r.id, r]));
-    const asset = await ctx.app.inject({ url: `/v1/tenant/assets/${A1}`, headers: { authorization: `Bearer ${keyA}` } });
+    const asset = await ctx.app.inject({
+      url: `/v1/tenant/assets/${A1}`,
+      headers: { authorization: `Bearer ${keyA}` },
+    });
     expect(byId.get(R1)!.primaryAsset).toEqual(asset.json().data);
-    expect(byId.get(R1)!.integration).toMatchObject({ integrationId: INT_PROD, name: 'aws prod', tenantId: TENANT_A, provider: 'AWS', schedule: null });
+    expect(byId.get(R1)!.integration).toMatchObject({
+      integrationId: INT_PROD,
+      name: 'aws prod',
+      tenantId: TENANT_A,
+      provider: 'AWS',
+      schedule: null,
+    });
     expect(Object.keys(byId.get(R1)!.integration as object).sort()).toEqual(Object.keys(Integration.properties).sort());
     expect((byId.get(R6)!.primaryAsset as { id: string }).id).toBe(A5);
     expect((byId.get(R2)!.primaryAsset as { id: string }).id).toBe(A2);
@@ -194,10 +279,14 @@ describe('risk objects, include and fields', () => {
     expect('integration' in onlyOne && !('primaryAsset' in onlyOne)).toBe(true);
   });
 
-  it('the same asset id in another tenant embeds that tenant\'s asset', async () => {
+  it("the same asset id in another tenant embeds that tenant's asset", async () => {
     const { body } = await get('include=primaryAsset', keyB);
     expect(body.data.map((r) => r.id)).toEqual([R1]);
-    expect(body.data[0]).toMatchObject({ tenantId: TENANT_B, riskTypeId: 'tenant-b-type', primaryAsset: { id: A1, tenantId: TENANT_B, name: 'tenant-b-web' } });
+    expect(body.data[0]).toMatchObject({
+      tenantId: TENANT_B,
+      riskTypeId: 'tenant-b-type',
+      primaryAsset: { id: A1, tenantId: TENANT_B, name: 'tenant-b-web' },
+    });
   });
 
   it('fields projects risk properties only; include is independent of it', async () => {

@@ -37,16 +37,27 @@ const total = async (app: FastifyInstance, query: string) => {
 
 it('every process sees an import made by another process on its next request', async () => {
   for (const { app } of servers) expect(await total(app, 'providers=GCP')).toBe(1);
-  await importRecords(admin.storage, [['asset', {
-    tenantId: TENANT_A, id: 'sirn:assets:another-gcp', provider: 'GCP', type: 'GCP::Storage::Bucket', firstObservedAt: '2024-01-01', lastObservedAt: '2024-01-01',
-  }]]);
+  await importRecords(admin.storage, [
+    [
+      'asset',
+      {
+        tenantId: TENANT_A,
+        id: 'sirn:assets:another-gcp',
+        provider: 'GCP',
+        type: 'GCP::Storage::Bucket',
+        firstObservedAt: '2024-01-01',
+        lastObservedAt: '2024-01-01',
+      },
+    ],
+  ]);
   for (const { app } of servers) expect(await total(app, 'providers=GCP')).toBe(2);
 });
 
 it('a key revoked through one process is refused by all', async () => {
   const other = await createKey(admin.storage, TENANT_A);
   const [first, second] = servers;
-  const ask = (app: FastifyInstance) => app.inject({ url: '/v1/tenant/assets', headers: { authorization: `Bearer ${other}` } });
+  const ask = (app: FastifyInstance) =>
+    app.inject({ url: '/v1/tenant/assets', headers: { authorization: `Bearer ${other}` } });
   expect((await ask(first!.app)).statusCode).toBe(200);
   const { keyId } = (await admin.storage.findKeyByHash(hashKey(other)))!;
   expect(await admin.storage.revokeKey(keyId, new Date().toISOString())).toBe(true);

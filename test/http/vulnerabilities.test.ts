@@ -4,12 +4,31 @@ import { createKey, importRecords, setup, TENANT_A, TENANT_B, type TestContext }
 import { A1, A2, A4, A6, GROUP_1, GROUP_2, INT_DEV, INT_PROD, INT_UNKNOWN, fixture } from '../fixtures.js';
 
 type Rec = [string, Record<string, unknown>];
-const finding = (assetId: string, vulnerabilityId: string, severityLevel: string, fields: Record<string, unknown> = {}): Rec => [
+const finding = (
+  assetId: string,
+  vulnerabilityId: string,
+  severityLevel: string,
+  fields: Record<string, unknown> = {},
+): Rec => [
   'vulnerability',
-  { tenantId: TENANT_A, assetId, vulnerabilityId, severityLevel, firstObservedAt: '2024-05-01T00:00:00Z', lastObservedAt: '2024-06-01T00:00:00Z', ...fields },
+  {
+    tenantId: TENANT_A,
+    assetId,
+    vulnerabilityId,
+    severityLevel,
+    firstObservedAt: '2024-05-01T00:00:00Z',
+    lastObservedAt: '2024-06-01T00:00:00Z',
+    ...fields,
+  },
 ];
-const exemption = (exemptionId: string, rules: Record<string, unknown>[]): Rec =>
-  ['exemption', { tenantId: TENANT_A, exemptionId, exemption: { name: `name of ${exemptionId}`, reason: 'RISK_ACCEPTED', createdAt: '2024-01-01T00:00:00Z', rules } }];
+const exemption = (exemptionId: string, rules: Record<string, unknown>[]): Rec => [
+  'exemption',
+  {
+    tenantId: TENANT_A,
+    exemptionId,
+    exemption: { name: `name of ${exemptionId}`, reason: 'RISK_ACCEPTED', createdAt: '2024-01-01T00:00:00Z', rules },
+  },
+];
 
 // Findings of the shared fixture, re-imported with the fields the vulnerability filters need.
 const F1 = `${A1}|CVE-2024-0001`;
@@ -24,20 +43,50 @@ const F8 = `${A6}|CVE-2024-0008`;
 const records: Rec[] = [
   ...fixture,
   finding(A1, 'CVE-2024-0001', 'CRITICAL', {
-    provider: 'aws', integrationId: INT_PROD, executionId: 'exec-1', hasKev: true, firstObservedAt: '2024-01-01T00:00:00Z', lastObservedAt: '2024-07-01T00:00:00Z',
-    packages: [{ packageName: 'openssl', targetName: 'img:1 > openssl', targetType: 'debian', targetClass: 'os-pkgs', fixedVersion: '3.0.8', installedVersion: '3.0.2' }],
+    provider: 'aws',
+    integrationId: INT_PROD,
+    executionId: 'exec-1',
+    hasKev: true,
+    firstObservedAt: '2024-01-01T00:00:00Z',
+    lastObservedAt: '2024-07-01T00:00:00Z',
+    packages: [
+      {
+        packageName: 'openssl',
+        targetName: 'img:1 > openssl',
+        targetType: 'debian',
+        targetClass: 'os-pkgs',
+        fixedVersion: '3.0.8',
+        installedVersion: '3.0.2',
+      },
+    ],
     knownExploit: { cveID: 'CVE-2024-0001', dueDate: '2024-02-01', dateAdded: '2024-01-10' },
   }),
   finding(A1, 'CVE-2024-0002', 'HIGH', {
-    provider: 'AWS', integrationId: INT_PROD, executionId: 'exec-2', hasExploit: true, firstObservedAt: '2024-02-01T00:00:00Z', lastObservedAt: '2024-06-15T00:00:00Z',
-    packages: [{ packageName: 'log4j-core', targetType: 'jar', targetClass: 'lang-pkgs', fixedVersion: '' }, { packageName: 'openssl', targetType: 'alpine', targetClass: 'os-pkgs' }],
+    provider: 'AWS',
+    integrationId: INT_PROD,
+    executionId: 'exec-2',
+    hasExploit: true,
+    firstObservedAt: '2024-02-01T00:00:00Z',
+    lastObservedAt: '2024-06-15T00:00:00Z',
+    packages: [
+      { packageName: 'log4j-core', targetType: 'jar', targetClass: 'lang-pkgs', fixedVersion: '' },
+      { packageName: 'openssl', targetType: 'alpine', targetClass: 'os-pkgs' },
+    ],
     exploits: [{ id: 'EDB-1', title: 'PoC', source: 'exploit-db' }],
   }),
   finding(A1, 'CVE-2024-0003', 'LOW', {
-    provider: 'AWS', integrationId: INT_PROD, executionId: 'exec-1', isExploitable: true, firstObservedAt: '2024-03-01T00:00:00Z',
+    provider: 'AWS',
+    integrationId: INT_PROD,
+    executionId: 'exec-1',
+    isExploitable: true,
+    firstObservedAt: '2024-03-01T00:00:00Z',
     packages: [{ packageName: 'zlib', targetClass: 'os-pkgs' }],
   }),
-  finding(A2, 'CVE-2024-0004', 'MEDIUM', { provider: 'AWS', integrationId: INT_DEV, packages: [{ packageName: 'lodash', targetType: 'npm', targetClass: 'lang-pkgs', fixedVersion: '4.17.21' }] }),
+  finding(A2, 'CVE-2024-0004', 'MEDIUM', {
+    provider: 'AWS',
+    integrationId: INT_DEV,
+    packages: [{ packageName: 'lodash', targetType: 'npm', targetClass: 'lang-pkgs', fixedVersion: '4.17.21' }],
+  }),
   finding(A4, 'CVE-2024-0006', 'HIGH', { provider: 'Azure', integrationId: INT_UNKNOWN }),
   exemption('exemption-0', [{}, { vulnerabilityId: '', assetIds: [], noVendorFix: false, exemptionType: 'ACCEPTED' }]),
   exemption('exemption-1', [{ vulnerabilityId: 'CVE-2024-0003' }]),
@@ -55,11 +104,22 @@ beforeAll(async () => {
 });
 afterAll(async () => ctx.close());
 
-type Finding = Record<string, unknown> & { assetId: string; vulnerabilityId: string; exemptions: { exemptionId: string; exemption: Record<string, unknown> }[] };
-interface Page { data: Finding[]; meta: { page: number; perPage: number; total: number; hasNextPage: boolean; hasPreviousPage: boolean }; errors?: { code: string; field?: string }[] }
+type Finding = Record<string, unknown> & {
+  assetId: string;
+  vulnerabilityId: string;
+  exemptions: { exemptionId: string; exemption: Record<string, unknown> }[];
+};
+interface Page {
+  data: Finding[];
+  meta: { page: number; perPage: number; total: number; hasNextPage: boolean; hasPreviousPage: boolean };
+  errors?: { code: string; field?: string }[];
+}
 
 async function get(query: string, k = key): Promise<{ status: number; body: Page }> {
-  const res = await ctx.app.inject({ url: `/v1/tenant/vulnerabilities${query ? `?${query}` : ''}`, headers: { authorization: `Bearer ${k}` } });
+  const res = await ctx.app.inject({
+    url: `/v1/tenant/vulnerabilities${query ? `?${query}` : ''}`,
+    headers: { authorization: `Bearer ${k}` },
+  });
   return { status: res.statusCode, body: res.json() };
 }
 const idOf = (f: Finding) => `${f.assetId}|${f.vulnerabilityId}`;
@@ -82,7 +142,10 @@ describe('vulnerability list: exemptions', () => {
     const byId = new Map(body.data.map((f) => [idOf(f), f.exemptions.map((e) => e.exemptionId)]));
     // exemption-0 sets no criterion (an empty rule; an empty string, an empty list and noVendorFix false set none).
     expect(Object.fromEntries(byId)).toEqual({
-      [F7]: ['exemption-4'], [F6]: ['exemption-4'], [F2]: ['exemption-2'], [F3]: ['exemption-1', 'exemption-2', 'exemption-3'],
+      [F7]: ['exemption-4'],
+      [F6]: ['exemption-4'],
+      [F2]: ['exemption-2'],
+      [F3]: ['exemption-1', 'exemption-2', 'exemption-3'],
     });
   });
 
@@ -91,17 +154,49 @@ describe('vulnerability list: exemptions', () => {
     expect(f3.exemptions[0]).toEqual({
       exemptionId: 'exemption-1',
       exemption: {
-        name: 'name of exemption-1', reason: 'RISK_ACCEPTED', createdAt: '2024-01-01T00:00:00.000Z', updatedAt: null,
-        rules: [{ exemptionType: null, vulnerabilityId: 'CVE-2024-0003', vulnerabilityIds: null, assetIds: null, assetGroupIds: null, assetRegions: null, assetTags: null, noVendorFix: false }],
+        name: 'name of exemption-1',
+        reason: 'RISK_ACCEPTED',
+        createdAt: '2024-01-01T00:00:00.000Z',
+        updatedAt: null,
+        rules: [
+          {
+            exemptionType: null,
+            vulnerabilityId: 'CVE-2024-0003',
+            vulnerabilityIds: null,
+            assetIds: null,
+            assetGroupIds: null,
+            assetRegions: null,
+            assetTags: null,
+            noVendorFix: false,
+          },
+        ],
       },
     });
-    expect(f3.exemptions[1]?.exemption.rules).toEqual([{ exemptionType: null, vulnerabilityId: null, vulnerabilityIds: null, assetIds: null, assetGroupIds: [GROUP_1], assetRegions: null, assetTags: null, noVendorFix: true }]);
+    expect(f3.exemptions[1]?.exemption.rules).toEqual([
+      {
+        exemptionType: null,
+        vulnerabilityId: null,
+        vulnerabilityIds: null,
+        assetIds: null,
+        assetGroupIds: [GROUP_1],
+        assetRegions: null,
+        assetTags: null,
+        noVendorFix: true,
+      },
+    ]);
     for (const f of (await get('')).body.data) expect(f.exemptions).toEqual([]);
   });
 
   it('the asset counts agree with the list (exempted findings count nowhere)', async () => {
     const asset = await ctx.app.inject({ url: `/v1/tenant/assets/${A1}`, headers: { authorization: `Bearer ${key}` } });
-    expect(asset.json().data).toMatchObject({ numberOfCriticalVulnerabilities: 1, numberOfHighVulnerabilities: 0, numberOfLowVulnerabilities: 0, hasExploit: false, isExploitable: false, hasKev: true });
+    expect(asset.json().data).toMatchObject({
+      numberOfCriticalVulnerabilities: 1,
+      numberOfHighVulnerabilities: 0,
+      numberOfLowVulnerabilities: 0,
+      hasExploit: false,
+      isExploitable: false,
+      hasKev: true,
+    });
     expect((await get(`assetIds=${A1}&severityLevels=CRITICAL,HIGH,MEDIUM,LOW`)).body.meta.total).toBe(1);
   });
 });
@@ -163,7 +258,9 @@ describe('vulnerability list: limits, sorting and pages', () => {
 
   it('enforces the list limits on distinct items, and perPage up to 2000', async () => {
     expect((await get(`vulnerabilityIds=${list(100, 'CVE-')}`)).status).toBe(200);
-    expect((await get(`vulnerabilityIds=${list(101, 'CVE-')}`)).body.errors).toEqual([{ code: 'invalid_parameter', field: 'vulnerabilityIds', message: 'vulnerabilityIds must list at most 100 items' }]);
+    expect((await get(`vulnerabilityIds=${list(101, 'CVE-')}`)).body.errors).toEqual([
+      { code: 'invalid_parameter', field: 'vulnerabilityIds', message: 'vulnerabilityIds must list at most 100 items' },
+    ]);
     for (const name of ['assetIds', 'executionIds', 'integrationIds']) {
       expect((await get(`${name}=${list(10, 'x')}`)).status, name).toBe(200);
       expect((await get(`${name}=${list(11, 'x')}`)).body.errors?.[0]?.field, name).toBe(name);
@@ -181,15 +278,25 @@ describe('vulnerability list: limits, sorting and pages', () => {
   for (const sortBy of ['hasKev', 'hasExploit', 'lastObservedAt', 'firstObservedAt', 'severityLevelValue']) {
     for (const sortOrder of ['ASC', 'DESC']) {
       it(`sortBy=${sortBy}&sortOrder=${sortOrder} with the (assetId, vulnerabilityId) tie-break`, async () => {
-        const all = [...(await get('perPage=2000')).body.data, ...(await get('perPage=2000&isExempted=true')).body.data];
+        const all = [
+          ...(await get('perPage=2000')).body.data,
+          ...(await get('perPage=2000&isExempted=true')).body.data,
+        ];
         const cmp = (a: unknown, b: unknown) => (a === b ? 0 : (a as string) < (b as string) ? -1 : 1);
         for (const isExempted of ['false', 'true']) {
-          const subset = all.filter((f) => (f.exemptions.length > 0) === (isExempted === 'true'));
-          const expected = [...subset].sort((x, y) => {
-            const order = cmp(sortKey(x, sortBy), sortKey(y, sortBy)) || cmp(x.assetId, y.assetId) || cmp(x.vulnerabilityId, y.vulnerabilityId);
-            return sortOrder === 'DESC' ? -order : order;
-          }).map(idOf);
-          expect(await ids(`sortBy=${sortBy.toLowerCase()}&sortOrder=${sortOrder.toLowerCase()}&isExempted=${isExempted}`)).toEqual(expected);
+          const subset = all.filter((f) => f.exemptions.length > 0 === (isExempted === 'true'));
+          const expected = [...subset]
+            .sort((x, y) => {
+              const order =
+                cmp(sortKey(x, sortBy), sortKey(y, sortBy)) ||
+                cmp(x.assetId, y.assetId) ||
+                cmp(x.vulnerabilityId, y.vulnerabilityId);
+              return sortOrder === 'DESC' ? -order : order;
+            })
+            .map(idOf);
+          expect(
+            await ids(`sortBy=${sortBy.toLowerCase()}&sortOrder=${sortOrder.toLowerCase()}&isExempted=${isExempted}`),
+          ).toEqual(expected);
         }
       });
     }
@@ -207,7 +314,10 @@ describe('vulnerability list: limits, sorting and pages', () => {
       seen.push(...body.data.map(idOf));
     }
     expect(seen).toEqual([F1, F4, F5, F8]);
-    expect((await get('page=3&perPage=2')).body).toEqual({ data: [], meta: { page: 3, perPage: 2, total: 4, hasNextPage: false, hasPreviousPage: true } });
+    expect((await get('page=3&perPage=2')).body).toEqual({
+      data: [],
+      meta: { page: 3, perPage: 2, total: 4, hasNextPage: false, hasPreviousPage: true },
+    });
   });
 
   it('every field of a finding is present, derived ones computed', async () => {
@@ -216,11 +326,32 @@ describe('vulnerability list: limits, sorting and pages', () => {
     for (const f of all) expect(Object.keys(f).sort()).toEqual(fields);
     const f1 = all.find((f) => idOf(f) === F1)!;
     expect(f1).toMatchObject({
-      provider: 'AWS', severityLevelValue: 5, hasVendorFix: true, executionId: 'exec-1', firstObservedAt: '2024-01-01T00:00:00.000Z',
-      knownExploit: { cveID: 'CVE-2024-0001', dueDate: '2024-02-01', dateAdded: '2024-01-10', notes: null }, exploits: [], cwes: [],
-      packages: [{ packageName: 'openssl', targetName: 'img:1 > openssl', targetType: 'debian', targetPath: null, targetClass: 'os-pkgs', fixedVersion: '3.0.8', installedVersion: '3.0.2' }],
+      provider: 'AWS',
+      severityLevelValue: 5,
+      hasVendorFix: true,
+      executionId: 'exec-1',
+      firstObservedAt: '2024-01-01T00:00:00.000Z',
+      knownExploit: { cveID: 'CVE-2024-0001', dueDate: '2024-02-01', dateAdded: '2024-01-10', notes: null },
+      exploits: [],
+      cwes: [],
+      packages: [
+        {
+          packageName: 'openssl',
+          targetName: 'img:1 > openssl',
+          targetType: 'debian',
+          targetPath: null,
+          targetClass: 'os-pkgs',
+          fixedVersion: '3.0.8',
+          installedVersion: '3.0.2',
+        },
+      ],
     });
     expect(all.find((f) => idOf(f) === F2)).toMatchObject({ hasVendorFix: false, severityLevelValue: 4 });
-    expect(all.find((f) => idOf(f) === F8)).toMatchObject({ severityLevelValue: 0, provider: null, packages: [], knownExploit: null });
+    expect(all.find((f) => idOf(f) === F8)).toMatchObject({
+      severityLevelValue: 0,
+      provider: null,
+      packages: [],
+      knownExploit: null,
+    });
   });
 });

@@ -14,19 +14,55 @@ afterEach(async () => ctx.close());
 type Rec = [string, Record<string, unknown>];
 const X = 'sirn:assets:x';
 const Y = 'sirn:assets:y';
-const asset = (id: string, extra: Record<string, unknown> = {}): Rec =>
-  ['asset', { tenantId: TENANT_A, id, provider: 'AWS', type: 'AWS::EC2::Instance', firstObservedAt: '2024-01-01', lastObservedAt: '2024-01-02', ...extra }];
-const finding = (assetId: string, vulnerabilityId: string, severityLevel: string, extra: Record<string, unknown> = {}): Rec =>
-  ['vulnerability', { tenantId: TENANT_A, assetId, vulnerabilityId, severityLevel, firstObservedAt: '2024-01-01', lastObservedAt: '2024-01-01', ...extra }];
-const exemption = (exemptionId: string, rules: Record<string, unknown>[]): Rec =>
-  ['exemption', { tenantId: TENANT_A, exemptionId, exemption: { name: exemptionId, reason: 'accepted', rules } }];
+const asset = (id: string, extra: Record<string, unknown> = {}): Rec => [
+  'asset',
+  {
+    tenantId: TENANT_A,
+    id,
+    provider: 'AWS',
+    type: 'AWS::EC2::Instance',
+    firstObservedAt: '2024-01-01',
+    lastObservedAt: '2024-01-02',
+    ...extra,
+  },
+];
+const finding = (
+  assetId: string,
+  vulnerabilityId: string,
+  severityLevel: string,
+  extra: Record<string, unknown> = {},
+): Rec => [
+  'vulnerability',
+  {
+    tenantId: TENANT_A,
+    assetId,
+    vulnerabilityId,
+    severityLevel,
+    firstObservedAt: '2024-01-01',
+    lastObservedAt: '2024-01-01',
+    ...extra,
+  },
+];
+const exemption = (exemptionId: string, rules: Record<string, unknown>[]): Rec => [
+  'exemption',
+  { tenantId: TENANT_A, exemptionId, exemption: { name: exemptionId, reason: 'accepted', rules } },
+];
 
 async function derived(id: string) {
   const res = await ctx.app.inject({ url: `/v1/tenant/assets/${id}`, headers: { authorization: `Bearer ${key}` } });
   const a = res.json().data;
   return {
-    counts: [a.numberOfCriticalVulnerabilities, a.numberOfHighVulnerabilities, a.numberOfMediumVulnerabilities, a.numberOfLowVulnerabilities],
-    isVulnerable: a.isVulnerable, hasKev: a.hasKev, hasExploit: a.hasExploit, isExploitable: a.isExploitable, score: a.vulnerabilityScore,
+    counts: [
+      a.numberOfCriticalVulnerabilities,
+      a.numberOfHighVulnerabilities,
+      a.numberOfMediumVulnerabilities,
+      a.numberOfLowVulnerabilities,
+    ],
+    isVulnerable: a.isVulnerable,
+    hasKev: a.hasKev,
+    hasExploit: a.hasExploit,
+    isExploitable: a.isExploitable,
+    score: a.vulnerabilityScore,
   };
 }
 
@@ -48,10 +84,39 @@ const inventory: Rec[] = [
 
 describe('derived asset fields', () => {
   it('are computed from the findings (imported values ignored)', async () => {
-    await load([...inventory, asset('sirn:assets:z', { numberOfCriticalVulnerabilities: 7, isVulnerable: true, hasKev: true, vulnerabilityScore: 9 })]);
-    expect(await derived(X)).toEqual({ counts: [1, 1, 0, 1], isVulnerable: true, hasKev: true, hasExploit: true, isExploitable: true, score: 8.35 });
-    expect(await derived(Y)).toEqual({ counts: [1, 0, 0, 0], isVulnerable: true, hasKev: false, hasExploit: false, isExploitable: false, score: 7.13 });
-    expect(await derived('sirn:assets:z')).toEqual({ counts: [0, 0, 0, 0], isVulnerable: false, hasKev: false, hasExploit: false, isExploitable: false, score: 0 });
+    await load([
+      ...inventory,
+      asset('sirn:assets:z', {
+        numberOfCriticalVulnerabilities: 7,
+        isVulnerable: true,
+        hasKev: true,
+        vulnerabilityScore: 9,
+      }),
+    ]);
+    expect(await derived(X)).toEqual({
+      counts: [1, 1, 0, 1],
+      isVulnerable: true,
+      hasKev: true,
+      hasExploit: true,
+      isExploitable: true,
+      score: 8.35,
+    });
+    expect(await derived(Y)).toEqual({
+      counts: [1, 0, 0, 0],
+      isVulnerable: true,
+      hasKev: false,
+      hasExploit: false,
+      isExploitable: false,
+      score: 7.13,
+    });
+    expect(await derived('sirn:assets:z')).toEqual({
+      counts: [0, 0, 0, 0],
+      isVulnerable: false,
+      hasKev: false,
+      hasExploit: false,
+      isExploitable: false,
+      score: 0,
+    });
   });
 
   it('exclude findings matched by an exemption, by each kind of criterion', async () => {
@@ -64,13 +129,31 @@ describe('derived asset fields', () => {
       exemption('e-nothing', [{}, { vulnerabilityId: '', noVendorFix: false, exemptionType: 'RISK_ACCEPTED' }]),
     ]);
     // X keeps only CVE-2 (it has a vendor fix); CVE-1 is exempted by e-kev, CVE-3 by e-novendorfix.
-    expect(await derived(X)).toEqual({ counts: [0, 1, 0, 0], isVulnerable: true, hasKev: false, hasExploit: true, isExploitable: false, score: 3.93 });
+    expect(await derived(X)).toEqual({
+      counts: [0, 1, 0, 0],
+      isVulnerable: true,
+      hasKev: false,
+      hasExploit: true,
+      isExploitable: false,
+      score: 3.93,
+    });
     // Y keeps only its INFORMATIONAL finding: vulnerable, but counted in no severity.
-    expect(await derived(Y)).toEqual({ counts: [0, 0, 0, 0], isVulnerable: true, hasKev: false, hasExploit: false, isExploitable: false, score: 0 });
+    expect(await derived(Y)).toEqual({
+      counts: [0, 0, 0, 0],
+      isVulnerable: true,
+      hasKev: false,
+      hasExploit: false,
+      isExploitable: false,
+      score: 0,
+    });
   });
 
   it('a finding matched by two exemptions is excluded once', async () => {
-    await load([...inventory, exemption('e1', [{ vulnerabilityId: 'CVE-2' }]), exemption('e2', [{ assetTags: [{ key: 'team', value: 'web' }], vulnerabilityIds: ['CVE-2'] }])]);
+    await load([
+      ...inventory,
+      exemption('e1', [{ vulnerabilityId: 'CVE-2' }]),
+      exemption('e2', [{ assetTags: [{ key: 'team', value: 'web' }], vulnerabilityIds: ['CVE-2'] }]),
+    ]);
     expect((await derived(X)).counts).toEqual([1, 0, 0, 1]);
   });
 
@@ -91,8 +174,15 @@ describe('derived asset fields', () => {
   });
 
   it('secret counts are the lengths of the secret arrays', async () => {
-    await load([asset(X, { lowSecrets: [{}, {}], criticalSecrets: [{ a: 1 }], numberOfLowSecrets: 5, numberOfHighSecrets: 3 })]);
+    await load([
+      asset(X, { lowSecrets: [{}, {}], criticalSecrets: [{ a: 1 }], numberOfLowSecrets: 5, numberOfHighSecrets: 3 }),
+    ]);
     const res = await ctx.app.inject({ url: `/v1/tenant/assets/${X}`, headers: { authorization: `Bearer ${key}` } });
-    expect(res.json().data).toMatchObject({ numberOfLowSecrets: 2, numberOfMediumSecrets: 0, numberOfHighSecrets: 0, numberOfCriticalSecrets: 1 });
+    expect(res.json().data).toMatchObject({
+      numberOfLowSecrets: 2,
+      numberOfMediumSecrets: 0,
+      numberOfHighSecrets: 0,
+      numberOfCriticalSecrets: 1,
+    });
   });
 });

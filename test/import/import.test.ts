@@ -17,17 +17,29 @@ beforeEach(async () => {
 afterEach(async () => opened.dispose());
 
 const tenantA = ['tenant', { tenantId: TENANT_A, organizationId: ORG_A }] as [string, Record<string, unknown>];
-const assetA = (id: string, extra: Record<string, unknown> = {}): [string, Record<string, unknown>] =>
-  ['asset', { tenantId: TENANT_A, id, provider: 'AWS', type: 'AWS::S3::Bucket', firstObservedAt: '2024-01-01T00:00:00Z', lastObservedAt: '2024-01-02T00:00:00Z', ...extra }];
+const assetA = (id: string, extra: Record<string, unknown> = {}): [string, Record<string, unknown>] => [
+  'asset',
+  {
+    tenantId: TENANT_A,
+    id,
+    provider: 'AWS',
+    type: 'AWS::S3::Bucket',
+    firstObservedAt: '2024-01-01T00:00:00Z',
+    lastObservedAt: '2024-01-02T00:00:00Z',
+    ...extra,
+  },
+];
 
 /** Everything tenant A can see through the storage interface: the asset list and each asset with its rawData. */
 async function snapshot(): Promise<string> {
   const scope = { tenantId: TENANT_A, dataVersion: -1 };
   const page = await storage.listAssets(scope, { page: 1, perPage: 1000 });
-  const items = await Promise.all(page.items.map(async (item) => {
-    const id = (JSON.parse(item.toString()) as { id: string }).id;
-    return (await storage.getAsset(scope, id, true))?.toString();
-  }));
+  const items = await Promise.all(
+    page.items.map(async (item) => {
+      const id = (JSON.parse(item.toString()) as { id: string }).id;
+      return (await storage.getAsset(scope, id, true))?.toString();
+    }),
+  );
   return JSON.stringify({ total: page.total, list: page.items.map(String), items });
 }
 
@@ -38,7 +50,11 @@ describe('import: all or nothing', () => {
     const result = await importRecords(storage, records);
     expect(result.written).toBe(false);
     expect(result.problems).toEqual([
-      { location: 'test.ndjson:11', path: 'record.provider', message: "must be one of AWS, Azure, GCP, Kubernetes, not 'Oracle'" },
+      {
+        location: 'test.ndjson:11',
+        path: 'record.provider',
+        message: "must be one of AWS, Azure, GCP, Kubernetes, not 'Oracle'",
+      },
       { location: 'test.ndjson:11', path: 'record.firstObservedAt', message: 'is required' },
     ]);
     expect(await storage.listTenants()).toEqual([]);
@@ -46,10 +62,17 @@ describe('import: all or nothing', () => {
 
   it('a bundle reports the array and index of a bad record', async () => {
     const path = join(dir, 'bundle.json');
-    writeFileSync(path, JSON.stringify({
-      tenants: [{ tenantId: TENANT_A, organizationId: ORG_A }],
-      assets: [assetA(A1)[1], { ...assetA(A2)[1], lastObservedAt: 'yesterday', tags: [{ Key: 1 }] }],
-    }, null, 2));
+    writeFileSync(
+      path,
+      JSON.stringify(
+        {
+          tenants: [{ tenantId: TENANT_A, organizationId: ORG_A }],
+          assets: [assetA(A1)[1], { ...assetA(A2)[1], lastObservedAt: 'yesterday', tags: [{ Key: 1 }] }],
+        },
+        null,
+        2,
+      ),
+    );
     const result = await importSources(storage, [fileSource(path)], { dryRun: false });
     expect(result.problems).toEqual([
       { location: path, path: 'assets[1].lastObservedAt', message: "must be an RFC 3339 date-time, not 'yesterday'" },
@@ -72,28 +95,66 @@ describe('import: all or nothing', () => {
     ].join('\n');
     const result = await importRecords(storage, text);
     expect(result.problems.map((p) => `${p.location} ${p.path}`)).toEqual([
-      'test.ndjson:2 ', 'test.ndjson:3 kind', 'test.ndjson:4 record.id', 'test.ndjson:5 record.id', 'test.ndjson:6 record.id',
-      'test.ndjson:7 record.id', 'test.ndjson:9 ',
+      'test.ndjson:2 ',
+      'test.ndjson:3 kind',
+      'test.ndjson:4 record.id',
+      'test.ndjson:5 record.id',
+      'test.ndjson:6 record.id',
+      'test.ndjson:7 record.id',
+      'test.ndjson:9 ',
     ]);
     expect(await storage.listTenants()).toEqual([]);
   });
 
-  it('checks tenants, organizations and a finding\'s asset across records', async () => {
+  it("checks tenants, organizations and a finding's asset across records", async () => {
     const result = await importRecords(storage, [
       tenantA,
       assetA(A1, { tenantId: TENANT_B }),
       assetA(A2, { organizationId: ORG_B }),
-      ['vulnerability', { tenantId: TENANT_A, assetId: 'sirn:missing', vulnerabilityId: 'CVE-1', severityLevel: 'LOW', firstObservedAt: '2024-01-01', lastObservedAt: '2024-01-01' }],
+      [
+        'vulnerability',
+        {
+          tenantId: TENANT_A,
+          assetId: 'sirn:missing',
+          vulnerabilityId: 'CVE-1',
+          severityLevel: 'LOW',
+          firstObservedAt: '2024-01-01',
+          lastObservedAt: '2024-01-01',
+        },
+      ],
     ]);
     expect(result.problems).toEqual([
-      { location: 'test.ndjson:2', path: 'record.tenantId', message: `unknown tenant '${TENANT_B}' (import its tenant record first)` },
-      { location: 'test.ndjson:3', path: 'record.organizationId', message: `must be the tenant's organizationId '${ORG_A}'` },
-      { location: 'test.ndjson:4', path: 'record.assetId', message: `asset 'sirn:missing' is not in tenant '${TENANT_A}'` },
+      {
+        location: 'test.ndjson:2',
+        path: 'record.tenantId',
+        message: `unknown tenant '${TENANT_B}' (import its tenant record first)`,
+      },
+      {
+        location: 'test.ndjson:3',
+        path: 'record.organizationId',
+        message: `must be the tenant's organizationId '${ORG_A}'`,
+      },
+      {
+        location: 'test.ndjson:4',
+        path: 'record.assetId',
+        message: `asset 'sirn:missing' is not in tenant '${TENANT_A}'`,
+      },
     ]);
   });
 
   it('accepts a finding whose asset comes later in the same import, or is already stored', async () => {
-    const finding = (assetId: string) => ['vulnerability', { tenantId: TENANT_A, assetId, vulnerabilityId: 'CVE-1', severityLevel: 'LOW', firstObservedAt: '2024-01-01', lastObservedAt: '2024-01-01' }] as [string, Record<string, unknown>];
+    const finding = (assetId: string) =>
+      [
+        'vulnerability',
+        {
+          tenantId: TENANT_A,
+          assetId,
+          vulnerabilityId: 'CVE-1',
+          severityLevel: 'LOW',
+          firstObservedAt: '2024-01-01',
+          lastObservedAt: '2024-01-01',
+        },
+      ] as [string, Record<string, unknown>];
     expect((await importRecords(storage, [tenantA, finding(A1), assetA(A1)])).problems).toEqual([]);
     expect((await importRecords(storage, [finding(A1)])).problems).toEqual([]);
   });
@@ -129,7 +190,10 @@ describe('import: upserts', () => {
   });
 
   it('an imported record replaces the stored one whole', async () => {
-    await importRecords(storage, [tenantA, assetA(A1, { name: 'first', region: 'us-east-1', tags: [{ Key: 'a', Value: 'b' }] })]);
+    await importRecords(storage, [
+      tenantA,
+      assetA(A1, { name: 'first', region: 'us-east-1', tags: [{ Key: 'a', Value: 'b' }] }),
+    ]);
     await importRecords(storage, [assetA(A1, { name: 'second' })]);
     const got = JSON.parse((await storage.getAsset({ tenantId: TENANT_A, dataVersion: 0 }, A1, false))!.toString());
     expect(got).toMatchObject({ name: 'second', region: null, tags: [] });
@@ -137,12 +201,17 @@ describe('import: upserts', () => {
 
   it('reads bundles (one line or pretty) and NDJSON (one line is one record) by content', async () => {
     const bundle = join(dir, 'one-line-bundle.json');
-    writeFileSync(bundle, JSON.stringify({ tenants: [{ tenantId: TENANT_A, organizationId: ORG_A }], assets: [assetA(A1)[1]] }));
+    writeFileSync(
+      bundle,
+      JSON.stringify({ tenants: [{ tenantId: TENANT_A, organizationId: ORG_A }], assets: [assetA(A1)[1]] }),
+    );
     const pretty = join(dir, 'pretty.json');
     writeFileSync(pretty, JSON.stringify({ assets: [assetA(A2)[1]] }, null, 2));
     const single = join(dir, 'single.ndjson');
     writeFileSync(single, `${JSON.stringify({ kind: 'asset', record: assetA('sirn:three')[1] })}\n`);
-    const result = await importSources(storage, [fileSource(bundle), fileSource(pretty), fileSource(single)], { dryRun: false });
+    const result = await importSources(storage, [fileSource(bundle), fileSource(pretty), fileSource(single)], {
+      dryRun: false,
+    });
     expect(result.problems).toEqual([]);
     expect(result.counts).toMatchObject({ tenant: 1, asset: 3 });
     const page = await storage.listAssets({ tenantId: TENANT_A, dataVersion: 0 }, { page: 1, perPage: 10 });

@@ -41,7 +41,9 @@ describe.skipIf(!TEST_DIALECTS.includes('postgres'))('row-level security (Postgr
 
   /** Reads a whole tenant table through the API role with the tenant predicate deliberately left out. */
   const unfiltered = (tenantId: string, table: (typeof TENANT_TABLES)[number]) =>
-    raw.withTenant(tenantId, (db: Kysely<Database>) => sql<{ tenant_id: string }>`select tenant_id from ${sql.table(table)}`.execute(db).then((r) => r.rows));
+    raw.withTenant(tenantId, (db: Kysely<Database>) =>
+      sql<{ tenant_id: string }>`select tenant_id from ${sql.table(table)}`.execute(db).then((r) => r.rows),
+    );
 
   /** The isolation property: every row visible without a predicate is the tenant's, and all of them are. */
   async function seesExactlyItsOwnAssets(tenantId: string, expected: number): Promise<boolean> {
@@ -49,12 +51,15 @@ describe.skipIf(!TEST_DIALECTS.includes('postgres'))('row-level security (Postgr
     return rows.length === expected && rows.every((r) => r.tenant_id === tenantId);
   }
 
-  it('a query without the tenant predicate returns only the current tenant\'s rows, on every tenant table', async () => {
+  it("a query without the tenant predicate returns only the current tenant's rows, on every tenant table", async () => {
     expect(await seesExactlyItsOwnAssets(TENANT_B, 2)).toBe(true);
     expect(await seesExactlyItsOwnAssets(TENANT_A, 6)).toBe(true);
     for (const table of TENANT_TABLES) {
       const rows = await unfiltered(TENANT_B, table);
-      expect(rows.filter((r) => r.tenant_id !== TENANT_B), table).toEqual([]);
+      expect(
+        rows.filter((r) => r.tenant_id !== TENANT_B),
+        table,
+      ).toEqual([]);
     }
     expect((await unfiltered(TENANT_A, 'vulnerabilities')).length).toBe(8);
     expect((await unfiltered(TENANT_B, 'vulnerabilities')).length).toBe(1);
@@ -65,13 +70,20 @@ describe.skipIf(!TEST_DIALECTS.includes('postgres'))('row-level security (Postgr
   });
 
   it('the API role can neither write tenant data nor bypass the policies', async () => {
-    await expect(raw.withTenant(TENANT_B, (db) => db.deleteFrom('assets').execute())).rejects.toThrow(/permission denied/);
+    await expect(raw.withTenant(TENANT_B, (db) => db.deleteFrom('assets').execute())).rejects.toThrow(
+      /permission denied/,
+    );
     const role = await raw.withTenant(TENANT_B, (db) =>
       sql<{ rolsuper: boolean; rolbypassrls: boolean; owns: number }>`select rolsuper, rolbypassrls,
         (select count(*)::int from pg_class where relowner = pg_roles.oid) as owns
-        from pg_roles where rolname = current_user`.execute(db).then((r) => r.rows[0]));
+        from pg_roles where rolname = current_user`
+        .execute(db)
+        .then((r) => r.rows[0]),
+    );
     expect(role).toEqual({ rolsuper: false, rolbypassrls: false, owns: 0 });
-    await expect(raw.withTenant(TENANT_B, (db) => sql`set role postgres`.execute(db))).rejects.toThrow(/permission denied/);
+    await expect(raw.withTenant(TENANT_B, (db) => sql`set role postgres`.execute(db))).rejects.toThrow(
+      /permission denied/,
+    );
   });
 
   it('the API still answers through the policies (key lookup, last use, reads)', async () => {
@@ -87,6 +99,8 @@ describe.skipIf(!TEST_DIALECTS.includes('postgres'))('row-level security (Postgr
     // Without row-level security the predicate-less query leaks the other tenant's rows.
     await asOwner('alter table assets disable row level security');
     expect(await seesExactlyItsOwnAssets(TENANT_B, 2)).toBe(false);
-    expect(new Set((await unfiltered(TENANT_B, 'assets')).map((r) => r.tenant_id))).toEqual(new Set([TENANT_A, TENANT_B]));
+    expect(new Set((await unfiltered(TENANT_B, 'assets')).map((r) => r.tenant_id))).toEqual(
+      new Set([TENANT_A, TENANT_B]),
+    );
   });
 });

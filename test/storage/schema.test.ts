@@ -9,17 +9,29 @@ import { createTestDatabase, TEST_DIALECTS, type TestDialect } from '../helpers.
 
 const GLOBAL_TABLES = ['api_keys', 'tenants', 'server_secrets', 'kysely_migration', 'kysely_migration_lock'];
 
-interface IndexInfo { table: string; index: string; firstColumn: string | null }
+interface IndexInfo {
+  table: string;
+  index: string;
+  firstColumn: string | null;
+}
 
 async function introspect(dialect: TestDialect, url: string): Promise<{ tables: string[]; indexes: IndexInfo[] }> {
   if (dialect === 'sqlite') {
     const db = new Sqlite(url.slice('sqlite:'.length), { readonly: true });
     try {
-      const tables = (db.prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%'").all() as { name: string }[]).map((t) => t.name);
-      const indexes = tables.flatMap((table) => (db.pragma(`index_list('${table}')`) as { name: string }[]).map((ix) => {
-        const first = (db.pragma(`index_xinfo('${ix.name}')`) as { seqno: number; name: string | null }[]).find((c) => c.seqno === 0);
-        return { table, index: ix.name, firstColumn: first?.name ?? null };
-      }));
+      const tables = (
+        db.prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%'").all() as {
+          name: string;
+        }[]
+      ).map((t) => t.name);
+      const indexes = tables.flatMap((table) =>
+        (db.pragma(`index_list('${table}')`) as { name: string }[]).map((ix) => {
+          const first = (db.pragma(`index_xinfo('${ix.name}')`) as { seqno: number; name: string | null }[]).find(
+            (c) => c.seqno === 0,
+          );
+          return { table, index: ix.name, firstColumn: first?.name ?? null };
+        }),
+      );
       return { tables, indexes };
     } finally {
       db.close();
@@ -28,15 +40,21 @@ async function introspect(dialect: TestDialect, url: string): Promise<{ tables: 
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const tables = (await client.query<{ name: string }>("select tablename as name from pg_tables where schemaname = current_schema()")).rows.map((r) => r.name);
-    const indexes = (await client.query<IndexInfo>(`
+    const tables = (
+      await client.query<{ name: string }>(
+        'select tablename as name from pg_tables where schemaname = current_schema()',
+      )
+    ).rows.map((r) => r.name);
+    const indexes = (
+      await client.query<IndexInfo>(`
       select t.relname as "table", i.relname as "index", a.attname as "firstColumn"
       from pg_index x
       join pg_class t on t.oid = x.indrelid
       join pg_class i on i.oid = x.indexrelid
       join pg_namespace n on n.oid = t.relnamespace
       left join pg_attribute a on a.attrelid = t.oid and a.attnum = x.indkey[0]
-      where n.nspname = current_schema()`)).rows;
+      where n.nspname = current_schema()`)
+    ).rows;
     return { tables, indexes };
   } finally {
     await client.end();

@@ -22,6 +22,9 @@ describe('environment variables', () => {
   });
 
   it('a variable in the table is really read', () => {
-    expect(loadConfig({}, { SECINV_PORT: '9999', SECINV_DB_POOL_MAX: '3' })).toMatchObject({ port: 9999, dbPoolMax: 3 });
+    expect(loadConfig({}, { SECINV_PORT: '9999', SECINV_DB_POOL_MAX: '3' })).toMatchObject({
+      port: 9999,
+      dbPoolMax: 3,
+    });
   });
 });

@@ -4,7 +4,12 @@ import { ApiError } from '../../src/domain/errors.js';
 import { cursorBinding, cursorCodec } from '../../src/http/cursor.js';
 
 const codec = cursorCodec(randomBytes(32));
-const binding = cursorBinding('tenant-a', { severityLevels: ['HIGH', 'CRITICAL'], sortBy: 'score', sortOrder: 'desc', perPage: 5 });
+const binding = cursorBinding('tenant-a', {
+  severityLevels: ['HIGH', 'CRITICAL'],
+  sortBy: 'score',
+  sortOrder: 'desc',
+  perPage: 5,
+});
 
 const rejects = (cursor: string, b = binding) => {
   try {
@@ -17,17 +22,44 @@ const rejects = (cursor: string, b = binding) => {
 
 describe('cursor codec', () => {
   it('round-trips positions with string and number sort values', () => {
-    for (const position of [['2024-01-01T00:00:00.000Z', 'risk-1'], [7.25, 'r'], [0, ''], [-1e-9, 'ünïcødé/id']] as const) {
+    for (const position of [
+      ['2024-01-01T00:00:00.000Z', 'risk-1'],
+      [7.25, 'r'],
+      [0, ''],
+      [-1e-9, 'ünïcødé/id'],
+    ] as const) {
       expect(codec.decode(codec.encode(position, binding), binding)).toEqual(position);
     }
   });
 
   it('binds to the tenant and the normalised query, not to perPage or item order', () => {
     const cursor = codec.encode([1, 'x'], binding);
-    expect(codec.decode(cursor, cursorBinding('tenant-a', { perPage: 100, sortOrder: 'desc', sortBy: 'score', severityLevels: ['CRITICAL', 'HIGH'] }))).toEqual([1, 'x']);
-    expect(rejects(cursor, cursorBinding('tenant-b', { severityLevels: ['HIGH', 'CRITICAL'], sortBy: 'score', sortOrder: 'desc' }))).toBe(true);
-    expect(rejects(cursor, cursorBinding('tenant-a', { severityLevels: ['HIGH'], sortBy: 'score', sortOrder: 'desc' }))).toBe(true);
-    expect(rejects(cursor, cursorBinding('tenant-a', { severityLevels: ['HIGH', 'CRITICAL'], sortBy: 'score', sortOrder: 'asc' }))).toBe(true);
+    expect(
+      codec.decode(
+        cursor,
+        cursorBinding('tenant-a', {
+          perPage: 100,
+          sortOrder: 'desc',
+          sortBy: 'score',
+          severityLevels: ['CRITICAL', 'HIGH'],
+        }),
+      ),
+    ).toEqual([1, 'x']);
+    expect(
+      rejects(
+        cursor,
+        cursorBinding('tenant-b', { severityLevels: ['HIGH', 'CRITICAL'], sortBy: 'score', sortOrder: 'desc' }),
+      ),
+    ).toBe(true);
+    expect(
+      rejects(cursor, cursorBinding('tenant-a', { severityLevels: ['HIGH'], sortBy: 'score', sortOrder: 'desc' })),
+    ).toBe(true);
+    expect(
+      rejects(
+        cursor,
+        cursorBinding('tenant-a', { severityLevels: ['HIGH', 'CRITICAL'], sortBy: 'score', sortOrder: 'asc' }),
+      ),
+    ).toBe(true);
   });
 
   it('rejects every single-character change of a cursor', () => {
@@ -46,6 +78,15 @@ describe('cursor codec', () => {
 
   it('rejects cursors signed with another key and malformed ones', () => {
     const other = cursorCodec(randomBytes(32)).encode([1, 'x'], binding);
-    for (const bad of [other, '', '.', 'a.b', 'a.b.c', `${codec.encode([1, 'x'], binding)}x`, 'bm90IGpzb24.AAAAAAAAAAAAAAAAAAAAAA']) expect(rejects(bad), bad).toBe(true);
+    for (const bad of [
+      other,
+      '',
+      '.',
+      'a.b',
+      'a.b.c',
+      `${codec.encode([1, 'x'], binding)}x`,
+      'bm90IGpzb24.AAAAAAAAAAAAAAAAAAAAAA',
+    ])
+      expect(rejects(bad), bad).toBe(true);
   });
 });

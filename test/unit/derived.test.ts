@@ -1,9 +1,23 @@
 // The derived-field and text-match rules of the domain layer, one by one.
 import { describe, expect, it } from 'vitest';
 import { derivedAssetFields, secretCountFields } from '../../src/domain/assets.js';
-import { deriveAssetFields, hasVendorFix, secretCounts, severityLevelValue, vulnerabilityScore, type DerivedAssetFields } from '../../src/domain/derived.js';
+import {
+  deriveAssetFields,
+  hasVendorFix,
+  secretCounts,
+  severityLevelValue,
+  vulnerabilityScore,
+  type DerivedAssetFields,
+} from '../../src/domain/derived.js';
 import { findingSeverities } from '../../src/domain/enums.js';
-import { META_SEPARATOR, metadataMatches, metadataSearchText, nameMatches, serviceMatches, serviceName } from '../../src/domain/search.js';
+import {
+  META_SEPARATOR,
+  metadataMatches,
+  metadataSearchText,
+  nameMatches,
+  serviceMatches,
+  serviceName,
+} from '../../src/domain/search.js';
 
 describe('vulnerabilityScore', () => {
   it('is 0 without findings and grows with count and severity, within 0 to 10', () => {
@@ -18,32 +32,60 @@ describe('vulnerabilityScore', () => {
   });
 });
 
-const finding = (severity: (typeof findingSeverities)[number], flags: Partial<{ hasKev: boolean; hasExploit: boolean; isExploitable: boolean }> = {}) => ({
-  severityLevelValue: severityLevelValue(severity), hasKev: false, hasExploit: false, isExploitable: false, ...flags,
+const finding = (
+  severity: (typeof findingSeverities)[number],
+  flags: Partial<{ hasKev: boolean; hasExploit: boolean; isExploitable: boolean }> = {},
+) => ({
+  severityLevelValue: severityLevelValue(severity),
+  hasKev: false,
+  hasExploit: false,
+  isExploitable: false,
+  ...flags,
 });
 
 describe('deriveAssetFields', () => {
   it('an asset without counted findings is not vulnerable and scores 0', () => {
     expect(deriveAssetFields([])).toEqual({
-      isVulnerable: false, numberOfLowVulnerabilities: 0, numberOfMediumVulnerabilities: 0, numberOfHighVulnerabilities: 0,
-      numberOfCriticalVulnerabilities: 0, vulnerabilityScore: 0, hasKev: false, hasExploit: false, isExploitable: false,
+      isVulnerable: false,
+      numberOfLowVulnerabilities: 0,
+      numberOfMediumVulnerabilities: 0,
+      numberOfHighVulnerabilities: 0,
+      numberOfCriticalVulnerabilities: 0,
+      vulnerabilityScore: 0,
+      hasKev: false,
+      hasExploit: false,
+      isExploitable: false,
     });
   });
 
   it('counts each severity, ORs the flags, and scores with vulnerabilityScore', () => {
     const derived = deriveAssetFields([
-      finding('CRITICAL'), finding('HIGH', { hasKev: true }), finding('HIGH'), finding('MEDIUM', { isExploitable: true }), finding('LOW', { hasExploit: true }),
+      finding('CRITICAL'),
+      finding('HIGH', { hasKev: true }),
+      finding('HIGH'),
+      finding('MEDIUM', { isExploitable: true }),
+      finding('LOW', { hasExploit: true }),
     ]);
     expect(derived).toEqual({
-      isVulnerable: true, numberOfLowVulnerabilities: 1, numberOfMediumVulnerabilities: 1, numberOfHighVulnerabilities: 2,
-      numberOfCriticalVulnerabilities: 1, vulnerabilityScore: vulnerabilityScore({ critical: 1, high: 2, medium: 1, low: 1 }),
-      hasKev: true, hasExploit: true, isExploitable: true,
+      isVulnerable: true,
+      numberOfLowVulnerabilities: 1,
+      numberOfMediumVulnerabilities: 1,
+      numberOfHighVulnerabilities: 2,
+      numberOfCriticalVulnerabilities: 1,
+      vulnerabilityScore: vulnerabilityScore({ critical: 1, high: 2, medium: 1, low: 1 }),
+      hasKev: true,
+      hasExploit: true,
+      isExploitable: true,
     });
   });
 
   it('INFORMATIONAL and UNKNOWN findings make an asset vulnerable but count nowhere', () => {
     expect(deriveAssetFields([finding('INFORMATIONAL', { hasKev: true }), finding('UNKNOWN')])).toMatchObject({
-      isVulnerable: true, numberOfLowVulnerabilities: 0, numberOfCriticalVulnerabilities: 0, vulnerabilityScore: 0, hasKev: true,
+      isVulnerable: true,
+      numberOfLowVulnerabilities: 0,
+      numberOfCriticalVulnerabilities: 0,
+      vulnerabilityScore: 0,
+      hasKev: true,
     });
   });
 
@@ -65,8 +107,18 @@ describe('finding and asset rules', () => {
   });
 
   it('secret counts are the lengths of the secret arrays', () => {
-    const counts = secretCounts({ lowSecrets: [1], mediumSecrets: [], highSecrets: [1, 2], criticalSecrets: [1, 2, 3] });
-    expect(counts).toEqual({ numberOfLowSecrets: 1, numberOfMediumSecrets: 0, numberOfHighSecrets: 2, numberOfCriticalSecrets: 3 });
+    const counts = secretCounts({
+      lowSecrets: [1],
+      mediumSecrets: [],
+      highSecrets: [1, 2],
+      criticalSecrets: [1, 2, 3],
+    });
+    expect(counts).toEqual({
+      numberOfLowSecrets: 1,
+      numberOfMediumSecrets: 0,
+      numberOfHighSecrets: 2,
+      numberOfCriticalSecrets: 3,
+    });
     expect(Object.keys(counts)).toEqual([...secretCountFields]);
   });
 });
@@ -92,7 +144,17 @@ describe('text matching', () => {
 
   it('metadata: keys and scalar values, lower-cased, never across two tokens', () => {
     const text = metadataSearchText({ State: 'Running', Ports: [22, 443], nested: { On: true, none: null } });
-    expect(text.split(META_SEPARATOR)).toEqual(['state', 'running', 'ports', '22', '443', 'nested', 'on', 'true', 'none']);
+    expect(text.split(META_SEPARATOR)).toEqual([
+      'state',
+      'running',
+      'ports',
+      '22',
+      '443',
+      'nested',
+      'on',
+      'true',
+      'none',
+    ]);
     expect(metadataMatches(text, 'RUN')).toBe(true);
     expect(metadataMatches(text, 'null')).toBe(false);
     expect(metadataMatches(text, `state${META_SEPARATOR}running`)).toBe(false);

@@ -1,15 +1,39 @@
 import { describe, expect, it } from 'vitest';
-import { compileExemption, matchingExemptions, type MatchableAsset, type MatchableFinding } from '../../src/domain/exemptions.js';
+import {
+  compileExemption,
+  matchingExemptions,
+  type MatchableAsset,
+  type MatchableFinding,
+} from '../../src/domain/exemptions.js';
 import type { ExemptionRule } from '../../src/domain/vulnerabilities.js';
 
 const finding: MatchableFinding = { assetId: 'asset-1', vulnerabilityId: 'CVE-1', hasVendorFix: false };
 const asset: MatchableAsset = { region: 'us-east-1', tags: [{ Key: 'env', Value: 'prod' }], groupIds: new Set(['g1']) };
 
 const unset: ExemptionRule = {
-  exemptionType: null, vulnerabilityId: null, vulnerabilityIds: null, assetIds: null, assetGroupIds: null, assetRegions: null, assetTags: null, noVendorFix: false,
+  exemptionType: null,
+  vulnerabilityId: null,
+  vulnerabilityIds: null,
+  assetIds: null,
+  assetGroupIds: null,
+  assetRegions: null,
+  assetTags: null,
+  noVendorFix: false,
 };
 const matches = (rule: Partial<ExemptionRule>, f: MatchableFinding = finding, a: MatchableAsset = asset): boolean =>
-  matchingExemptions([compileExemption('x', { name: null, reason: null, createdAt: null, updatedAt: null, rules: [{ ...unset, ...rule }] })], f, a).length === 1;
+  matchingExemptions(
+    [
+      compileExemption('x', {
+        name: null,
+        reason: null,
+        createdAt: null,
+        updatedAt: null,
+        rules: [{ ...unset, ...rule }],
+      }),
+    ],
+    f,
+    a,
+  ).length === 1;
 
 describe('exemption rule criteria', () => {
   const cases: [string, Partial<ExemptionRule>, boolean][] = [
@@ -27,10 +51,18 @@ describe('exemption rule criteria', () => {
     ['assetTags value differs in case', { assetTags: [{ key: 'env', value: 'Prod' }] }, false],
     ['assetTags key matches, value not', { assetTags: [{ key: 'env', value: 'dev' }] }, false],
     ['noVendorFix true without a fix', { noVendorFix: true }, true],
-    ['all criteria hold', { vulnerabilityId: 'CVE-1', assetRegions: ['us-east-1'], noVendorFix: true, assetGroupIds: ['g1'] }, true],
+    [
+      'all criteria hold',
+      { vulnerabilityId: 'CVE-1', assetRegions: ['us-east-1'], noVendorFix: true, assetGroupIds: ['g1'] },
+      true,
+    ],
     ['one of several criteria fails', { vulnerabilityId: 'CVE-1', assetRegions: ['eu-west-1'] }, false],
     ['no criterion matches nothing', {}, false],
-    ['empty string and empty lists set nothing', { vulnerabilityId: '', vulnerabilityIds: [], assetIds: [], assetTags: [] }, false],
+    [
+      'empty string and empty lists set nothing',
+      { vulnerabilityId: '', vulnerabilityIds: [], assetIds: [], assetTags: [] },
+      false,
+    ],
     ['empty string beside a real criterion is ignored', { vulnerabilityId: '', assetIds: ['asset-1'] }, true],
     ['exemptionType alone sets nothing', { exemptionType: 'ACCEPTED_RISK' }, false],
     ['exemptionType does not change matching', { exemptionType: 'anything', assetIds: ['asset-1'] }, true],
@@ -51,7 +83,13 @@ describe('exemption rule criteria', () => {
   it('an exemption matches when any one of its rules matches, and every matching exemption is returned', () => {
     const base = { name: null, reason: null, createdAt: null, updatedAt: null };
     const exemptions = [
-      compileExemption('e1', { ...base, rules: [{ ...unset, vulnerabilityId: 'CVE-9' }, { ...unset, assetIds: ['asset-1'] }] }),
+      compileExemption('e1', {
+        ...base,
+        rules: [
+          { ...unset, vulnerabilityId: 'CVE-9' },
+          { ...unset, assetIds: ['asset-1'] },
+        ],
+      }),
       compileExemption('e2', { ...base, rules: [{ ...unset, assetRegions: ['us-east-1'] }] }),
       compileExemption('e3', { ...base, rules: [{ ...unset, assetRegions: ['eu-west-1'] }] }),
       compileExemption('e4', { ...base, rules: [] }),

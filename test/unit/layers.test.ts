@@ -25,7 +25,11 @@ describe('layer rules', { timeout: 120_000 }, () => {
     const messages = await lintPlanted({
       'domain/planted-TAG.ts': "import type { Storage } from '../storage/types.js';\nexport type Planted = Storage;\n",
     });
-    expect(messages.some((m) => m.startsWith('import-x/no-restricted-paths') && m.includes('the domain layer must not import'))).toBe(true);
+    expect(
+      messages.some(
+        (m) => m.startsWith('import-x/no-restricted-paths') && m.includes('the domain layer must not import'),
+      ),
+    ).toBe(true);
   });
 
   it('an import cycle fails the lint', async () => {
@@ -38,7 +42,8 @@ describe('layer rules', { timeout: 120_000 }, () => {
 
   it('an import within the rules passes', async () => {
     const messages = await lintPlanted({
-      'storage/planted-TAG.ts': "import { severityLevelValues } from '../domain/enums.js';\nexport const planted = severityLevelValues.HIGH;\n",
+      'storage/planted-TAG.ts':
+        "import { severityLevelValues } from '../domain/enums.js';\nexport const planted = severityLevelValues.HIGH;\n",
     });
     expect(messages).toEqual([]);
   });

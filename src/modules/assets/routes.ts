@@ -4,7 +4,13 @@ import { errorResponses, jsonResponse } from '../../http/docs.js';
 import { itemBody, listBody, pageMeta, sendJson } from '../../http/respond.js';
 import type { Storage } from '../../storage/index.js';
 import {
-  GetAssetResponse, ListAssetsResponse, getAssetExample, getAssetQuery, listAssetsExample, listAssetsQuery, type GetAssetQuery,
+  GetAssetResponse,
+  ListAssetsResponse,
+  getAssetExample,
+  getAssetQuery,
+  listAssetsExample,
+  listAssetsQuery,
+  type GetAssetQuery,
   type ListAssetsQuery,
 } from './schemas.js';
 
@@ -13,63 +19,82 @@ export const ASSETS_PATH = '/v1/tenant/assets';
 export const ASSET_PATH = '/v1/tenant/assets/*';
 
 export async function assetRoutes(app: FastifyInstance, { storage }: { storage: Storage }): Promise<void> {
-  app.get<{ Querystring: ListAssetsQuery }>(ASSETS_PATH, {
-    schema: {
-      operationId: 'listAssets',
-      summary: 'List assets',
-      description: 'The cloud and cluster assets of the tenant of the key, filtered, sorted and in numbered pages.\n\n'
-        + 'Filters combine with AND; the items of one list parameter (comma-separated, or the parameter repeated) with OR. '
-        + 'Without `sortBy` the order is `id` ascending; ties break by `id` in the sort\'s direction and nulls sort last. '
-        + 'The derived fields (`numberOf…Vulnerabilities`, `isVulnerable`, `hasKev`, `hasExploit`, `isExploitable`, '
-        + '`vulnerabilityScore`) count only the findings no exemption matches.\n\n'
-        + 'Request rules (every operation): an unknown parameter, an empty value, a scalar parameter given twice, an '
-        + 'invalid enum, boolean, number or date, or a range whose start is after its end is `400`, listing every problem. '
-        + 'Enum values match in any case. Date-times are RFC 3339 or `yyyy-MM-dd` (midnight UTC); ranges are inclusive.',
-      tags: ['Assets'],
-      querystring: listAssetsQuery.schema,
-      response: {
-        200: jsonResponse('A page of assets and its position.', ListAssetsResponse, listAssetsExample),
-        ...errorResponses({
-          badRequest: {
-            errors: [
-              { code: 'invalid_parameter', field: 'perPage', message: 'perPage must be an integer from 1 to 1000' },
-              { code: 'unknown_parameter', field: 'provider', message: "unknown query parameter 'provider'" },
-            ],
-          },
-        }),
+  app.get<{ Querystring: ListAssetsQuery }>(
+    ASSETS_PATH,
+    {
+      schema: {
+        operationId: 'listAssets',
+        summary: 'List assets',
+        description:
+          'The cloud and cluster assets of the tenant of the key, filtered, sorted and in numbered pages.\n\n' +
+          'Filters combine with AND; the items of one list parameter (comma-separated, or the parameter repeated) with OR. ' +
+          "Without `sortBy` the order is `id` ascending; ties break by `id` in the sort's direction and nulls sort last. " +
+          'The derived fields (`numberOf…Vulnerabilities`, `isVulnerable`, `hasKev`, `hasExploit`, `isExploitable`, ' +
+          '`vulnerabilityScore`) count only the findings no exemption matches.\n\n' +
+          'Request rules (every operation): an unknown parameter, an empty value, a scalar parameter given twice, an ' +
+          'invalid enum, boolean, number or date, or a range whose start is after its end is `400`, listing every problem. ' +
+          'Enum values match in any case. Date-times are RFC 3339 or `yyyy-MM-dd` (midnight UTC); ranges are inclusive.',
+        tags: ['Assets'],
+        querystring: listAssetsQuery.schema,
+        response: {
+          200: jsonResponse('A page of assets and its position.', ListAssetsResponse, listAssetsExample),
+          ...errorResponses({
+            badRequest: {
+              errors: [
+                { code: 'invalid_parameter', field: 'perPage', message: 'perPage must be an integer from 1 to 1000' },
+                { code: 'unknown_parameter', field: 'provider', message: "unknown query parameter 'provider'" },
+              ],
+            },
+          }),
+        },
       },
     },
-  }, async (request, reply) => {
-    const query = request.query;
-    const { items, total } = await storage.listAssets(request.tenant, query);
-    return sendJson(reply, listBody(items, pageMeta(query.page, query.perPage, total)));
-  });
+    async (request, reply) => {
+      const query = request.query;
+      const { items, total } = await storage.listAssets(request.tenant, query);
+      return sendJson(reply, listBody(items, pageMeta(query.page, query.perPage, total)));
+    },
+  );
 
-  app.get<{ Querystring: GetAssetQuery; Params: { '*': string } }>(ASSET_PATH, {
-    schema: {
-      operationId: 'getAsset',
-      summary: 'Get an asset',
-      description: 'One asset of the tenant of the key, by its id (its resource name), optionally with its raw data.\n\n'
-        + 'The id may be sent raw or percent-encoded: `/v1/tenant/assets/sirn%3Aassets%3A…` and `/v1/tenant/assets/sirn:assets:…` '
-        + 'name the same asset, and an id containing `/` (an ARN-like resource id) may keep it raw or send it as `%2F`. '
-        + 'An asset of another tenant is answered exactly like a missing one (`404`).',
-      tags: ['Assets'],
-      querystring: getAssetQuery.schema,
-      response: {
-        200: jsonResponse('The asset.', GetAssetResponse, getAssetExample),
-        ...errorResponses({
-          badRequest: {
-            errors: [{ code: 'invalid_parameter', field: 'include', message: "include has invalid item(s) 'raw': each item must be one of rawData" }],
-          },
-          notFound: true,
-        }),
+  app.get<{ Querystring: GetAssetQuery; Params: { '*': string } }>(
+    ASSET_PATH,
+    {
+      schema: {
+        operationId: 'getAsset',
+        summary: 'Get an asset',
+        description:
+          'One asset of the tenant of the key, by its id (its resource name), optionally with its raw data.\n\n' +
+          'The id may be sent raw or percent-encoded: `/v1/tenant/assets/sirn%3Aassets%3A…` and `/v1/tenant/assets/sirn:assets:…` ' +
+          'name the same asset, and an id containing `/` (an ARN-like resource id) may keep it raw or send it as `%2F`. ' +
+          'An asset of another tenant is answered exactly like a missing one (`404`).',
+        tags: ['Assets'],
+        querystring: getAssetQuery.schema,
+        response: {
+          200: jsonResponse('The asset.', GetAssetResponse, getAssetExample),
+          ...errorResponses({
+            badRequest: {
+              errors: [
+                {
+                  code: 'invalid_parameter',
+                  field: 'include',
+                  message: "include has invalid item(s) 'raw': each item must be one of rawData",
+                },
+              ],
+            },
+            notFound: true,
+          }),
+        },
       },
     },
-  }, async (request, reply) => {
-    const id = request.params['*'];
-    const asset = id === '' ? undefined : await storage.getAsset(request.tenant, id, request.query.include?.includes('rawData') ?? false);
-    // Another tenant's asset is indistinguishable from a missing one.
-    if (!asset) throw apiError('not_found', 'no asset with this id');
-    return sendJson(reply, itemBody(asset));
-  });
+    async (request, reply) => {
+      const id = request.params['*'];
+      const asset =
+        id === ''
+          ? undefined
+          : await storage.getAsset(request.tenant, id, request.query.include?.includes('rawData') ?? false);
+      // Another tenant's asset is indistinguishable from a missing one.
+      if (!asset) throw apiError('not_found', 'no asset with this id');
+      return sendJson(reply, itemBody(asset));
+    },
+  );
 }

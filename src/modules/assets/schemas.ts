@@ -11,14 +11,16 @@ export type { GetAssetQuery, ListAssetsQuery } from '../../domain/assets.js';
 export const listAssetsQuery = defineQuery(listAssetsSpec);
 export const getAssetQuery = defineQuery(getAssetSpec);
 
-
-export const PageMeta = Type.Object({
-  page: Type.Integer({ description: 'The page number of this response' }),
-  perPage: Type.Integer({ description: 'The page size of this response' }),
-  total: Type.Integer({ description: 'How many records match the filters, over all pages' }),
-  hasNextPage: Type.Boolean({ description: 'Whether a later page has records' }),
-  hasPreviousPage: Type.Boolean({ description: 'Whether this is not the first page' }),
-}, { description: 'Position of a numbered page in the list' });
+export const PageMeta = Type.Object(
+  {
+    page: Type.Integer({ description: 'The page number of this response' }),
+    perPage: Type.Integer({ description: 'The page size of this response' }),
+    total: Type.Integer({ description: 'How many records match the filters, over all pages' }),
+    hasNextPage: Type.Boolean({ description: 'Whether a later page has records' }),
+    hasPreviousPage: Type.Boolean({ description: 'Whether this is not the first page' }),
+  },
+  { description: 'Position of a numbered page in the list' },
+);
 
 // ---- OpenAPI documentation of the asset operations (see src/http/docs.ts) ----
 
@@ -26,9 +28,10 @@ export const PageMeta = Type.Object({
 export const AssetIdParams = Type.Object({
   assetId: Type.String({
     minLength: 1,
-    description: 'The asset id, its resource name (for example `sirn:assets:<uuid>:aws:ec2:instance:us-east-2:i-07b1e1016f9ae97f0`). '
-      + 'Ids contain `:` and may contain `/` (ARN-like resource ids). Send it percent-encoded (`:` as `%3A`, `/` as `%2F`), '
-      + 'or raw: both are accepted, and the raw form may keep its `/`. An empty id is `404`.',
+    description:
+      'The asset id, its resource name (for example `sirn:assets:<uuid>:aws:ec2:instance:us-east-2:i-07b1e1016f9ae97f0`). ' +
+      'Ids contain `:` and may contain `/` (ARN-like resource ids). Send it percent-encoded (`:` as `%3A`, `/` as `%2F`), ' +
+      'or raw: both are accepted, and the raw form may keep its `/`. An empty id is `404`.',
     examples: ['sirn:assets:4f10d8f8-7ac2-44e9-abd3-e1482e23fdff:aws:ec2:instance:us-east-2:i-07b1e1016f9ae97f0'],
   }),
 });
@@ -39,10 +42,17 @@ export const ListAssetsResponse = Type.Object({
 });
 
 export const GetAssetResponse = Type.Object({
-  data: Type.Intersect([
-    ref('Asset'),
-    Type.Object({ rawData: Type.Optional(FreeObject('The asset\'s raw data as imported (`{}` when none was). Only with `include=rawData`.')) }),
-  ], { description: 'The asset; with `include=rawData` it also carries `rawData`' }),
+  data: Type.Intersect(
+    [
+      ref('Asset'),
+      Type.Object({
+        rawData: Type.Optional(
+          FreeObject("The asset's raw data as imported (`{}` when none was). Only with `include=rawData`."),
+        ),
+      }),
+    ],
+    { description: 'The asset; with `include=rawData` it also carries `rawData`' },
+  ),
 });
 
 const TENANT = EXAMPLE_TENANT;
@@ -62,7 +72,10 @@ export const assetExample: Asset = {
   firstObservedAt: '2025-08-03T03:21:26.029Z',
   lastObservedAt: '2026-10-31T04:40:03.527Z',
   updatedAt: '2026-01-21T14:33:38.639Z',
-  tags: [{ Key: 'Environment', Value: 'prod' }, { Key: 'Team', Value: 'sre' }],
+  tags: [
+    { Key: 'Environment', Value: 'prod' },
+    { Key: 'Team', Value: 'sre' },
+  ],
   isPubliclyExposed: true,
   isVulnerable: true,
   numberOfLowVulnerabilities: 2,
@@ -91,21 +104,33 @@ export const assetExample: Asset = {
   mediumSecrets: [],
   highSecrets: [],
   criticalSecrets: [{ type: 'aws-access-key', path: '/etc/cron.d/checkout' }],
-  operatingSystem: [{
-    architecture: 'x86_64', name: 'Ubuntu', platform: 'linux', version: '22.04', versionId: 22.04,
-    activeKernel: '5.15.0-1051-aws', buildNumber: null, lcuVersion: null,
-  }],
+  operatingSystem: [
+    {
+      architecture: 'x86_64',
+      name: 'Ubuntu',
+      platform: 'linux',
+      version: '22.04',
+      versionId: 22.04,
+      activeKernel: '5.15.0-1051-aws',
+      buildNumber: null,
+      lcuVersion: null,
+    },
+  ],
   riskScore: 8.2,
   operationalState: 'active',
   region: 'us-east-2',
   service: 'AWS::EC2',
   resourceId: 'i-07b1e1016f9ae97f0',
   resourceName: 'checkout-cron-prod-12',
-  resourceTags: [{ Key: 'Environment', Value: 'prod' }, { Key: 'backup', Value: true }],
+  resourceTags: [
+    { Key: 'Environment', Value: 'prod' },
+    { Key: 'backup', Value: true },
+  ],
   resourceType: 'AWS::EC2::Instance',
   fullResourceName: 'arn:aws:ec2:us-east-2:866483505163:instance/i-07b1e1016f9ae97f0',
   providerAccountId: 866483505163,
-  resourceURL: 'https://us-east-2.console.aws.amazon.com/ec2/home?region=us-east-2#InstanceDetails:instanceId=i-07b1e1016f9ae97f0',
+  resourceURL:
+    'https://us-east-2.console.aws.amazon.com/ec2/home?region=us-east-2#InstanceDetails:instanceId=i-07b1e1016f9ae97f0',
   isSusceptibleToPrivilegeEscalation: false,
 };
 
@@ -118,7 +143,11 @@ export const getAssetExample = {
   data: {
     ...assetExample,
     rawData: {
-      configuration: { InstanceId: 'i-07b1e1016f9ae97f0', InstanceType: 't3.medium', State: { Code: 16, Name: 'running' } },
+      configuration: {
+        InstanceId: 'i-07b1e1016f9ae97f0',
+        InstanceType: 't3.medium',
+        State: { Code: 16, Name: 'running' },
+      },
       collected: { collector: 'aws-inventory', collectorVersion: '3.8.4' },
     },
   },

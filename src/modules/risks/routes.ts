@@ -7,41 +7,59 @@ import { ListRisksResponse, listRisksExample, listRisksQuery, type ListRisksQuer
 
 export const RISKS_PATH = '/v1/tenant/risks';
 
-export async function riskRoutes(app: FastifyInstance, { storage, cursors }: { storage: Storage; cursors: CursorCodec }): Promise<void> {
-  app.get<{ Querystring: ListRisksQuery }>(RISKS_PATH, {
-    schema: {
-      operationId: 'listRisks',
-      summary: 'List risks',
-      description: 'The risks of the tenant of the key, filtered, sorted and in cursor-paginated batches, optionally with the '
-        + 'primary asset and the integration of each risk embedded.\n\n'
-        + 'Default order: `discoveredAt` descending; ties break by `id` in the same direction. To read every risk, pass '
-        + '`meta.cursor` back as `cursor`, with the same filters, `sortBy`, `sortOrder`, `fields` and `include` (`perPage` '
-        + 'may change), until it is `null`. A cursor used with another query or key, or altered, is `400 invalid_cursor`.\n\n'
-        + '`fields` returns only the named risk properties (so, with `fields`, the items of `data` hold only those; `include` '
-        + 'is independent of it). `include=primaryAsset` adds `primaryAsset` (the asset as the asset operations return it, '
-        + 'without `rawData`, or `null` when it is not in the inventory), `include=integration` adds `integration` (or `null`).\n\n'
-        + 'Request rules: as on every operation (see List assets); `400` lists every problem.',
-      tags: ['Risks'],
-      querystring: listRisksQuery.schema,
-      response: {
-        200: jsonResponse('A batch of risks and the cursor of the next one.', ListRisksResponse, listRisksExample),
-        ...errorResponses({
-          badRequest: {
-            errors: [
-              { code: 'invalid_parameter', field: 'severityLevels', message: "severityLevels has invalid item(s) 'SEVERE': each item must be one of CRITICAL, HIGH, MEDIUM, LOW" },
-              { code: 'invalid_cursor', field: 'cursor', message: 'cursor is not valid for this query: pass meta.cursor unchanged, with the same key, filters, sort, fields and include' },
-            ],
-          },
-          cursor: true,
-        }),
+export async function riskRoutes(
+  app: FastifyInstance,
+  { storage, cursors }: { storage: Storage; cursors: CursorCodec },
+): Promise<void> {
+  app.get<{ Querystring: ListRisksQuery }>(
+    RISKS_PATH,
+    {
+      schema: {
+        operationId: 'listRisks',
+        summary: 'List risks',
+        description:
+          'The risks of the tenant of the key, filtered, sorted and in cursor-paginated batches, optionally with the ' +
+          'primary asset and the integration of each risk embedded.\n\n' +
+          'Default order: `discoveredAt` descending; ties break by `id` in the same direction. To read every risk, pass ' +
+          '`meta.cursor` back as `cursor`, with the same filters, `sortBy`, `sortOrder`, `fields` and `include` (`perPage` ' +
+          'may change), until it is `null`. A cursor used with another query or key, or altered, is `400 invalid_cursor`.\n\n' +
+          '`fields` returns only the named risk properties (so, with `fields`, the items of `data` hold only those; `include` ' +
+          'is independent of it). `include=primaryAsset` adds `primaryAsset` (the asset as the asset operations return it, ' +
+          'without `rawData`, or `null` when it is not in the inventory), `include=integration` adds `integration` (or `null`).\n\n' +
+          'Request rules: as on every operation (see List assets); `400` lists every problem.',
+        tags: ['Risks'],
+        querystring: listRisksQuery.schema,
+        response: {
+          200: jsonResponse('A batch of risks and the cursor of the next one.', ListRisksResponse, listRisksExample),
+          ...errorResponses({
+            badRequest: {
+              errors: [
+                {
+                  code: 'invalid_parameter',
+                  field: 'severityLevels',
+                  message:
+                    "severityLevels has invalid item(s) 'SEVERE': each item must be one of CRITICAL, HIGH, MEDIUM, LOW",
+                },
+                {
+                  code: 'invalid_cursor',
+                  field: 'cursor',
+                  message:
+                    'cursor is not valid for this query: pass meta.cursor unchanged, with the same key, filters, sort, fields and include',
+                },
+              ],
+            },
+            cursor: true,
+          }),
+        },
       },
     },
-  }, async (request, reply) => {
-    const query = request.query;
-    const binding = cursorBinding(request.tenant.tenantId, query);
-    const after = query.cursor === undefined ? undefined : cursors.decode(query.cursor, binding);
-    const { items, total, next } = await storage.listRisks(request.tenant, query, after);
-    const cursor = next === null ? null : cursors.encode(next, binding);
-    return sendJson(reply, listBody(items, { perPage: query.perPage, total, cursor }));
-  });
+    async (request, reply) => {
+      const query = request.query;
+      const binding = cursorBinding(request.tenant.tenantId, query);
+      const after = query.cursor === undefined ? undefined : cursors.decode(query.cursor, binding);
+      const { items, total, next } = await storage.listRisks(request.tenant, query, after);
+      const cursor = next === null ? null : cursors.encode(next, binding);
+      return sendJson(reply, listBody(items, { perPage: query.perPage, total, cursor }));
+    },
+  );
 }

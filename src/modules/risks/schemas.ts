@@ -10,31 +10,45 @@ export type { ListRisksQuery } from '../../domain/risks.js';
 
 export const listRisksQuery = defineQuery(listRisksSpec);
 
-export const CursorMeta = Type.Object({
-  perPage: Type.Integer({ description: 'The batch size of this response' }),
-  total: Type.Integer({ description: 'How many risks match the filters (regardless of the cursor)' }),
-  cursor: Type.Union([Type.String(), Type.Null()], {
-    description: 'Pass it as `cursor` (with the same filters, sort, `fields` and `include`) for the next batch; `null` on the last batch',
-  }),
-}, { description: 'Position of a batch in the cursor-paginated list' });
+export const CursorMeta = Type.Object(
+  {
+    perPage: Type.Integer({ description: 'The batch size of this response' }),
+    total: Type.Integer({ description: 'How many risks match the filters (regardless of the cursor)' }),
+    cursor: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'Pass it as `cursor` (with the same filters, sort, `fields` and `include`) for the next batch; `null` on the last batch',
+    }),
+  },
+  { description: 'Position of a batch in the cursor-paginated list' },
+);
 
 // ---- OpenAPI documentation of the risk list (see src/http/docs.ts) ----
 
 /** A risk of the list: the Risk properties (with `fields`, only those named), plus what `include` asks for. */
-export const RiskListItem = Type.Intersect([
-  ref('Risk'),
-  Type.Object({
-    primaryAsset: Type.Optional(Type.Union([ref('Asset'), Type.Null()], {
-      description: 'Only with `include=primaryAsset`: the risk\'s primary asset as the asset operations return it (without `rawData`), or `null` when it is not in the inventory',
-    })),
-    integration: Type.Optional(Type.Union([ref('Integration'), Type.Null()], {
-      description: 'Only with `include=integration`: the integration that produced the risk, or `null` when it is not in the inventory',
-    })),
-  }),
-], {
-  description: 'A risk. Every Risk property is present, unless `fields` is given: then only the risk properties it names are '
-    + '(`primaryAsset` and `integration` still follow `include`).',
-});
+export const RiskListItem = Type.Intersect(
+  [
+    ref('Risk'),
+    Type.Object({
+      primaryAsset: Type.Optional(
+        Type.Union([ref('Asset'), Type.Null()], {
+          description:
+            "Only with `include=primaryAsset`: the risk's primary asset as the asset operations return it (without `rawData`), or `null` when it is not in the inventory",
+        }),
+      ),
+      integration: Type.Optional(
+        Type.Union([ref('Integration'), Type.Null()], {
+          description:
+            'Only with `include=integration`: the integration that produced the risk, or `null` when it is not in the inventory',
+        }),
+      ),
+    }),
+  ],
+  {
+    description:
+      'A risk. Every Risk property is present, unless `fields` is given: then only the risk properties it names are ' +
+      '(`primaryAsset` and `integration` still follow `include`).',
+  },
+);
 
 export const ListRisksResponse = Type.Object({
   data: Type.Array(RiskListItem, { description: 'The risks of this batch' }),
@@ -70,20 +84,30 @@ export const riskExample: Risk = {
   organizationId: ORGANIZATION,
   tenantId: TENANT,
   integrationId: '6850935f-d658-412c-bd99-804d7616d1d2',
-  description: 'Internet-exposed workload runs software with critical vulnerabilities: checkout-cron-prod-12 (AWS::EC2::Instance) in us-east-2.',
+  description:
+    'Internet-exposed workload runs software with critical vulnerabilities: checkout-cron-prod-12 (AWS::EC2::Instance) in us-east-2.',
   primaryAssetId: 'sirn:assets:4f10d8f8-7ac2-44e9-abd3-e1482e23fdff:aws:ec2:instance:us-east-2:i-07b1e1016f9ae97f0',
   region: 'us-east-2',
-  resolutions: [{ key: 'patch-packages', type: 'REMEDIATION', title: 'Update the vulnerable packages to a fixed version' }],
+  resolutions: [
+    { key: 'patch-packages', type: 'REMEDIATION', title: 'Update the vulnerable packages to a fixed version' },
+  ],
   score: 8.7,
   likelihood: 0.9,
   impact: 9.6,
   severityLevel: 'CRITICAL',
-  factors: [{
-    key: 'internet-exposure', meta: { ports: [443], sourceCidr: '0.0.0.0/0' }, title: 'Reachable from the internet', value: 0.84,
-    verificationState: 'VERIFIED', description: 'Reachable from the internet on checkout-cron-prod-12.',
-  }],
+  factors: [
+    {
+      key: 'internet-exposure',
+      meta: { ports: [443], sourceCidr: '0.0.0.0/0' },
+      title: 'Reachable from the internet',
+      value: 0.84,
+      verificationState: 'VERIFIED',
+      description: 'Reachable from the internet on checkout-cron-prod-12.',
+    },
+  ],
   meta: {
-    assetName: 'checkout-cron-prod-12', resourceType: 'AWS::EC2::Instance',
+    assetName: 'checkout-cron-prod-12',
+    resourceType: 'AWS::EC2::Instance',
     fullResourceName: 'arn:aws:ec2:us-east-2:866483505163:instance/i-07b1e1016f9ae97f0',
   },
   discoveredAt: '2025-09-21T16:31:54.456Z',
@@ -96,7 +120,8 @@ export const listRisksExample = {
   meta: {
     perPage: 1,
     total: 57,
-    cursor: 'WzEsIjIwMjUtMDktMjFUMTY6MzE6NTQuNDU2WiIsIjUzMzQzYWI5LTAzN2EtNGIwNy04ZjVjLTdkNjYxM2VlYzc4MCJd.dQnPKxQqf5CGQxGGTVCI2A',
+    cursor:
+      'WzEsIjIwMjUtMDktMjFUMTY6MzE6NTQuNDU2WiIsIjUzMzQzYWI5LTAzN2EtNGIwNy04ZjVjLTdkNjYxM2VlYzc4MCJd.dQnPKxQqf5CGQxGGTVCI2A',
   },
 };
 

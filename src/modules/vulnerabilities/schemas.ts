@@ -25,7 +25,8 @@ export const vulnerabilityExample: Vulnerability = {
   vulnerabilityId: 'CVE-2023-19404',
   provider: 'AWS',
   assetType: 'AWS::EC2::Instance',
-  description: 'An improper certificate validation flaw was found in ncurses in terminfo parsing. This issue is fixed in version 6.4-4+deb12u1.',
+  description:
+    'An improper certificate validation flaw was found in ncurses in terminfo parsing. This issue is fixed in version 6.4-4+deb12u1.',
   title: 'ncurses: improper certificate validation in terminfo parsing',
   severityLevel: 'HIGH',
   severityLevelValue: 4,
@@ -36,35 +37,66 @@ export const vulnerabilityExample: Vulnerability = {
   executionId: '1793419268459',
   targetName: 'checkout-cron-prod-12',
   primaryUrl: 'https://avd.aquasec.com/nvd/cve-2023-19404',
-  packages: [{
-    packageName: 'ncurses', targetName: 'checkout-cron-prod-12 (ubuntu 22.04)', targetType: 'ubuntu', targetPath: 'var/lib/dpkg/status',
-    targetClass: 'os-pkgs', fixedVersion: '6.4-4+deb12u1', installedVersion: '6.4-4',
-  }],
-  cwes: [{
-    id: 'CWE-295', name: 'Improper Certificate Validation', cweId: '295', source: 'NVD',
-    sourceUrl: 'https://cwe.mitre.org/data/definitions/295.html',
-    description: 'The product does not validate, or incorrectly validates, a certificate.',
-  }],
+  packages: [
+    {
+      packageName: 'ncurses',
+      targetName: 'checkout-cron-prod-12 (ubuntu 22.04)',
+      targetType: 'ubuntu',
+      targetPath: 'var/lib/dpkg/status',
+      targetClass: 'os-pkgs',
+      fixedVersion: '6.4-4+deb12u1',
+      installedVersion: '6.4-4',
+    },
+  ],
+  cwes: [
+    {
+      id: 'CWE-295',
+      name: 'Improper Certificate Validation',
+      cweId: '295',
+      source: 'NVD',
+      sourceUrl: 'https://cwe.mitre.org/data/definitions/295.html',
+      description: 'The product does not validate, or incorrectly validates, a certificate.',
+    },
+  ],
   hasKev: true,
   hasExploit: false,
   hasVendorFix: true,
   knownExploit: {
-    cveID: 'CVE-2023-19404', notes: null, product: 'ncurses', vendorProject: 'GNU', requiredAction: 'Apply updates per vendor instructions.',
-    shortDescription: 'ncurses contains an improper certificate validation vulnerability.', vulnerabilityName: 'GNU ncurses Improper Certificate Validation',
-    dueDate: '2024-02-05', dateAdded: '2024-01-15',
+    cveID: 'CVE-2023-19404',
+    notes: null,
+    product: 'ncurses',
+    vendorProject: 'GNU',
+    requiredAction: 'Apply updates per vendor instructions.',
+    shortDescription: 'ncurses contains an improper certificate validation vulnerability.',
+    vulnerabilityName: 'GNU ncurses Improper Certificate Validation',
+    dueDate: '2024-02-05',
+    dateAdded: '2024-01-15',
   },
   exploits: [],
   isExploitable: true,
-  exemptions: [{
-    exemptionId: '3f6c2d1e-8b7a-4c5d-9e0f-1a2b3c4d5e6f',
-    exemption: {
-      name: 'Accepted on build hosts', reason: 'RISK_ACCEPTED', createdAt: '2026-02-01T09:00:00.000Z', updatedAt: '2026-02-01T09:00:00.000Z',
-      rules: [{
-        exemptionType: 'VULNERABILITY', vulnerabilityId: 'CVE-2023-19404', vulnerabilityIds: null, assetIds: null, assetGroupIds: null,
-        assetRegions: ['us-east-2'], assetTags: null, noVendorFix: false,
-      }],
+  exemptions: [
+    {
+      exemptionId: '3f6c2d1e-8b7a-4c5d-9e0f-1a2b3c4d5e6f',
+      exemption: {
+        name: 'Accepted on build hosts',
+        reason: 'RISK_ACCEPTED',
+        createdAt: '2026-02-01T09:00:00.000Z',
+        updatedAt: '2026-02-01T09:00:00.000Z',
+        rules: [
+          {
+            exemptionType: 'VULNERABILITY',
+            vulnerabilityId: 'CVE-2023-19404',
+            vulnerabilityIds: null,
+            assetIds: null,
+            assetGroupIds: null,
+            assetRegions: ['us-east-2'],
+            assetTags: null,
+            noVendorFix: false,
+          },
+        ],
+      },
     },
-  }],
+  ],
 };
 
 /** A page of `isExempted=true`: the exempted findings, each with the exemptions that match it. */

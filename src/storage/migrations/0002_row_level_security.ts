@@ -3,9 +3,7 @@
 import type { FrozenMigration } from './frozen.js';
 
 export const migration: FrozenMigration = {
-  sqlite: [
-
-  ],
+  sqlite: [],
   postgres: [
     `do $$ begin
       create role secinv_api login nosuperuser nobypassrls nocreatedb nocreaterole;

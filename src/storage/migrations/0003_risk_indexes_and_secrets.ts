@@ -6,7 +6,9 @@ import type { FrozenMigration, Step } from './frozen.js';
 
 /** A random key, made once per database, that signs list cursors; every process of one database reads the same one. */
 const insertCursorKey: Step = async (db) => {
-  await sql`insert into "server_secrets" ("name", "value") values (${'cursor_key'}, ${randomBytes(32).toString('hex')}) on conflict do nothing`.execute(db);
+  await sql`insert into "server_secrets" ("name", "value") values (${'cursor_key'}, ${randomBytes(32).toString('hex')}) on conflict do nothing`.execute(
+    db,
+  );
 };
 
 export const migration: FrozenMigration = {

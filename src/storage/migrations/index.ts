@@ -18,5 +18,12 @@ const ordered: Record<string, FrozenMigration> = {
 
 export const migrations = (dialect: Dialect): MigrationProvider => ({
   getMigrations: () =>
-    Promise.resolve(Object.fromEntries(Object.entries(ordered).map(([name, frozen]): [string, Migration] => [name, { up: (db) => runFrozen(db, frozen[dialect]) }]))),
+    Promise.resolve(
+      Object.fromEntries(
+        Object.entries(ordered).map(([name, frozen]): [string, Migration] => [
+          name,
+          { up: (db) => runFrozen(db, frozen[dialect]) },
+        ]),
+      ),
+    ),
 });
