@@ -3,7 +3,7 @@ import { apiConnectOptions, loadConfig } from '../config.js';
 import { generateRecords, type GenerateOptions } from '../generate/generator.js';
 import { importSources, summaryLine } from '../import/importer.js';
 import { startServer } from '../server.js';
-import { displayDatabaseUrl } from '../storage/index.js';
+import { displayDatabaseUrl, openStorage } from '../storage/index.js';
 import { openDatabase, type Io } from './io.js';
 import { createTenantKey } from './keys.js';
 
@@ -35,13 +35,13 @@ export async function demoCommand(opts: { db?: string; host?: string; port?: str
   try {
     const tenants = await admin.listTenants();
     if (tenants.length === 0) {
-      io.stderr.write(`secinv: generating the demo inventory into ${config.databaseUrl} …\n`);
+      io.stderr.write('secinv: generating the demo inventory …\n');
       const result = await importSources(admin, [demoSource(DEMO_OPTIONS)], { dryRun: false });
       if (result.problemCount > 0)
         throw new Error(`demo import failed: ${result.problems[0]?.message ?? 'unknown problem'}`);
       io.stderr.write(`secinv: ${summaryLine(result, false)}\n`);
     } else {
-      io.stderr.write(`secinv: reusing the demo database ${config.databaseUrl}\n`);
+      io.stderr.write(`secinv: reusing the demo inventory already in the database\n`);
     }
     for (const tenant of (await admin.listTenants()).slice(0, 2)) {
       const { key } = await createTenantKey(admin, tenant.tenantId, 'demo');
@@ -51,7 +51,8 @@ export async function demoCommand(opts: { db?: string; host?: string; port?: str
     await admin.close();
   }
 
-  const storage = await openDatabase(config.databaseUrl, io, apiConnectOptions(config));
+  // The same database as above, already named on stderr.
+  const storage = await openStorage(config.databaseUrl, apiConnectOptions(config));
   const server = await startServer(config, storage).catch(async (error: unknown) => {
     await storage.close();
     throw error;
@@ -69,7 +70,7 @@ export async function demoCommand(opts: { db?: string; host?: string; port?: str
   }
   // The demo keeps its own database; this is how to serve it again without regenerating it.
   lines.push(
-    `To serve this data again: secinv serve --db ${shellQuote(displayDatabaseUrl(config.databaseUrl))}`,
+    `To serve this data again: npx secinv serve --db ${shellQuote(displayDatabaseUrl(config.databaseUrl))}`,
     '',
     'Press Ctrl+C to stop.',
     '',

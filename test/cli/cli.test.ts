@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config.js';
 import { startServer } from '../../src/server.js';
 import { displayDatabaseUrl, openStorage } from '../../src/storage/index.js';
 import { createTestDatabase, ORG_A, TENANT_A, TEST_DIALECT } from '../helpers.js';
-import { runCli } from './run.js';
+import { runCli, writeTenantFile } from './run.js';
 
 let dir: string;
 let db: string;
@@ -25,14 +25,7 @@ beforeEach(() => {
 
 const run = runCli;
 
-const tenantFile = () => {
-  const path = join(dir, 'tenant.ndjson');
-  writeFileSync(
-    path,
-    `${JSON.stringify({ kind: 'tenant', record: { tenantId: TENANT_A, organizationId: ORG_A, name: 'A' } })}\n`,
-  );
-  return path;
-};
+const tenantFile = () => writeTenantFile(dir);
 
 describe('secinv CLI', () => {
   it('--help works for every command and exits 0', async () => {

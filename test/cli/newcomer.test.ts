@@ -1,6 +1,6 @@
 // What a newcomer meets first: which database a command opened, databases that cannot be opened, standard input
 // given twice, and dry runs that write nothing. Commands that could hang run as real processes under a kill timeout.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,8 +8,8 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { displayDatabaseUrl } from '../../src/storage/index.js';
-import { createTestDatabase, ORG_A, TENANT_A, TEST_DIALECT } from '../helpers.js';
-import { runCli } from './run.js';
+import { createTestDatabase, TENANT_A, TEST_DIALECT } from '../helpers.js';
+import { runCli, writeTenantFile } from './run.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -36,14 +36,7 @@ beforeEach(async () => {
 });
 afterEach(async () => drop());
 
-const tenantFile = () => {
-  const path = join(dir, 'tenant.ndjson');
-  writeFileSync(
-    path,
-    `${JSON.stringify({ kind: 'tenant', record: { tenantId: TENANT_A, organizationId: ORG_A, name: 'A' } })}\n`,
-  );
-  return path;
-};
+const tenantFile = () => writeTenantFile(dir);
 
 describe('which database', () => {
   it('every command that opens a database names it on stderr', async () => {
@@ -54,6 +47,32 @@ describe('which database', () => {
     expect(created.stdout).toMatch(/^secinv_\S+\n$/);
     expect((await runCli('keys', 'list', '--tenant', TENANT_A, '--db', db)).stderr).toContain(line);
     expect((await runCli('keys', 'revoke', 'key_none', '--db', db)).stderr).toContain(line);
+  });
+
+  it.skipIf(TEST_DIALECT !== 'sqlite')('demo prints the line that serves its data again', async () => {
+    expect((await runCli('import', '--db', db, tenantFile())).code).toBe(0);
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(root, 'src/cli/bin.ts'), 'demo', '--db', db, '--port', '0'],
+      { cwd: root },
+    );
+    try {
+      const output = await new Promise<string>((resolve, reject) => {
+        let text = '';
+        const timer = setTimeout(() => reject(new Error(`no serve line within 30 s:\n${text}`)), 30_000);
+        child.stdout.on('data', (chunk: Buffer) => {
+          text += chunk.toString();
+          if (text.includes('Press Ctrl+C')) {
+            clearTimeout(timer);
+            resolve(text);
+          }
+        });
+        child.once('exit', (code) => reject(new Error(`demo exited ${code}:\n${text}`)));
+      });
+      expect(output).toContain(`To serve this data again: npx secinv serve --db ${displayDatabaseUrl(db)}\n`);
+    } finally {
+      child.kill('SIGTERM');
+    }
   });
 
   it('a PostgreSQL URL is shown without its password, a SQLite path as an absolute path', () => {

@@ -1,6 +1,9 @@
 // Runs the command line in process with captured stdout and stderr.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { main } from '../../src/cli/main.js';
+import { ORG_A, TENANT_A } from '../helpers.js';
 
 export async function runCli(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const out = new PassThrough();
@@ -14,4 +17,14 @@ export async function runCli(...argv: string[]): Promise<{ code: number; stdout:
   });
   const code = await main(argv, { stdout: out, stderr: err });
   return { code, ...chunks };
+}
+
+/** An import file holding one tenant record (tenant A), written into the folder. */
+export function writeTenantFile(dir: string): string {
+  const path = join(dir, 'tenant.ndjson');
+  writeFileSync(
+    path,
+    `${JSON.stringify({ kind: 'tenant', record: { tenantId: TENANT_A, organizationId: ORG_A, name: 'A' } })}\n`,
+  );
+  return path;
 }
