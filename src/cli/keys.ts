@@ -3,6 +3,7 @@ import { UserError } from '../domain/errors.js';
 import { newKey } from '../domain/keys.js';
 import type { Storage } from '../storage/index.js';
 import { withDatabase, type Io } from './io.js';
+import { printTable } from './table.js';
 
 /** Creates a key for a tenant in the store and returns it; the key exists nowhere else afterwards. */
 export async function createTenantKey(
@@ -64,14 +65,7 @@ export async function keysList(
       k.revokedAt ?? '-',
       k.lastUsedAt ?? '-',
     ]);
-    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
-    for (const row of [header, ...rows])
-      io.stdout.write(
-        `${row
-          .map((c, i) => c.padEnd(widths[i] as number))
-          .join('  ')
-          .trimEnd()}\n`,
-      );
+    printTable(io, header, rows);
   });
 }
 

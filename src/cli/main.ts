@@ -10,6 +10,7 @@ import { importCommand } from './import.js';
 import type { Io } from './io.js';
 import { keysCreate, keysList, keysRevoke } from './keys.js';
 import { serveCommand } from './serve.js';
+import { tenantsCreate, tenantsList } from './tenants.js';
 
 export type { Io } from './io.js';
 
@@ -79,12 +80,29 @@ export function buildProgram(io: Io): Command {
       importCommand(loadConfig(opts), files, opts.dryRun, io),
     );
 
-  const keys = sub('keys').description('Create, list and revoke tenant API keys.');
-  const keysSub = (name: string) =>
-    keys
+  const group = (parent: Command) => (name: string) =>
+    parent
       .command(name)
       .exitOverride()
       .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+
+  const tenantsSub = group(sub('tenants').description('Create and list tenants.'));
+  tenantsSub('create')
+    .description('Create a tenant; prints its id alone on stdout.')
+    .requiredOption('--name <name>', "the tenant's name")
+    .option('--id <uuid>', 'the tenant id (default: a new UUID)')
+    .option('--organization-id <uuid>', 'the organization it belongs to (default: a new UUID)')
+    .addOption(dbOption())
+    .action(async (opts: { name: string; id?: string; organizationId?: string; db?: string }) =>
+      tenantsCreate(loadConfig(opts), opts, io),
+    );
+  tenantsSub('list')
+    .description('List every tenant with the number of its assets, findings, risks and keys.')
+    .option('--json', 'print a JSON array instead of a table', false)
+    .addOption(dbOption())
+    .action(async (opts: { json: boolean; db?: string }) => tenantsList(loadConfig(opts), opts, io));
+
+  const keysSub = group(sub('keys').description('Create, list and revoke tenant API keys.'));
   keysSub('create')
     .description('Create a key; prints the key alone on stdout (shown only once).')
     .requiredOption('--tenant <tenantId>', 'tenant the key belongs to')

@@ -7,6 +7,7 @@ import { connect, defaultConnectOptions, type ConnectOptions } from './connect.j
 import { sqlDialects } from './dialect.js';
 import { ingestWriter } from './ingest.js';
 import { keyStore } from './keys.js';
+import { tenantStore } from './tenants.js';
 import { riskStore } from './risks.js';
 import { vulnerabilityStore } from './vulnerabilities.js';
 import { tenantReader } from './scope.js';
@@ -79,6 +80,7 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
 
   const storage: Omit<Storage, 'dialect' | 'poolStats'> = guarded({
     ...keyStore(db),
+    ...tenantStore(db),
     ...assetStore(read, sqlDialects[dialect]),
     ...riskStore(read),
     ...vulnerabilityStore(read),

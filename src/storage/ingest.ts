@@ -4,7 +4,7 @@ import type { Insertable, Kysely, Transaction } from 'kysely';
 import type { ImportKind, RecordsByKind } from '../domain/records.js';
 import { metadataSearchText, serviceName } from '../domain/search.js';
 import { recomputeDerived } from './derive.js';
-import { tenantOrganization } from './keys.js';
+import { tenantOrganization } from './tenants.js';
 import { fromTenant } from './scope.js';
 import type { AssetTable, Database } from './tables.js';
 import type { IngestWriter } from './types.js';

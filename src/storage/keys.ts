@@ -1,22 +1,9 @@
 // API keys: stored as a SHA-256 hash and a short display prefix, never the key itself.
 import type { Kysely } from 'kysely';
 import type { Database } from './tables.js';
-import type { AuthenticatedKey, KeyInfo, NewKey, Storage, TenantInfo } from './types.js';
+import type { AuthenticatedKey, KeyInfo, NewKey, Storage } from './types.js';
 
-/** The organization a tenant belongs to; undefined for an unknown tenant. */
-export async function tenantOrganization(db: Kysely<Database>, tenantId: string): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('tenants')
-    .select('organization_id')
-    .where('tenant_id', '=', tenantId)
-    .executeTakeFirst();
-  return row?.organization_id;
-}
-
-type KeyStore = Pick<
-  Storage,
-  'insertKey' | 'listKeys' | 'revokeKey' | 'findKeyByHash' | 'touchKey' | 'tenantOrganization' | 'listTenants'
->;
+type KeyStore = Pick<Storage, 'insertKey' | 'listKeys' | 'revokeKey' | 'findKeyByHash' | 'touchKey'>;
 
 export function keyStore(db: Kysely<Database>): KeyStore {
   return {
@@ -94,13 +81,6 @@ export function keyStore(db: Kysely<Database>): KeyStore {
 
     async touchKey(id: string, at: string): Promise<void> {
       await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
-    },
-
-    tenantOrganization: (tenantId: string): Promise<string | undefined> => tenantOrganization(db, tenantId),
-
-    async listTenants(): Promise<TenantInfo[]> {
-      const rows = await db.selectFrom('tenants').selectAll().orderBy('tenant_id').execute();
-      return rows.map((r) => ({ tenantId: r.tenant_id, organizationId: r.organization_id, name: r.name }));
     },
   };
 }

@@ -33,6 +33,14 @@ export interface TenantInfo {
   name: string | null;
 }
 
+/** A tenant and how much it holds. */
+export interface TenantSummary extends TenantInfo {
+  assets: number;
+  findings: number;
+  risks: number;
+  keys: number;
+}
+
 /** A key as listings show it: never the key or its hash. */
 export interface KeyInfo {
   id: string;
@@ -98,6 +106,10 @@ export interface Storage {
 
   // Tenants and keys.
   listTenants(): Promise<TenantInfo[]>;
+  /** Creates a tenant; false (and nothing changed) when one with this id exists. */
+  createTenant(tenant: TenantInfo): Promise<boolean>;
+  /** Every tenant with the number of its assets, findings, risks and keys. */
+  tenantSummaries(): Promise<TenantSummary[]>;
   /** The organization a tenant belongs to; undefined for an unknown tenant. */
   tenantOrganization(tenantId: string): Promise<string | undefined>;
   insertKey(key: NewKey): Promise<void>;

@@ -1,0 +1,56 @@
+// `secinv tenants create|list`: a tenant without writing an import file.
+import { randomUUID } from 'node:crypto';
+import type { Config } from '../config.js';
+import { UserError } from '../domain/errors.js';
+import { withDatabase, type Io } from './io.js';
+import { printTable } from './table.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const uuidOption = (value: string | undefined, flag: string): string => {
+  if (value === undefined) return randomUUID();
+  if (!UUID.test(value)) throw new UserError(`${flag} must be a UUID, not '${value}'`);
+  return value.toLowerCase();
+};
+
+export async function tenantsCreate(
+  config: Readonly<Config>,
+  opts: { name: string; id?: string; organizationId?: string },
+  io: Io,
+): Promise<void> {
+  const name = opts.name.trim();
+  if (name === '') throw new UserError('--name must not be empty');
+  const tenant = {
+    tenantId: uuidOption(opts.id, '--id'),
+    organizationId: uuidOption(opts.organizationId, '--organization-id'),
+    name,
+  };
+  await withDatabase(config.databaseUrl, io, async (storage) => {
+    if (!(await storage.createTenant(tenant)))
+      throw new UserError(`a tenant with id '${tenant.tenantId}' already exists`);
+  });
+  // The id alone on stdout, so `TENANT=$(secinv tenants create --name x)` works.
+  io.stdout.write(`${tenant.tenantId}\n`);
+  io.stderr.write(`created tenant ${tenant.tenantId} (${name}) in organization ${tenant.organizationId}\n`);
+}
+
+export async function tenantsList(config: Readonly<Config>, opts: { json: boolean }, io: Io): Promise<void> {
+  const tenants = await withDatabase(config.databaseUrl, io, (storage) => storage.tenantSummaries());
+  if (opts.json) {
+    io.stdout.write(`${JSON.stringify(tenants, null, 2)}\n`);
+    return;
+  }
+  printTable(
+    io,
+    ['ID', 'ORGANIZATION', 'NAME', 'ASSETS', 'FINDINGS', 'RISKS', 'KEYS'],
+    tenants.map((t) => [
+      t.tenantId,
+      t.organizationId,
+      t.name ?? '-',
+      String(t.assets),
+      String(t.findings),
+      String(t.risks),
+      String(t.keys),
+    ]),
+  );
+}
