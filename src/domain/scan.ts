@@ -2,6 +2,7 @@
 // words, where a container image lives, what its asset is called, and how a package type is classed.
 import { createHash } from 'node:crypto';
 import type { FindingSeverity, Provider } from './enums.js';
+import { MAX_ID_LENGTH } from './ids.js';
 
 /**
  * A scanner's severity word as the contract's enum, in any letter case: Trivy's and Grype's four levels as they are;
@@ -65,9 +66,8 @@ export const IMAGE_TYPES: Readonly<Record<Provider, string>> = {
 /** `Provider::Service` of a `Provider::Service::Type` resource type. */
 export const serviceOf = (type: string): string => type.split('::').slice(0, 2).join('::');
 
-/** Characters an id may hold as they are; ids may not contain `,`, `%`, whitespace or control characters. */
+/** Characters a scanned resource id keeps as they are (a subset of what src/domain/ids.ts allows). */
 const ID_SAFE = /[^A-Za-z0-9._:/@+=-]/g;
-const MAX_ID_LENGTH = 1024;
 const shortHash = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 12);
 
 /**

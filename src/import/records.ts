@@ -3,6 +3,7 @@
 import { Type } from 'typebox';
 import { Asset, derivedAssetFields, secretCountFields } from '../domain/assets.js';
 import { Exemption, Vulnerability, derivedVulnerabilityFields } from '../domain/vulnerabilities.js';
+import { idProblem } from '../domain/ids.js';
 import { hasVendorFix, secretCounts, severityLevelValue } from '../domain/derived.js';
 import type { FindingSeverity } from '../domain/enums.js';
 import { Integration, Risk } from '../domain/risks.js';
@@ -57,19 +58,16 @@ export const identityFields: Record<ImportKind, readonly string[]> = {
   risk: ['tenantId', 'id'],
 };
 
-// Ids must be listable in a comma-separated filter and distinguishable in a (percent-encoded) path.
-// eslint-disable-next-line no-control-regex
-const FORBIDDEN_IN_ID = /[,%\s\u0000-\u001f\u007f]/;
-
 export function checkIdentity(kind: ImportKind, record: Record<string, unknown>, problems: FieldProblem[]): void {
   for (const field of identityFields[kind]) {
     const value = record[field];
     const path = `record.${field}`;
     if (value === undefined || value === null) problems.push({ path, message: 'is required' });
     else if (typeof value !== 'string') problems.push({ path, message: 'must be a string' });
-    else if (value.length < 1 || value.length > 1024) problems.push({ path, message: 'must be 1 to 1024 characters' });
-    else if (FORBIDDEN_IN_ID.test(value))
-      problems.push({ path, message: 'must not contain commas, %, whitespace or control characters' });
+    else {
+      const problem = idProblem(value);
+      if (problem !== null) problems.push({ path, message: problem });
+    }
   }
 }
 
