@@ -38,6 +38,10 @@ const layers = {
     path: 'src/import',
     forbidden: ['src/generate', 'src/http', 'src/modules', 'src/cli', 'src/app.ts', 'src/server.ts', 'src/config.ts'],
   },
+  ingest: {
+    path: 'src/ingest',
+    forbidden: ['src/generate', 'src/http', 'src/modules', 'src/cli', 'src/app.ts', 'src/server.ts', 'src/config.ts'],
+  },
   generate: {
     path: 'src/generate',
     forbidden: [

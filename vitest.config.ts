@@ -17,7 +17,12 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'once',
-          include: ['test/unit/**/*.test.ts', 'test/generate/**/*.test.ts', 'test/storage/**/*.test.ts'],
+          include: [
+            'test/unit/**/*.test.ts',
+            'test/generate/**/*.test.ts',
+            'test/storage/**/*.test.ts',
+            'test/ingest/detect.test.ts',
+          ],
         },
       },
     ],

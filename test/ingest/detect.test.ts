@@ -1,0 +1,112 @@
+// Format detection by content on the real sample files (test/fixtures/ingest, PROVENANCE.md there) and on every kind
+// of input that is not a supported report, each with its specific reason.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { detectFormat, HEAD_BYTES, type Detection } from '../../src/ingest/detect.js';
+
+const fixture = (path: string): Buffer => readFileSync(new URL(`../fixtures/ingest/${path}`, import.meta.url));
+const detect = (content: Buffer | string, complete = true): Detection => {
+  const bytes = typeof content === 'string' ? Buffer.from(content) : content;
+  return detectFormat(bytes.subarray(0, HEAD_BYTES), complete && bytes.length <= HEAD_BYTES);
+};
+const problem = (content: Buffer | string): string => {
+  const result = detect(content);
+  if (!('problem' in result)) throw new Error(`detected as ${result.format}`);
+  return result.problem;
+};
+
+describe('every sample report is recognised by its content', () => {
+  it.each([
+    ['trivy/trivy-image-example-app-all-statuses.json', 'trivy'],
+    ['trivy/trivy-image-teamdojo-multi-target.json', 'trivy'],
+    ['trivy/trivy-repo-npm.json', 'trivy'],
+    ['trivy/trivy-vm-amazonlinux2.json', 'trivy'],
+    ['trivy-k8s/trivy-k8s-minikube-resources.json', 'trivy-k8s'],
+    ['trivy-k8s/trivy-operator-vulnreport-many.json', 'trivy-operator'],
+    ['grype/grype-dir-v024.json', 'grype'],
+    ['grype/grype-image-busybox-epss.json', 'grype'],
+    ['grype/grype-image-chainguard-ruby.json', 'grype'],
+    ['grype/grype-image-same-cve-two-paths.json', 'grype'],
+    ['cyclonedx/cdx-1.4-log4j-in-triage.json', 'cyclonedx'],
+    ['cyclonedx/cdx-1.6-spec-valid-vulnerability.json', 'cyclonedx'],
+    ['cyclonedx/cdx-sbom-1.7-trivy-npm-with-vulns.json', 'cyclonedx'],
+    ['cyclonedx/cdx-vex-1.4-cisa-case8-bomlink.json', 'cyclonedx'],
+    ['cyclonedx/cdx-vex-1.4-justifications.json', 'cyclonedx'],
+    ['openvex/openvex-grype-processor.json', 'openvex'],
+    ['openvex/openvex-many-statuses.json', 'openvex'],
+    ['openvex/openvex-vexctl-demo.json', 'openvex'],
+    ['assets/prowler-ocsf-azure.json', 'prowler-ocsf'],
+    ['assets/prowler-ocsf-kubernetes.json', 'prowler-ocsf'],
+    ['assets/prowler-v3-ocsf-aws-one.json', 'prowler-ocsf'],
+  ])('%s is %s', (path, format) => {
+    expect(detect(fixture(path))).toEqual({ format });
+  });
+
+  it('a report larger than the head is recognised from its first bytes', () => {
+    const big = Buffer.concat([
+      fixture('grype/grype-image-busybox-epss.json').subarray(0, 40_000),
+      Buffer.alloc(HEAD_BYTES, ' '),
+    ]);
+    expect(detect(big, false)).toEqual({ format: 'grype' });
+  });
+});
+
+describe('anything else gets a specific reason', () => {
+  it('feeds are named as feeds', () => {
+    expect(problem(fixture('kev/known_exploited_vulnerabilities.2025.01.24.excerpt.json'))).toBe(
+      'is the CISA KEV catalog, a feed: load it with `secinv feeds load`',
+    );
+    expect(problem(fixture('epss/epss_scores-2026-09-29.excerpt-a.csv'))).toBe(
+      'is an EPSS feed file: load it with `secinv feeds load`',
+    );
+    expect(problem(fixture('exploitdb/files_exploits.excerpt-a.csv'))).toContain('is the Exploit-DB feed');
+  });
+
+  it('Prowler CSV and the older Prowler JSON name the output to ask for', () => {
+    expect(problem(fixture('assets/prowler-csv-aws.csv'))).toBe(
+      'is Prowler CSV output, which is not supported: run prowler with `--output-formats json-ocsf`',
+    );
+    expect(problem('[{"AssessmentStartTime": "2023-01-01", "FindingUniqueId": "x", "CheckID": "iam_root"}]')).toContain(
+      "Prowler's older JSON output",
+    );
+  });
+
+  it("Trivy table output, SARIF, and secinv's own import format", () => {
+    const table = 'Report Summary\n\n┌──────────┬──────┐\n│  Target  │ Type │\n└──────────┴──────┘\n';
+    expect(problem(table)).toBe('is Trivy table output, which is not supported: run trivy with `--format json`');
+    expect(
+      problem('alpine:3.19 (alpine 3.19.1)\n=====\nTotal: 2 (UNKNOWN: 0, LOW: 0, MEDIUM: 1, HIGH: 1, CRITICAL: 0)\n'),
+    ).toContain('Trivy table output');
+    expect(
+      problem('{"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0", "runs": []}'),
+    ).toContain('is SARIF');
+    expect(problem('{"kind": "tenant", "record": {"tenantId": "t"}}\n')).toBe(
+      "is secinv's own import format: load it with `secinv import`",
+    );
+    expect(problem('{"tenants": [], "assets": []}')).toContain("bundle of secinv's own import format");
+  });
+
+  it('empty, binary, plain text, and JSON of another shape', () => {
+    expect(problem('')).toBe('is empty');
+    expect(problem('  \n\t\n')).toBe('is empty');
+    expect(problem(Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x00, 0x00, 0xff, 0xfe]))).toBe('is binary, not a text report');
+    expect(problem('hello world\n')).toContain('is not JSON (it starts with "hello world")');
+    expect(problem('[1, 2, 3]')).toBe('is a JSON array of values, not a scanner report');
+    expect(problem('[]')).toContain('is an empty JSON array');
+    expect(problem('[{"a": 1}]')).toContain('not OCSF Detection Findings');
+    expect(problem('{"name": "x", "items": [1]}')).toBe(
+      'is JSON but not a report secinv reads (top-level keys: name, items); supported: Trivy, Grype, CycloneDX, OpenVEX and Prowler OCSF JSON',
+    );
+  });
+
+  it('truncated and malformed JSON name the JSON path where it stops', () => {
+    const trivy = fixture('trivy/trivy-image-teamdojo-multi-target.json').toString();
+    const cut = trivy.slice(0, trivy.indexOf('"VulnerabilityID"', trivy.indexOf('"VulnerabilityID"') + 1) + 20);
+    expect(problem(cut)).toMatch(
+      /^ends before the JSON is complete \(truncated\?\), inside \$\.Results\[0\]\.Vulnerabilities\[1\]/,
+    );
+    expect(problem('{"SchemaVersion": 2,\n "Results": [\n {"Target": "x",, }]}')).toBe(
+      'is not valid JSON at line 3, $.Results[0]: expected an object key',
+    );
+  });
+});
