@@ -22,6 +22,7 @@ export default defineConfig({
             'test/generate/**/*.test.ts',
             'test/storage/**/*.test.ts',
             'test/ingest/detect.test.ts',
+            'test/ingest/stream.test.ts',
           ],
         },
       },

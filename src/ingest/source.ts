@@ -1,0 +1,66 @@
+// Opens an input as the bytes of the report: a file or standard input, gzip undone when the content is gzip (told by
+// its magic bytes, not its name), with its first bytes read ahead for format detection and then replayed.
+import { createReadStream } from 'node:fs';
+import { pipeline, Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+import { HEAD_BYTES } from './detect.js';
+
+export interface OpenedReport {
+  /** The first bytes (at most HEAD_BYTES, decompressed). */
+  head: Buffer;
+  /** Whether the head is the whole report. */
+  complete: boolean;
+  /** Every byte of the report, the head included, decompressed. */
+  bytes: AsyncIterable<Buffer>;
+}
+
+const GZIP_MAGIC = [0x1f, 0x8b];
+
+/** Reads the first bytes of a stream; the rest stays unread, to be continued by the same iterator. */
+async function peek(
+  iterator: AsyncIterator<Buffer>,
+  size: number,
+): Promise<{ chunks: Buffer[]; length: number; ended: boolean }> {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  while (length < size) {
+    const next = await iterator.next();
+    if (next.done) return { chunks, length, ended: true };
+    chunks.push(next.value);
+    length += next.value.length;
+  }
+  return { chunks, length, ended: false };
+}
+
+async function* replay(chunks: Buffer[], iterator: AsyncIterator<Buffer>, ended: boolean): AsyncGenerator<Buffer> {
+  yield* chunks;
+  if (ended) return;
+  for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
+}
+
+export async function openReport(open: () => Readable): Promise<OpenedReport> {
+  const raw = open();
+  const rawIterator = raw[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const first = await peek(rawIterator, GZIP_MAGIC.length);
+  const start = Buffer.concat(first.chunks);
+  let iterator = replay(first.chunks, rawIterator, first.ended);
+  if (GZIP_MAGIC.every((byte, i) => start[i] === byte)) {
+    const gunzip = createGunzip();
+    // A corrupt or truncated gzip stream, or a failing source, destroys gunzip: the error reaches the reader.
+    pipeline(Readable.from(iterator), gunzip, () => undefined);
+    iterator = gunzip[Symbol.asyncIterator]() as AsyncGenerator<Buffer>;
+  }
+  const head = await peek(iterator, HEAD_BYTES);
+  const bytes = Buffer.concat(head.chunks);
+  return {
+    head: bytes.subarray(0, HEAD_BYTES),
+    complete: head.ended && bytes.length <= HEAD_BYTES,
+    bytes: replay(head.chunks, iterator, head.ended),
+  };
+}
+
+/** A file path, or `-` for standard input. */
+export const openPath =
+  (path: string, stdin: Readable = process.stdin) =>
+  (): Readable =>
+    path === '-' ? stdin : createReadStream(path);
