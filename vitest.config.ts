@@ -1,9 +1,14 @@
 import { defineConfig } from 'vitest/config';
 
-// The HTTP, import and CLI suites run once per database: the `sqlite` and `postgres` projects differ only in
-// SECINV_TEST_DIALECT, which test/helpers.ts reads. Pure unit tests, the generator and the storage tests (which loop
-// over both dialects themselves) run once.
-const perDialect = ['test/http/**/*.test.ts', 'test/import/**/*.test.ts', 'test/cli/**/*.test.ts'];
+// The HTTP, import, CLI and database-backed ingest suites run once per database: the `sqlite` and `postgres` projects
+// differ only in SECINV_TEST_DIALECT, which test/helpers.ts reads. Pure unit tests, the generator and the storage
+// tests (which loop over both dialects themselves) run once.
+const perDialect = [
+  'test/http/**/*.test.ts',
+  'test/import/**/*.test.ts',
+  'test/cli/**/*.test.ts',
+  'test/ingest/trivy.test.ts',
+];
 
 export default defineConfig({
   test: {

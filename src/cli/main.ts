@@ -7,6 +7,9 @@ import { UserError } from '../domain/errors.js';
 import { demoCommand } from './demo.js';
 import { generateCommand } from './generate.js';
 import { importCommand } from './import.js';
+import { ingestCommand, type IngestFlags } from './ingest.js';
+import { ingestFormats } from '../ingest/detect.js';
+import { providers } from '../domain/enums.js';
 import type { Io } from './io.js';
 import { keysCreate, keysList, keysRevoke } from './keys.js';
 import { serveCommand } from './serve.js';
@@ -78,6 +81,35 @@ export function buildProgram(io: Io): Command {
     })
     .action(async (files: string[], opts: { db?: string; dryRun: boolean }) =>
       importCommand(loadConfig(opts), files, opts.dryRun, io),
+    );
+
+  sub('ingest')
+    .description(
+      'Load scanner reports (Trivy JSON) into one tenant; "-" reads standard input, gzip is read as such. All or nothing.',
+    )
+    .requiredOption('--tenant <tenantId>', 'the tenant the reports are about')
+    .addOption(dbOption())
+    .addOption(new Option('--format <format>', 'the report format').choices(['auto', ...ingestFormats]).default('auto'))
+    .option(
+      '--asset <assetId>',
+      'attach the scan to this existing asset (file system, repository and VM scans need it)',
+    )
+    .addOption(
+      new Option('--provider <provider>', 'the cloud of an image whose registry does not tell it').choices([
+        ...providers,
+      ]),
+    )
+    .option('--region <region>', 'the region of an image whose registry does not tell it')
+    .option('--integration <integrationId>', 'the integration the scanned assets and findings belong to')
+    .option('--no-resolve', 'add and update findings but resolve none (partial scans)')
+    .option('--dry-run', 'validate only, write nothing', false)
+    .argument('<files...>', 'report files', (file: string, previous: string[] = []) => {
+      if (file === '-' && previous.includes('-'))
+        throw new InvalidArgumentError('"-" (standard input) may be given only once');
+      return [...previous, file];
+    })
+    .action(async (files: string[], opts: IngestFlags & { db?: string }) =>
+      ingestCommand(loadConfig(opts), files, opts, io),
     );
 
   const group = (parent: Command) => (name: string) =>

@@ -57,6 +57,8 @@ export interface AssetRecord {
 export interface VulnerabilityRecord {
   tenantId: string;
   vulnerability: StoredVulnerability;
+  /** The scanner that reported it; its next scan of the asset replaces it. Absent or null when imported. */
+  source?: string | null;
 }
 export interface RiskRecord {
   tenantId: string;

@@ -4,6 +4,7 @@ import type { Insertable, Kysely, Transaction } from 'kysely';
 import type { ImportKind, RecordsByKind } from '../domain/records.js';
 import { metadataSearchText, serviceName } from '../domain/search.js';
 import { recomputeDerived } from './derive.js';
+import { resolveFindings, scanReads } from './scans.js';
 import { tenantOrganization } from './tenants.js';
 import { fromTenant } from './scope.js';
 import type { AssetTable, Database } from './tables.js';
@@ -214,10 +215,11 @@ export function ingestWriter(tx: Transaction<Database>): IngestWriter {
         tx,
         'vulnerabilities',
         ['tenant_id', 'asset_id', 'vulnerability_id'],
-        records.map(({ tenantId, vulnerability: v }) => ({
+        records.map(({ tenantId, vulnerability: v, source }) => ({
           tenant_id: tenantId,
           asset_id: v.assetId,
           vulnerability_id: v.vulnerabilityId,
+          source: source ?? null,
           integration_id: v.integrationId,
           execution_id: v.executionId,
           provider: v.provider,
@@ -321,5 +323,15 @@ export function ingestWriter(tx: Transaction<Database>): IngestWriter {
     },
 
     tenantOrganization: (tenantId: string): Promise<string | undefined> => tenantOrganization(tx, tenantId),
+
+    ...scanReads(tx),
+
+    async resolveFindings(tenantId, assetId, source, keep): Promise<number> {
+      // Buffered findings are all in `keep`: writing them first changes nothing this deletes.
+      await flush('vulnerability');
+      const resolved = await resolveFindings(tx, tenantId, assetId, source, keep);
+      if (resolved > 0) touch(tenantId, assetId);
+      return resolved;
+    },
   };
 }

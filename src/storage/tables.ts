@@ -106,6 +106,8 @@ export interface VulnerabilityTable {
   is_exempted: number;
   first_observed_at: string;
   last_observed_at: string;
+  /** The scanner that reported it (`trivy`, `grype`…), whose next scan of the asset replaces it; null when imported. */
+  source: string | null;
   /** The API object as UTF-8 JSON without `exemptions` (spliced in when served). */
   doc: Buffer;
 }

@@ -5,7 +5,7 @@
 // operation can read or write tenant rows without naming the tenant. Keys are the exception by nature: a request is
 // authenticated by its key's hash before its tenant is known, and the CLI revokes a key by its id.
 import type { ListAssetsQuery } from '../domain/assets.js';
-import type { ImportKind, RecordsByKind } from '../domain/records.js';
+import type { ImportKind, RecordsByKind, StoredAsset } from '../domain/records.js';
 import type { ListRisksQuery } from '../domain/risks.js';
 import type { ListVulnerabilitiesQuery } from '../domain/vulnerabilities.js';
 
@@ -81,6 +81,21 @@ export interface IngestWriter {
   assetExists(tenantId: string, assetId: string): Promise<boolean>;
   /** The organization a tenant belongs to; undefined for an unknown tenant. */
   tenantOrganization(tenantId: string): Promise<string | undefined>;
+  /** A stored asset as imported (without derived fields) and its raw data; undefined when the tenant has none. */
+  storedAsset(
+    tenantId: string,
+    assetId: string,
+  ): Promise<{ asset: StoredAsset; rawData: Record<string, unknown> } | undefined>;
+  /** The asset's stored findings by vulnerability id: when each was first observed, and which scanner reported it. */
+  storedFindings(
+    tenantId: string,
+    assetId: string,
+  ): Promise<Map<string, { firstObservedAt: string; source: string | null }>>;
+  /**
+   * Resolves the asset's findings that `source` reported before and its new scan (`keep`) does not: they leave the
+   * inventory. Returns how many did.
+   */
+  resolveFindings(tenantId: string, assetId: string, source: string, keep: ReadonlySet<string>): Promise<number>;
 }
 
 export interface PoolStats {

@@ -53,7 +53,7 @@ if (process.env.SECINV_WRITE_SCHEMA_SNAPSHOT === '1') {
   describe('snapshot', () => {
     it('is written', () => {
       expect(Object.keys(written).sort()).toEqual(['postgres', 'sqlite']);
-      writeFileSync(SNAPSHOT, `${JSON.stringify(written, null, 1)}\n`);
+      writeFileSync(SNAPSHOT, `${JSON.stringify(written, null, 2)}\n`);
     });
   });
 }

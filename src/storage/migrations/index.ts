@@ -8,12 +8,14 @@ import { migration as initial } from './0001_initial.js';
 import { migration as rowLevelSecurity } from './0002_row_level_security.js';
 import { migration as riskIndexesAndSecrets } from './0003_risk_indexes_and_secrets.js';
 import { migration as vulnerabilityIndexes } from './0004_vulnerability_indexes.js';
+import { migration as findingSources } from './0005_finding_sources.js';
 
 const ordered: Record<string, FrozenMigration> = {
   '0001_initial': initial,
   '0002_row_level_security': rowLevelSecurity,
   '0003_risk_indexes_and_secrets': riskIndexesAndSecrets,
   '0004_vulnerability_indexes': vulnerabilityIndexes,
+  '0005_finding_sources': findingSources,
 };
 
 export const migrations = (dialect: Dialect): MigrationProvider => ({

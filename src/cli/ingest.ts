@@ -1,0 +1,58 @@
+import type { Config } from '../config.js';
+import { UserError } from '../domain/errors.js';
+import type { Provider } from '../domain/enums.js';
+import type { IngestFormat } from '../ingest/detect.js';
+import { ingestFiles } from '../ingest/ingest.js';
+import { openPath } from '../ingest/source.js';
+import { openDatabase, type Io } from './io.js';
+
+export interface IngestFlags {
+  tenant: string;
+  format: IngestFormat | 'auto';
+  asset?: string;
+  provider?: Provider;
+  region?: string;
+  integration?: string;
+  resolve: boolean;
+  dryRun: boolean;
+}
+
+export async function ingestCommand(
+  config: Readonly<Config>,
+  files: string[],
+  flags: IngestFlags,
+  io: Io,
+): Promise<void> {
+  const storage = await openDatabase(config.databaseUrl, io);
+  try {
+    const result = await ingestFiles(
+      storage,
+      files.map((file) => ({ name: file === '-' ? '<stdin>' : file, open: openPath(file) })),
+      {
+        tenantId: flags.tenant,
+        format: flags.format,
+        assetId: flags.asset,
+        provider: flags.provider,
+        region: flags.region,
+        integrationId: flags.integration,
+        resolve: flags.resolve,
+        dryRun: flags.dryRun,
+      },
+    );
+    if (result.problems.length > 0) {
+      for (const p of result.problems) io.stderr.write(`${p.file}: ${p.path ? `${p.path}: ` : ''}${p.message}\n`);
+      const n = result.problems.length;
+      throw new UserError(`ingest rejected: ${n} problem${n === 1 ? '' : 's'}; nothing was written`);
+    }
+    for (const f of result.files) {
+      io.stderr.write(
+        `${f.file}: ${f.format}, asset ${f.assetId} ${f.assetCreated ? 'created' : 'updated'}, findings ${f.added} added, ${f.updated} updated, ${f.resolved} resolved\n`,
+      );
+    }
+    io.stdout.write(
+      `${flags.dryRun ? 'validated (dry run, nothing written)' : 'ingested'}: ${result.files.length} file${result.files.length === 1 ? '' : 's'}\n`,
+    );
+  } finally {
+    await storage.close();
+  }
+}

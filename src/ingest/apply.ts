@@ -1,0 +1,204 @@
+// A scan becomes inventory records inside the ingest transaction: the asset it is about (created, or updated with the
+// scan's fields only), its findings (firstObservedAt kept from earlier scans), and the resolution of what the same
+// scanner reported before and no longer does (docs/INGEST.md, "Re-scans").
+import { isExploitableByVectors } from '../domain/cvss.js';
+import { secretCounts } from '../domain/derived.js';
+import { UserError } from '../domain/errors.js';
+import type { Provider } from '../domain/enums.js';
+import type { RecordsByKind, StoredAsset } from '../domain/records.js';
+import { cweEntry, IMAGE_TYPES, registryLocation, scannedAssetId, serviceOf } from '../domain/scan.js';
+import { normalizeRecord } from '../import/records.js';
+import type { IngestWriter } from '../storage/index.js';
+import type { Scan, ScanSecret } from './scan.js';
+
+export interface ApplyOptions {
+  tenantId: string;
+  organizationId: string;
+  /** Attach the scan to this existing asset. */
+  assetId?: string | undefined;
+  /** Where an image lives when its registry does not say. */
+  provider?: Provider | undefined;
+  region?: string | undefined;
+  integrationId?: string | undefined;
+  /** Add and update findings, resolve none (partial scans). */
+  resolve: boolean;
+  /** When the report does not say when it ran. */
+  now: string;
+}
+
+export interface ApplyResult {
+  assetId: string;
+  assetCreated: boolean;
+  added: number;
+  updated: number;
+  resolved: number;
+}
+
+const SECRET_LEVELS = { CRITICAL: 'criticalSecrets', HIGH: 'highSecrets', MEDIUM: 'mediumSecrets' } as const;
+const secretArrays = (secrets: readonly ScanSecret[]) => {
+  const arrays = {
+    lowSecrets: [] as Record<string, unknown>[],
+    mediumSecrets: [] as Record<string, unknown>[],
+    highSecrets: [] as Record<string, unknown>[],
+    criticalSecrets: [] as Record<string, unknown>[],
+  };
+  // A secret rated below LOW, or not rated, is still a secret: it counts as LOW.
+  for (const s of secrets)
+    arrays[SECRET_LEVELS[s.severity as keyof typeof SECRET_LEVELS] ?? 'lowSecrets'].push(s.entry);
+  return arrays;
+};
+
+const validated = <K extends 'asset' | 'vulnerability'>(
+  kind: K,
+  raw: Record<string, unknown>,
+  what: string,
+): RecordsByKind[K] => {
+  const result = normalizeRecord(kind, raw);
+  if ('problems' in result) {
+    const first = result.problems[0];
+    throw new UserError(`${what}: ${first?.path ?? ''} ${first?.message ?? 'is invalid'}`);
+  }
+  return result.value;
+};
+
+/** Where the scanned asset is: the given one, or an image asset whose id follows from the image and its registry. */
+function locate(
+  scan: Scan,
+  options: ApplyOptions,
+): { id: string; provider: Provider; type: string; region: string | null; accountId: string | null } | null {
+  if (options.assetId !== undefined || scan.artifact.kind !== 'image') return null;
+  const location = registryLocation(scan.artifact.reference);
+  const provider = location?.provider ?? options.provider;
+  if (provider === undefined) {
+    throw new UserError(
+      `the image ${scan.artifact.reference} is not on a registry that names its cloud: give --provider (and --region), or --asset`,
+    );
+  }
+  const region = location?.region ?? options.region ?? null;
+  const type = IMAGE_TYPES[provider];
+  return {
+    id: scannedAssetId({ tenantId: options.tenantId, type, region, resourceId: scan.artifact.resourceId }),
+    provider,
+    type,
+    region,
+    accountId: location?.accountId ?? null,
+  };
+}
+
+export async function applyScan(
+  writer: IngestWriter,
+  scan: Scan,
+  digest: string,
+  options: ApplyOptions,
+): Promise<ApplyResult> {
+  const located = locate(scan, options);
+  const assetId = located?.id ?? options.assetId;
+  if (assetId === undefined) {
+    const what = scan.artifact.kind === 'other' ? scan.artifact.description : 'a scan';
+    throw new UserError(`this is ${what}, which names no asset: give --asset ASSET_ID`);
+  }
+  const stored = await writer.storedAsset(options.tenantId, assetId);
+  if (!located && !stored) throw new UserError(`--asset: tenant ${options.tenantId} has no asset '${assetId}'`);
+  // The same report again changes nothing: without a time of its own it keeps the time it was first ingested at.
+  const previous = (
+    stored?.rawData.secinvScans as Record<string, { reportDigest?: string; scannedAt?: string }> | undefined
+  )?.[scan.scanner];
+  const scannedAt =
+    scan.scannedAt ?? (previous?.reportDigest === digest && previous.scannedAt ? previous.scannedAt : options.now);
+  const executionId = Date.parse(scannedAt);
+  const scans = {
+    ...((stored?.rawData.secinvScans as object | undefined) ?? {}),
+    [scan.scanner]: { reportDigest: digest, scannedAt },
+  };
+
+  let asset: StoredAsset;
+  let rawData: Record<string, unknown>;
+  if (located && scan.artifact.kind === 'image') {
+    const image = scan.artifact;
+    rawData = { ...image.rawData, secinvScans: scans };
+    asset = validated(
+      'asset',
+      {
+        tenantId: options.tenantId,
+        organizationId: options.organizationId,
+        id: assetId,
+        integrationId: options.integrationId ?? stored?.asset.integrationId ?? null,
+        executionId,
+        provider: located.provider,
+        type: located.type,
+        service: serviceOf(located.type),
+        resourceType: located.type,
+        region: located.region,
+        name: image.reference,
+        resourceId: image.resourceId,
+        resourceName: image.resourceName,
+        imageId: image.imageId,
+        platform: image.operatingSystem?.platform ?? null,
+        operatingSystem: image.operatingSystem ? [image.operatingSystem] : [],
+        providerAccountId: located.accountId === null ? null : Number(located.accountId),
+        firstObservedAt: stored?.asset.firstObservedAt ?? scannedAt,
+        lastObservedAt: scannedAt,
+        lastScannedAt: scannedAt,
+        tags: stored?.asset.tags ?? [],
+        riskScore: stored?.asset.riskScore ?? null,
+        ...secretArrays(scan.secrets),
+        rawData,
+      },
+      'the scanned image',
+    ).asset;
+  } else {
+    // An existing asset keeps everything but what a scan observes.
+    const current = stored as NonNullable<typeof stored>;
+    rawData = { ...current.rawData, secinvScans: scans };
+    const secrets = secretArrays(scan.secrets);
+    asset = {
+      ...current.asset,
+      executionId,
+      lastScannedAt: scannedAt,
+      lastObservedAt: scannedAt > current.asset.lastObservedAt ? scannedAt : current.asset.lastObservedAt,
+      ...secrets,
+      ...secretCounts(secrets),
+    };
+  }
+  await writer.write('asset', { tenantId: options.tenantId, asset, rawData });
+
+  const before = await writer.storedFindings(options.tenantId, assetId);
+  let added = 0;
+  let updated = 0;
+  for (const finding of scan.findings.values()) {
+    const known = before.get(finding.vulnerabilityId);
+    if (known) updated += 1;
+    else added += 1;
+    const record = validated(
+      'vulnerability',
+      {
+        tenantId: options.tenantId,
+        organizationId: options.organizationId,
+        assetId,
+        vulnerabilityId: finding.vulnerabilityId,
+        integrationId: asset.integrationId,
+        executionId: scan.reportId ?? String(executionId),
+        provider: asset.provider,
+        assetType: asset.type,
+        title: finding.title,
+        description: finding.description,
+        severityLevel: finding.severity,
+        severitySource: finding.severitySource,
+        firstObservedAt: known?.firstObservedAt ?? scannedAt,
+        lastObservedAt: scannedAt,
+        publishedDate: finding.publishedDate,
+        targetName: finding.packages[0]?.targetName ?? null,
+        primaryUrl: finding.primaryUrl,
+        packages: finding.packages,
+        cwes: finding.cwes.map((cwe) => cweEntry(cwe, finding.severitySource)),
+        isExploitable: isExploitableByVectors(finding.vectors),
+      },
+      `the finding at ${finding.location}`,
+    );
+    await writer.write('vulnerability', { ...record, source: scan.scanner });
+  }
+  const resolved = options.resolve
+    ? await writer.resolveFindings(options.tenantId, assetId, scan.scanner, new Set(scan.findings.keys()))
+    : 0;
+  return { assetId, assetCreated: !stored, added, updated, resolved };
+}

@@ -1,0 +1,93 @@
+// A scan as every reader produces it, whatever the scanner: the artifact scanned, its findings already merged one per
+// vulnerability id, and its secrets. src/ingest/apply.ts turns it into inventory records.
+import { severityLevelValues, type FindingSeverity } from '../domain/enums.js';
+
+export interface ScanPackage {
+  packageName: string | null;
+  installedVersion: string | null;
+  fixedVersion: string | null;
+  targetName: string | null;
+  targetType: string | null;
+  targetPath: string | null;
+  targetClass: string | null;
+}
+
+export interface ScanFinding {
+  vulnerabilityId: string;
+  title: string | null;
+  description: string | null;
+  severity: FindingSeverity;
+  severitySource: string | null;
+  publishedDate: string | null;
+  primaryUrl: string | null;
+  cwes: string[];
+  /** Each package once, in the order first seen. */
+  packages: ScanPackage[];
+  /** Every CVSS vector of the finding (any version), for isExploitable. */
+  vectors: string[];
+  /** Where the first row of the finding was in the report (`$.Results[0].Vulnerabilities[3]`). */
+  location: string;
+}
+
+/** What was scanned: a container image (which becomes or updates an asset), or something that needs `--asset`. */
+export type ScannedArtifact =
+  | {
+      kind: 'image';
+      /** The reference as scanned (`registry/repo:tag`), the asset's name. */
+      reference: string;
+      /** The asset's resource id: repository and digest when the report has one, else the reference. */
+      resourceId: string;
+      imageId: string | null;
+      resourceName: string | null;
+      operatingSystem: {
+        name: string | null;
+        version: string | null;
+        architecture: string | null;
+        platform: string | null;
+      } | null;
+      rawData: Record<string, unknown>;
+    }
+  | { kind: 'other'; description: string };
+
+export interface ScanSecret {
+  severity: FindingSeverity;
+  entry: Record<string, unknown>;
+}
+
+export interface Scan {
+  scanner: string;
+  artifact: ScannedArtifact;
+  /** When the scan ran, from the report; null when the report does not say. */
+  scannedAt: string | null;
+  /** The report's own id, when it has one. */
+  reportId: string | null;
+  findings: Map<string, ScanFinding>;
+  secrets: ScanSecret[];
+}
+
+const packageKey = (p: ScanPackage) =>
+  `${p.packageName ?? ''}\u0000${p.installedVersion ?? ''}\u0000${p.targetName ?? ''}`;
+
+/**
+ * Adds one report row to the scan's findings: the first row of a vulnerability id makes the finding; later rows add
+ * their package (once per name, installed version and target), raise the severity to the highest seen and add their
+ * vectors; the other fields stay those of the first row.
+ */
+export function mergeFinding(findings: Map<string, ScanFinding>, row: ScanFinding): void {
+  const found = findings.get(row.vulnerabilityId);
+  if (!found) {
+    const unique = new Map<string, ScanPackage>();
+    for (const p of row.packages) if (!unique.has(packageKey(p))) unique.set(packageKey(p), p);
+    findings.set(row.vulnerabilityId, { ...row, packages: [...unique.values()], vectors: [...new Set(row.vectors)] });
+    return;
+  }
+  const keys = new Set(found.packages.map(packageKey));
+  for (const p of row.packages) {
+    if (!keys.has(packageKey(p))) {
+      keys.add(packageKey(p));
+      found.packages.push(p);
+    }
+  }
+  if (severityLevelValues[row.severity] > severityLevelValues[found.severity]) found.severity = row.severity;
+  for (const vector of row.vectors) if (!found.vectors.includes(vector)) found.vectors.push(vector);
+}

@@ -1,0 +1,62 @@
+// What a scanner ingest asks of the database inside its transaction: the stored asset it updates, the findings the
+// same scanner reported before (to keep their firstObservedAt), and resolving those the new scan no longer reports.
+import type { Kysely, Transaction } from 'kysely';
+import type { StoredAsset } from '../domain/records.js';
+import { fromTenant } from './scope.js';
+import type { Database } from './tables.js';
+import type { IngestWriter } from './types.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+export const scanReads = (db: Db): Pick<IngestWriter, 'storedAsset' | 'storedFindings'> => ({
+  async storedAsset(tenantId, assetId) {
+    const row = await fromTenant(db, 'assets', tenantId)
+      .select(['doc', 'raw_data'])
+      .where('assets.id', '=', assetId)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    return {
+      asset: JSON.parse(Buffer.from(row.doc).toString('utf8')) as StoredAsset,
+      rawData: JSON.parse(row.raw_data) as Record<string, unknown>,
+    };
+  },
+
+  async storedFindings(tenantId, assetId) {
+    const rows = await fromTenant(db, 'vulnerabilities', tenantId)
+      .select(['vulnerability_id', 'first_observed_at', 'source'])
+      .where('vulnerabilities.asset_id', '=', assetId)
+      .execute();
+    return new Map(rows.map((r) => [r.vulnerability_id, { firstObservedAt: r.first_observed_at, source: r.source }]));
+  },
+});
+
+/** Deletes the asset's findings from `source` that are not in `keep`, with their packages and exemption matches. */
+export async function resolveFindings(
+  db: Db,
+  tenantId: string,
+  assetId: string,
+  source: string,
+  keep: ReadonlySet<string>,
+): Promise<number> {
+  const stale = (
+    await fromTenant(db, 'vulnerabilities', tenantId)
+      .select('vulnerability_id')
+      .where('vulnerabilities.asset_id', '=', assetId)
+      .where('vulnerabilities.source', '=', source)
+      .execute()
+  )
+    .map((r) => r.vulnerability_id)
+    .filter((id) => !keep.has(id));
+  for (let i = 0; i < stale.length; i += 500) {
+    const ids = stale.slice(i, i + 500);
+    for (const table of ['vulnerability_packages', 'vulnerability_exemptions', 'vulnerabilities'] as const) {
+      await db
+        .deleteFrom(table)
+        .where('tenant_id', '=', tenantId)
+        .where('asset_id', '=', assetId)
+        .where('vulnerability_id', 'in', ids)
+        .execute();
+    }
+  }
+  return stale.length;
+}

@@ -1,0 +1,88 @@
+// `secinv ingest` on the command line: flags, the summary, exit codes, gzip and standard-input files.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../helpers.js';
+import { runCli } from './run.js';
+
+const TEAMDOJO = fileURLToPath(
+  new URL('../fixtures/ingest/trivy/trivy-image-teamdojo-multi-target.json', import.meta.url),
+);
+const REPO = fileURLToPath(new URL('../fixtures/ingest/trivy/trivy-repo-npm.json', import.meta.url));
+
+let dir: string;
+let db: string;
+let drop: () => Promise<void>;
+let tenant: string;
+beforeEach(async () => {
+  ({ url: db, dir, drop } = await createTestDatabase());
+  tenant = (await runCli('tenants', 'create', '--name', 'scans', '--db', db)).stdout.trim();
+});
+afterEach(async () => drop());
+
+describe('secinv ingest', () => {
+  it('ingests a report (gzip too), prints a line per file on stderr and a summary on stdout', async () => {
+    const gz = join(dir, 'teamdojo.json.gz');
+    writeFileSync(
+      gz,
+      gzipSync(
+        Buffer.from(
+          JSON.stringify({ ...(JSON.parse(readFileSync(TEAMDOJO, 'utf8')) as object), ArtifactName: 'other:2' }),
+        ),
+      ),
+    );
+    const result = await runCli(
+      'ingest',
+      '--tenant',
+      tenant,
+      '--provider',
+      'GCP',
+      '--region',
+      'europe-west1',
+      '--db',
+      db,
+      TEAMDOJO,
+      gz,
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('ingested: 2 files\n');
+    expect(result.stderr).toContain(
+      `${TEAMDOJO}: trivy, asset sirn:assets:${tenant}:gcp:artifactregistry:image:europe-west1:teamdojo:latest created, findings 5 added, 0 updated, 0 resolved\n`,
+    );
+    expect(result.stderr).toContain(
+      `${gz}: trivy, asset sirn:assets:${tenant}:gcp:artifactregistry:image:europe-west1:other:2 created`,
+    );
+    const listed = JSON.parse((await runCli('tenants', 'list', '--json', '--db', db)).stdout) as {
+      assets: number;
+      findings: number;
+    }[];
+    expect(listed[0]).toMatchObject({ assets: 2, findings: 10 });
+  });
+
+  it('refuses with the file named and exit 1; bad flags are exit 2', async () => {
+    const noAsset = await runCli('ingest', '--tenant', tenant, '--db', db, REPO);
+    expect(noAsset.code).toBe(1);
+    expect(noAsset.stderr).toContain(
+      `${REPO}: this is a Trivy repository scan, which names no asset: give --asset ASSET_ID\n`,
+    );
+    expect(noAsset.stderr).toContain('secinv: ingest rejected: 1 problem; nothing was written\n');
+    const unknown = await runCli('ingest', '--tenant', 'nobody', '--db', db, REPO);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("secinv: unknown tenant 'nobody'");
+    expect((await runCli('ingest', '--tenant', tenant, '--provider', 'Oracle', '--db', db, TEAMDOJO)).code).toBe(2);
+    expect((await runCli('ingest', '--tenant', tenant, '--format', 'sarif', '--db', db, TEAMDOJO)).code).toBe(2);
+    expect((await runCli('ingest', '--db', db, TEAMDOJO)).code).toBe(2);
+    expect((await runCli('ingest', '--tenant', tenant, '--db', db, '-', '-')).code).toBe(2);
+    const listed = JSON.parse((await runCli('tenants', 'list', '--json', '--db', db)).stdout) as { assets: number }[];
+    expect(listed[0]?.assets).toBe(0);
+  });
+
+  it('--dry-run validates and writes nothing', async () => {
+    const result = await runCli('ingest', '--tenant', tenant, '--provider', 'AWS', '--dry-run', '--db', db, TEAMDOJO);
+    expect(result).toMatchObject({ code: 0, stdout: 'validated (dry run, nothing written): 1 file\n' });
+    const listed = JSON.parse((await runCli('tenants', 'list', '--json', '--db', db)).stdout) as { assets: number }[];
+    expect(listed[0]?.assets).toBe(0);
+  });
+});

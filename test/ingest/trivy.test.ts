@@ -1,0 +1,243 @@
+// Trivy reports into the inventory, end to end on a real database of each dialect: the sample reports become image
+// assets and findings the API serves; re-scans keep firstObservedAt, resolve what they no longer list, and change
+// nothing when repeated; --asset attaches a scan to an existing asset; bad input writes nothing.
+import { readFileSync } from 'node:fs';
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ingestFiles, type IngestOptions, type IngestResult } from '../../src/ingest/ingest.js';
+import { A1, fixture } from '../fixtures.js';
+import { createKey, importRecords, setup, TENANT_A, TENANT_B, type TestContext } from '../helpers.js';
+
+const sample = (name: string): string =>
+  readFileSync(new URL(`../fixtures/ingest/trivy/${name}`, import.meta.url), 'utf8');
+const TEAMDOJO = sample('trivy-image-teamdojo-multi-target.json');
+const ALL_STATUSES = sample('trivy-image-example-app-all-statuses.json');
+
+type Json = Record<string, unknown>;
+
+let ctx: TestContext;
+let keys: Record<string, string>;
+beforeAll(async () => {
+  ctx = await setup();
+  expect((await importRecords(ctx.storage, fixture)).problems).toEqual([]);
+  keys = { [TENANT_A]: await createKey(ctx.storage, TENANT_A), [TENANT_B]: await createKey(ctx.storage, TENANT_B) };
+});
+afterAll(async () => ctx.close());
+
+const ingest = (files: Record<string, string>, options: Partial<IngestOptions> = {}): Promise<IngestResult> =>
+  ingestFiles(
+    ctx.storage,
+    Object.entries(files).map(([name, text]) => ({ name, open: () => Readable.from([Buffer.from(text)]) })),
+    {
+      tenantId: TENANT_A,
+      format: 'auto',
+      provider: 'AWS',
+      region: 'us-east-1',
+      resolve: true,
+      dryRun: false,
+      now: () => new Date('2026-11-01T10:00:00Z'),
+      ...options,
+    },
+  );
+
+async function api(path: string, tenantId = TENANT_A): Promise<Json> {
+  const res = await ctx.app.inject({ url: path, headers: { authorization: `Bearer ${keys[tenantId]}` } });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json<Json>();
+}
+const asset = async (id: string, tenantId = TENANT_A) =>
+  (await api(`/v1/tenant/assets/${encodeURIComponent(id)}?include=rawData`, tenantId)).data as Json;
+const findings = async (assetId: string, tenantId = TENANT_A) =>
+  (
+    (
+      await api(
+        `/v1/tenant/vulnerabilities?assetIds=${encodeURIComponent(assetId)}&perPage=2000&sortBy=firstObservedAt`,
+        tenantId,
+      )
+    ).data as Json[]
+  ).sort((a, b) => String(a.vulnerabilityId).localeCompare(String(b.vulnerabilityId)));
+
+const idOf = (result: IngestResult, file: string): string => {
+  expect(result.problems).toEqual([]);
+  const found = result.files.find((f) => f.file === file);
+  if (!found) throw new Error(`${file} was not ingested`);
+  return found.assetId;
+};
+
+describe('a Trivy image report', () => {
+  it('becomes an image asset with one finding per vulnerability and its packages', async () => {
+    const result = await ingest({ 'teamdojo.json': TEAMDOJO });
+    const id = idOf(result, 'teamdojo.json');
+    expect(id).toBe(`sirn:assets:${TENANT_A}:aws:ecr:image:us-east-1:teamdojo:latest`);
+    expect(result.files[0]).toMatchObject({ format: 'trivy', assetCreated: true, added: 5, updated: 0, resolved: 0 });
+    const image = await asset(id);
+    expect(image).toMatchObject({
+      name: 'teamdojo:latest',
+      provider: 'AWS',
+      type: 'AWS::ECR::Image',
+      service: 'AWS::ECR',
+      region: 'us-east-1',
+      firstObservedAt: '2026-11-01T10:00:00.000Z',
+      lastScannedAt: '2026-11-01T10:00:00.000Z',
+      isVulnerable: true,
+      operatingSystem: [{ name: 'alpine', version: '3.9.4', architecture: null, platform: null }],
+    });
+    const list = await findings(id);
+    expect(list).toHaveLength(5);
+    const freetype = list.find((f) => f.vulnerabilityId === 'CVE-2020-15999') as Json;
+    // nvd UI:R (2.835) and redhat UI:N (3.887): the larger counts.
+    expect(freetype).toMatchObject({
+      severityLevel: 'MEDIUM',
+      severitySource: 'nvd',
+      isExploitable: true,
+      hasVendorFix: true,
+      assetType: 'AWS::ECR::Image',
+    });
+    expect(freetype.packages).toEqual([
+      {
+        packageName: 'freetype',
+        installedVersion: '2.9.1-r2',
+        fixedVersion: '2.9.1-r3',
+        targetName: 'teamdojo:latest (alpine 3.9.4)',
+        targetType: 'alpine',
+        targetPath: 'app/libs/freetype-2.9.1-r2',
+        targetClass: 'os-pkgs',
+      },
+    ]);
+    expect(freetype.cwes).toEqual([
+      {
+        id: 'CWE-787',
+        cweId: '787',
+        name: null,
+        source: 'nvd',
+        sourceUrl: 'https://cwe.mitre.org/data/definitions/787.html',
+        description: null,
+      },
+    ]);
+    expect(image.numberOfMediumVulnerabilities).toBe(list.filter((f) => f.severityLevel === 'MEDIUM').length);
+  });
+
+  it('ingested again changes nothing, even without a scan time of its own', async () => {
+    const id = `sirn:assets:${TENANT_A}:aws:ecr:image:us-east-1:teamdojo:latest`;
+    const before = [await asset(id), await findings(id)];
+    const again = await ingest({ 'teamdojo.json': TEAMDOJO }, { now: () => new Date('2026-11-05T00:00:00Z') });
+    expect(again.files[0]).toMatchObject({ assetCreated: false, added: 0, updated: 5, resolved: 0 });
+    expect([await asset(id), await findings(id)]).toEqual(before);
+  });
+
+  it('a later scan keeps firstObservedAt; one that lists less resolves the rest, unless told not to', async () => {
+    const report = JSON.parse(ALL_STATUSES) as Json & { Results: { Vulnerabilities: Json[] }[] };
+    const id = idOf(await ingest({ 'app.json': ALL_STATUSES }), 'app.json');
+    const first = await findings(id);
+    expect(first).toHaveLength(new Set(report.Results[0]?.Vulnerabilities.map((v) => v.VulnerabilityID)).size);
+
+    const later = structuredClone(report);
+    later.CreatedAt = '2024-02-01T00:00:00Z';
+    const dropped = later.Results[0]!.Vulnerabilities.splice(0, 3).map((v) => String(v.VulnerabilityID));
+    const partial = await ingest({ 'later.json': JSON.stringify(later) }, { resolve: false });
+    expect(partial.files[0]).toMatchObject({ resolved: 0 });
+    expect(await findings(id)).toHaveLength(first.length);
+
+    const rescan = await ingest({ 'later.json': JSON.stringify(later) });
+    expect(rescan.files[0]).toMatchObject({ added: 0, resolved: 3 });
+    const now = await findings(id);
+    expect(now.map((f) => f.vulnerabilityId)).toEqual(
+      first.map((f) => f.vulnerabilityId).filter((v) => !dropped.includes(String(v))),
+    );
+    for (const f of now) {
+      expect(f.firstObservedAt).toBe('2024-01-15T08:58:29.827Z');
+      expect(f.lastObservedAt).toBe('2024-02-01T00:00:00.000Z');
+    }
+    expect(await asset(id)).toMatchObject({
+      firstObservedAt: '2024-01-15T08:58:29.827Z',
+      lastScannedAt: '2024-02-01T00:00:00.000Z',
+    });
+
+    // Without Results the report names its image only in ArtifactName (this one left it empty).
+    const empty = {
+      ...later,
+      ArtifactName: 'noppaknopsta/example-app:main-159',
+      CreatedAt: '2024-03-01T00:00:00Z',
+      Results: [],
+    };
+    expect((await ingest({ 'empty.json': JSON.stringify(empty) })).files[0]).toMatchObject({ resolved: now.length });
+    expect(await findings(id)).toEqual([]);
+    expect(await asset(id)).toMatchObject({ isVulnerable: false, vulnerabilityScore: 0 });
+  });
+});
+
+describe('--asset', () => {
+  it('attaches a file-system scan to an existing asset, changing only what a scan observes', async () => {
+    const before = await asset(A1);
+    const repo = sample('trivy-repo-npm.json');
+    expect((await ingest({ 'repo.json': repo })).problems).toEqual([
+      {
+        file: 'repo.json',
+        path: null,
+        message: 'this is a Trivy repository scan, which names no asset: give --asset ASSET_ID',
+      },
+    ]);
+    const result = await ingest({ 'repo.json': repo }, { assetId: A1 });
+    expect(result.files[0]).toMatchObject({ assetId: A1, assetCreated: false, added: 1 });
+    const after = await asset(A1);
+    expect(after).toMatchObject({
+      name: before.name,
+      type: before.type,
+      tags: before.tags,
+      firstObservedAt: before.firstObservedAt,
+      lastScannedAt: '2021-08-25T12:20:30.000Z',
+    });
+    expect((after.rawData as Json).Owner).toBe((before.rawData as Json).Owner);
+    expect((await findings(A1)).some((f) => (f.packages as Json[])[0]?.targetName === 'package-lock.json')).toBe(true);
+  });
+
+  it("must name an asset of the tenant: another tenant's is unknown", async () => {
+    const result = await ingest({ 'repo.json': sample('trivy-repo-npm.json') }, { assetId: 'sirn:assets:nope' });
+    expect(result.problems).toEqual([
+      { file: 'repo.json', path: null, message: `--asset: tenant ${TENANT_A} has no asset 'sirn:assets:nope'` },
+    ]);
+    const b = (await api('/v1/tenant/assets?perPage=1', TENANT_B)).data as Json[];
+    const foreign = await ingest(
+      { 'repo.json': sample('trivy-repo-npm.json') },
+      { assetId: String(b[0]?.id) + '-not-in-a' },
+    );
+    expect(foreign.problems[0]?.message).toContain('has no asset');
+  });
+});
+
+describe('tenants and bad input', () => {
+  it('an ingest into one tenant leaves the other as it was', async () => {
+    const before = await api('/v1/tenant/vulnerabilities?perPage=2000', TENANT_B);
+    await ingest({ 'teamdojo.json': TEAMDOJO });
+    expect(await api('/v1/tenant/vulnerabilities?perPage=2000', TENANT_B)).toEqual(before);
+  });
+
+  it('a truncated report, another format or a feed is refused with its reason, and nothing of the run is written', async () => {
+    const total = async () => ((await api('/v1/tenant/assets?perPage=1')).meta as Json).total;
+    const count = await total();
+    const cut = ALL_STATUSES.slice(0, ALL_STATUSES.indexOf('"VulnerabilityID"', 3000) + 10);
+    const grype = readFileSync(
+      new URL('../fixtures/ingest/grype/grype-image-busybox-epss.json', import.meta.url),
+      'utf8',
+    );
+    const result = await ingest({
+      'new.json': JSON.stringify({ ...JSON.parse(TEAMDOJO), ArtifactName: 'other:1' }),
+      'cut.json': cut,
+      'grype.json': grype,
+    });
+    expect(result.files).toEqual([]);
+    expect(result.problems.map((p) => `${p.file}: ${p.message}`)).toEqual([
+      expect.stringMatching(
+        /^cut\.json: ends before the JSON is complete \(truncated\?\), inside \$\.Results\[0\]\.Vulnerabilities\[\d+\]/,
+      ),
+      'grype.json: is a grype report; this version of secinv ingests Trivy JSON reports',
+    ]);
+    expect(await total()).toBe(count);
+  });
+
+  it('an unknown tenant is refused', async () => {
+    await expect(ingest({ 'teamdojo.json': TEAMDOJO }, { tenantId: 'no-such-tenant' })).rejects.toThrow(
+      "unknown tenant 'no-such-tenant'",
+    );
+  });
+});
