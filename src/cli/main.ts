@@ -85,7 +85,7 @@ export function buildProgram(io: Io): Command {
 
   sub('ingest')
     .description(
-      'Load scanner reports (Trivy JSON) into one tenant; "-" reads standard input, gzip is read as such. All or nothing.',
+      'Load scanner reports (Trivy or Grype JSON) into one tenant; "-" reads standard input, gzip is read as such. All or nothing.',
     )
     .requiredOption('--tenant <tenantId>', 'the tenant the reports are about')
     .addOption(dbOption())

@@ -9,6 +9,8 @@ import { applyScan, type ApplyResult } from './apply.js';
 import { detectFormat, type IngestFormat } from './detect.js';
 import { openReport } from './source.js';
 import { JsonStreamError } from './stream.js';
+import { readGrype } from './grype.js';
+import type { Scan } from './scan.js';
 import { readTrivy, type FieldProblem } from './trivy.js';
 
 export interface IngestSource {
@@ -41,8 +43,13 @@ export interface FileSummary extends ApplyResult {
 
 export type IngestResult = { files: FileSummary[]; problems: [] } | { files: []; problems: IngestProblem[] };
 
-/** The formats this version reads; the others are recognised and named. */
-const READABLE: readonly IngestFormat[] = ['trivy'];
+/** The readers of the formats this version reads; the others are recognised and named. */
+const READERS: Partial<
+  Record<IngestFormat, (bytes: AsyncIterable<Buffer>, problems: FieldProblem[]) => Promise<Scan>>
+> = {
+  trivy: readTrivy,
+  grype: readGrype,
+};
 
 class Rejected extends Error {}
 
@@ -79,13 +86,14 @@ export async function ingestFiles(
               fail(detected.problem);
               continue;
             }
-            if (!READABLE.includes(detected.format)) {
-              fail(`is a ${detected.format} report; this version of secinv ingests Trivy JSON reports`);
+            const read = READERS[detected.format];
+            if (read === undefined) {
+              fail(`is a ${detected.format} report; this version of secinv ingests Trivy and Grype JSON reports`);
               continue;
             }
             const hash = createHash('sha256');
             const fieldProblems: FieldProblem[] = [];
-            const scan = await readTrivy(hashing(report.bytes, hash), fieldProblems);
+            const scan = await read(hashing(report.bytes, hash), fieldProblems);
             for (const p of fieldProblems) fail(p.message, p.path);
             if (fieldProblems.length > 0) continue;
             const applied = await applyScan(writer, scan, hash.digest('hex'), { ...options, organizationId, now });

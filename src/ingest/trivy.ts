@@ -2,6 +2,7 @@
 // of each Result come one by one; the header, Metadata and each Result's Target are read before them.
 import { mapSeverity, targetClassOf } from '../domain/scan.js';
 import { normalizeTimestamp } from '../domain/time.js';
+import { isObject, text, texts, type Json } from './json.js';
 import { mergeFinding, type Scan, type ScanFinding, type ScanSecret, type ScannedArtifact } from './scan.js';
 import { formatPath, streamJson, type JsonPath } from './stream.js';
 
@@ -9,13 +10,6 @@ export interface FieldProblem {
   path: string;
   message: string;
 }
-
-type Json = Record<string, unknown>;
-
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-const text = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
-const texts = (v: unknown): string[] =>
-  Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x !== '') : [];
 
 /** `teamdojo:latest (alpine 3.9.4)` → `teamdojo:latest`: an OS target names the image and its OS release. */
 const withoutOs = (target: string): string => target.replace(/ \([^()]*(\([^()]*\))?[^()]*\)$/, '');

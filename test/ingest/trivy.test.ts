@@ -2,11 +2,11 @@
 // assets and findings the API serves; re-scans keep firstObservedAt, resolve what they no longer list, and change
 // nothing when repeated; --asset attaches a scan to an existing asset; bad input writes nothing.
 import { readFileSync } from 'node:fs';
-import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingestFiles, type IngestOptions, type IngestResult } from '../../src/ingest/ingest.js';
+import type { IngestOptions, IngestResult } from '../../src/ingest/ingest.js';
 import { A1, fixture } from '../fixtures.js';
 import { createKey, importRecords, setup, TENANT_A, TENANT_B, type TestContext } from '../helpers.js';
+import { ingestTexts } from './run.js';
 
 const sample = (name: string): string =>
   readFileSync(new URL(`../fixtures/ingest/trivy/${name}`, import.meta.url), 'utf8');
@@ -25,20 +25,7 @@ beforeAll(async () => {
 afterAll(async () => ctx.close());
 
 const ingest = (files: Record<string, string>, options: Partial<IngestOptions> = {}): Promise<IngestResult> =>
-  ingestFiles(
-    ctx.storage,
-    Object.entries(files).map(([name, text]) => ({ name, open: () => Readable.from([Buffer.from(text)]) })),
-    {
-      tenantId: TENANT_A,
-      format: 'auto',
-      provider: 'AWS',
-      region: 'us-east-1',
-      resolve: true,
-      dryRun: false,
-      now: () => new Date('2026-11-01T10:00:00Z'),
-      ...options,
-    },
-  );
+  ingestTexts(ctx.storage, files, { provider: 'AWS', region: 'us-east-1', ...options });
 
 async function api(path: string, tenantId = TENANT_A): Promise<Json> {
   const res = await ctx.app.inject({ url: path, headers: { authorization: `Bearer ${keys[tenantId]}` } });
@@ -216,21 +203,21 @@ describe('tenants and bad input', () => {
     const total = async () => ((await api('/v1/tenant/assets?perPage=1')).meta as Json).total;
     const count = await total();
     const cut = ALL_STATUSES.slice(0, ALL_STATUSES.indexOf('"VulnerabilityID"', 3000) + 10);
-    const grype = readFileSync(
-      new URL('../fixtures/ingest/grype/grype-image-busybox-epss.json', import.meta.url),
+    const sbom = readFileSync(
+      new URL('../fixtures/ingest/cyclonedx/cdx-1.4-log4j-in-triage.json', import.meta.url),
       'utf8',
     );
     const result = await ingest({
       'new.json': JSON.stringify({ ...JSON.parse(TEAMDOJO), ArtifactName: 'other:1' }),
       'cut.json': cut,
-      'grype.json': grype,
+      'sbom.json': sbom,
     });
     expect(result.files).toEqual([]);
     expect(result.problems.map((p) => `${p.file}: ${p.message}`)).toEqual([
       expect.stringMatching(
         /^cut\.json: ends before the JSON is complete \(truncated\?\), inside \$\.Results\[0\]\.Vulnerabilities\[\d+\]/,
       ),
-      'grype.json: is a grype report; this version of secinv ingests Trivy JSON reports',
+      'sbom.json: is a cyclonedx report; this version of secinv ingests Trivy and Grype JSON reports',
     ]);
     expect(await total()).toBe(count);
   });

@@ -1,0 +1,144 @@
+// Grype's JSON report (`grype IMAGE|dir:PATH -o json`) as a Scan, streamed: its `matches` come first and one by one;
+// `source`, `distro` and `descriptor` follow them, so what the matches need from those is filled in at the end.
+import { mapSeverity, targetClassOf } from '../domain/scan.js';
+import { normalizeTimestamp } from '../domain/time.js';
+import { isObject, objects, text, texts, type Json } from './json.js';
+import { mergeFinding, type Scan, type ScanFinding, type ScannedArtifact } from './scan.js';
+import { formatPath, streamJson } from './stream.js';
+import type { FieldProblem } from './trivy.js';
+
+const vectorsOf = (v: Json): string[] => objects(v.cvss).flatMap((c) => texts([c.vector]));
+
+/** The first sentence of a description, at most 120 characters, as a title (Grype has none of its own). */
+function titleOf(description: string | null): string | null {
+  if (description === null) return null;
+  const sentence = /^(.+?[.!?])(\s|$)/.exec(description)?.[1] ?? description;
+  return sentence.length <= 120 ? sentence : `${sentence.slice(0, 119)}…`;
+}
+
+/** Grype's package types in Trivy's words, so both scanners' packages read alike; OS packages take the distro's name. */
+function targetTypeOf(type: string | null, distro: string | null): string | null {
+  if (type === null) return null;
+  if (targetClassOf(type) === 'os-pkgs') return distro ?? type;
+  return ({ 'java-archive': 'jar', gem: 'gemspec' } as Record<string, string>)[type] ?? type;
+}
+
+function findingOf(match: Json, location: string, problems: FieldProblem[]): ScanFinding | null {
+  const vulnerability = isObject(match.vulnerability) ? match.vulnerability : {};
+  const artifact = isObject(match.artifact) ? match.artifact : {};
+  const id = text(vulnerability.id);
+  if (id === null) {
+    problems.push({ path: `${location}.vulnerability.id`, message: 'is required (a non-empty string)' });
+    return null;
+  }
+  const related = objects(match.relatedVulnerabilities);
+  const description =
+    text(vulnerability.description) ?? related.map((r) => text(r.description)).find((d) => d !== null) ?? null;
+  const fix = isObject(vulnerability.fix) ? texts(vulnerability.fix.versions) : [];
+  const type = text(artifact.type);
+  return {
+    vulnerabilityId: id,
+    title: titleOf(description) ?? id,
+    description,
+    severity: mapSeverity(vulnerability.severity),
+    severitySource: text(vulnerability.namespace),
+    publishedDate: null,
+    primaryUrl: text(vulnerability.dataSource),
+    cwes: [],
+    packages: [
+      {
+        packageName: text(artifact.name),
+        installedVersion: text(artifact.version),
+        fixedVersion: fix.length > 0 ? fix.join(', ') : null,
+        // Filled in from `source` once it has been read.
+        targetName: null,
+        targetType: type,
+        targetPath: text(objects(artifact.locations)[0]?.path),
+        targetClass: type === null ? null : targetClassOf(type),
+      },
+    ],
+    // The finding's own vectors and its aliases' (a distro advisory often has none, its NVD alias does).
+    vectors: [...vectorsOf(vulnerability), ...related.flatMap(vectorsOf)],
+    location,
+  };
+}
+
+function artifactOf(report: Json): { artifact: ScannedArtifact; targetName: string | null; distro: string | null } {
+  const source = isObject(report.source) ? report.source : {};
+  const distro = isObject(report.distro) ? report.distro : {};
+  const target = isObject(source.target) ? source.target : {};
+  const type = text(source.type) ?? 'unknown';
+  const reference = text(target.userInput);
+  const distroName = text(distro.name);
+  if (type !== 'image' || reference === null) {
+    return {
+      artifact: { kind: 'other', description: `a Grype ${type} scan` },
+      targetName: typeof source.target === 'string' ? source.target : reference,
+      distro: distroName,
+    };
+  }
+  const repository = reference.replace(/[:@][^/]*$/, '');
+  const digest = text(target.manifestDigest) ?? text(target.imageID);
+  const { layers: _layers, manifest: _manifest, config: _config, ...targetFacts } = target;
+  return {
+    artifact: {
+      kind: 'image',
+      reference,
+      // A tag moves, a digest does not: the registry digest, else the manifest or image digest, else the reference.
+      resourceId: texts(target.repoDigests)[0] ?? (digest !== null ? `${repository}@${digest}` : reference),
+      imageId: text(target.imageID),
+      resourceName: texts(target.tags)[0] ?? null,
+      operatingSystem: {
+        name: distroName,
+        version: text(distro.version),
+        architecture: text(target.architecture),
+        platform: text(target.os),
+      },
+      rawData: {
+        scanner: 'grype',
+        source: { type, target: targetFacts },
+        distro,
+        descriptor: { name: report.descriptor && isObject(report.descriptor) ? report.descriptor.name : null },
+      },
+    },
+    targetName: reference,
+    distro: distroName,
+  };
+}
+
+export async function readGrype(bytes: AsyncIterable<Buffer>, problems: FieldProblem[]): Promise<Scan> {
+  const findings = new Map<string, ScanFinding>();
+  let report: Json = {};
+  for await (const { path, value } of streamJson(bytes, [['matches', '*']])) {
+    if (path.length === 0) {
+      if (!isObject(value)) throw new Error('is not a Grype report: its top level is not an object');
+      report = value;
+    } else if (!isObject(value)) problems.push({ path: formatPath(path), message: 'must be an object' });
+    else {
+      const finding = findingOf(value, formatPath(path), problems);
+      if (finding) mergeFinding(findings, finding);
+    }
+  }
+  const descriptor = isObject(report.descriptor) ? report.descriptor : {};
+  if (descriptor.name !== 'grype')
+    problems.push({
+      path: '$.descriptor.name',
+      message: `must be "grype" in a Grype report, not ${JSON.stringify(descriptor.name ?? null)}`,
+    });
+  const { artifact, targetName, distro } = artifactOf(report);
+  for (const finding of findings.values()) {
+    for (const p of finding.packages) {
+      p.targetName = targetName;
+      p.targetType = targetTypeOf(p.targetType, distro);
+    }
+  }
+  const timestamp = text(descriptor.timestamp);
+  return {
+    scanner: 'grype',
+    artifact,
+    scannedAt: timestamp === null ? null : normalizeTimestamp(timestamp),
+    reportId: null,
+    findings,
+    secrets: [],
+  };
+}

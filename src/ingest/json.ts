@@ -1,0 +1,12 @@
+// Reading fields of parsed report JSON without trusting their types: a value of the wrong type counts as absent.
+
+export type Json = Record<string, unknown>;
+
+export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** A non-empty string, else null. */
+export const text = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
+/** The non-empty strings of an array. */
+export const texts = (v: unknown): string[] =>
+  Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x !== '') : [];
+/** The objects of an array. */
+export const objects = (v: unknown): Json[] => (Array.isArray(v) ? v.filter(isObject) : []);
