@@ -153,6 +153,59 @@ describe('a Trivy image report', () => {
   });
 });
 
+describe('an image on a cloud registry, with secrets', () => {
+  const REPORT = readFileSync(new URL('../fixtures/ingest-own/trivy-image-secrets.json', import.meta.url), 'utf8');
+
+  it('takes provider, region and account from the registry, and fills the secret arrays', async () => {
+    const id = idOf(await ingest({ 'ecr.json': REPORT }, { provider: undefined, region: undefined }), 'ecr.json');
+    expect(id).toBe(
+      `sirn:assets:${TENANT_A}:aws:ecr:image:eu-west-1:123456789012.dkr.ecr.eu-west-1.amazonaws.com/payments/api@sha256:${'2'.repeat(64)}`,
+    );
+    const image = await asset(id);
+    expect(image).toMatchObject({
+      provider: 'AWS',
+      region: 'eu-west-1',
+      providerAccountId: 123456789012,
+      resourceName: '123456789012.dkr.ecr.eu-west-1.amazonaws.com/payments/api:1.4.2',
+      imageId: `sha256:${'1'.repeat(64)}`,
+      platform: 'linux',
+      numberOfCriticalSecrets: 2,
+      numberOfHighSecrets: 0,
+      numberOfMediumSecrets: 1,
+      numberOfLowSecrets: 1,
+      lastScannedAt: '2026-10-02T08:00:00.123Z',
+    });
+    expect((image.criticalSecrets as Json[])[0]).toEqual({
+      ruleId: 'aws-access-key-id',
+      category: 'AWS',
+      title: 'AWS Access Key ID',
+      target: '/app/config/.env',
+      startLine: 3,
+      endLine: 3,
+      source: 'trivy',
+    });
+    // The build history is left out of rawData.
+    expect(JSON.stringify(image.rawData)).not.toContain('history');
+  });
+
+  it('merges one vulnerability across packages and Results, at its highest severity', async () => {
+    const id = `sirn:assets:${TENANT_A}:aws:ecr:image:eu-west-1:123456789012.dkr.ecr.eu-west-1.amazonaws.com/payments/api@sha256:${'2'.repeat(64)}`;
+    const [finding] = await findings(id);
+    expect(finding).toMatchObject({
+      vulnerabilityId: 'CVE-2024-0727',
+      severityLevel: 'HIGH',
+      title: 'CVE-2024-0727',
+      isExploitable: true,
+      hasVendorFix: true,
+    });
+    expect((finding?.packages as Json[]).map((p) => [p.packageName, p.targetClass, p.targetPath])).toEqual([
+      ['libcrypto3', 'os-pkgs', '123456789012.dkr.ecr.eu-west-1.amazonaws.com/payments/api:1.4.2 (alpine 3.19.1)'],
+      ['libssl3', 'os-pkgs', '123456789012.dkr.ecr.eu-west-1.amazonaws.com/payments/api:1.4.2 (alpine 3.19.1)'],
+      ['openssl-wasm', 'lang-pkgs', 'app/node_modules/openssl-wasm/package.json'],
+    ]);
+  });
+});
+
 describe('--asset', () => {
   it('attaches a file-system scan to an existing asset, changing only what a scan observes', async () => {
     const before = await asset(A1);
