@@ -184,15 +184,21 @@ export function ingestWriter(tx: Transaction<Database>): IngestWriter {
     asset: (records) => upsert(tx, 'assets', ['tenant_id', 'id'], records.map(assetRow)),
     vulnerability: async (records) => {
       // A finding's packages are replaced whole, so the packages of findings that already exist are deleted first.
-      // Which exist is one indexed query per tenant of the batch; a fresh import then deletes nothing.
-      const byTenant = new Map<string, Set<string>>();
-      for (const { tenantId, vulnerability: v } of records)
-        byTenant.set(tenantId, (byTenant.get(tenantId) ?? new Set()).add(v.assetId));
+      // Which exist is one indexed query per tenant of the batch, bounded by the batch's own assets and vulnerability
+      // ids (an asset with many findings is not read whole for every batch); a fresh import then deletes nothing.
+      const byTenant = new Map<string, { assetIds: Set<string>; vulnerabilityIds: Set<string> }>();
+      for (const { tenantId, vulnerability: v } of records) {
+        const entry = byTenant.get(tenantId) ?? { assetIds: new Set<string>(), vulnerabilityIds: new Set<string>() };
+        entry.assetIds.add(v.assetId);
+        entry.vulnerabilityIds.add(v.vulnerabilityId);
+        byTenant.set(tenantId, entry);
+      }
       const replaced = new Map<string, { tenantId: string; assetId: string; ids: string[] }>();
-      for (const [tenantId, assetIds] of byTenant) {
+      for (const [tenantId, { assetIds, vulnerabilityIds }] of byTenant) {
         const existing = await fromTenant(tx, 'vulnerabilities', tenantId)
           .select(['asset_id', 'vulnerability_id'])
           .where('vulnerabilities.asset_id', 'in', [...assetIds])
+          .where('vulnerabilities.vulnerability_id', 'in', [...vulnerabilityIds])
           .execute();
         const keys = new Set(existing.map((e) => `${e.asset_id}\u0000${e.vulnerability_id}`));
         for (const { vulnerability: v } of records.filter((r) => r.tenantId === tenantId)) {
