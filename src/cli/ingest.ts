@@ -1,3 +1,5 @@
+import { statSync } from 'node:fs';
+import { pipeline, Transform } from 'node:stream';
 import type { Config } from '../config.js';
 import { UserError } from '../domain/errors.js';
 import type { Provider } from '../domain/enums.js';
@@ -5,6 +7,15 @@ import type { IngestFormat } from '../ingest/detect.js';
 import { ingestFiles } from '../ingest/ingest.js';
 import { openPath } from '../ingest/source.js';
 import { openDatabase, type Io } from './io.js';
+import { startProgress } from './progress.js';
+
+const sizeOf = (file: string): number | null => {
+  try {
+    return statSync(file).size;
+  } catch {
+    return null;
+  }
+};
 
 export interface IngestFlags {
   tenant: string;
@@ -24,10 +35,24 @@ export async function ingestCommand(
   io: Io,
 ): Promise<void> {
   const storage = await openDatabase(config.databaseUrl, io);
+  const progress = startProgress(io);
+  // Bytes are counted as read from the file (compressed ones too), so the share is of the file's size.
+  const counted = (file: string) => () => {
+    progress.next(file === '-' ? '<stdin>' : file, file === '-' ? null : sizeOf(file));
+    const counter = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        progress.add(chunk.length);
+        done(null, chunk);
+      },
+    });
+    // A read error of the file reaches the reader through the counter.
+    pipeline(openPath(file)(), counter, () => undefined);
+    return counter;
+  };
   try {
     const result = await ingestFiles(
       storage,
-      files.map((file) => ({ name: file === '-' ? '<stdin>' : file, open: openPath(file) })),
+      files.map((file) => ({ name: file === '-' ? '<stdin>' : file, open: counted(file) })),
       {
         tenantId: flags.tenant,
         format: flags.format,
@@ -39,6 +64,7 @@ export async function ingestCommand(
         dryRun: flags.dryRun,
       },
     );
+    progress.stop();
     if (result.problems.length > 0) {
       for (const p of result.problems) io.stderr.write(`${p.file}: ${p.path ? `${p.path}: ` : ''}${p.message}\n`);
       const n = result.problems.length;
@@ -53,6 +79,7 @@ export async function ingestCommand(
       `${flags.dryRun ? 'validated (dry run, nothing written)' : 'ingested'}: ${result.files.length} file${result.files.length === 1 ? '' : 's'}\n`,
     );
   } finally {
+    progress.stop();
     await storage.close();
   }
 }

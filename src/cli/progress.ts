@@ -1,0 +1,71 @@
+// Progress of a long command on a terminal: one redrawn line with the share done, the rate and the time left. Nothing
+// is drawn when stderr is not a terminal (logs and pipes get the summary line only).
+import type { Io } from './io.js';
+
+const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+const size = (bytes: number): string => {
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit += 1;
+  }
+  return `${value.toFixed(unit === 0 ? 0 : 1)} ${units[unit]}`;
+};
+const duration = (seconds: number): string =>
+  seconds >= 3600
+    ? `${Math.floor(seconds / 3600)} h ${Math.round((seconds % 3600) / 60)} min`
+    : seconds >= 60
+      ? `${Math.floor(seconds / 60)} min ${Math.round(seconds % 60)} s`
+      : `${Math.round(seconds)} s`;
+
+/** The progress line: `label: 42% of 1.2 GB, 35.0 MB/s, 21 s left`; without a known total, the bytes read and rate. */
+export function progressLine(label: string, done: number, total: number | null, elapsedMs: number): string {
+  const rate = elapsedMs > 0 ? (done / elapsedMs) * 1000 : 0;
+  const perSecond = `${size(rate)}/s`;
+  if (total === null || total <= 0) return `${label}: ${size(done)} read, ${perSecond}`;
+  const share = Math.min(1, done / total);
+  const left = rate > 0 ? `, ${duration((total - done) / rate)} left` : '';
+  return `${label}: ${Math.floor(share * 100)}% of ${size(total)}, ${perSecond}${left}`;
+}
+
+export interface Progress {
+  /** Counts bytes read. */
+  add(bytes: number): void;
+  /** Starts counting a new input. */
+  next(label: string, total: number | null): void;
+  /** Clears the line. */
+  stop(): void;
+}
+
+/** A progress line on stderr, redrawn every 200 ms, when stderr is a terminal; otherwise nothing. */
+export function startProgress(io: Io): Progress {
+  if (io.stderr.isTTY !== true) return { add: () => undefined, next: () => undefined, stop: () => undefined };
+  // null once stopped.
+  let label: string | null = '';
+  let total: number | null = null;
+  let done = 0;
+  let started = Date.now();
+  const draw = () => {
+    if (label) io.stderr.write(`\r\x1b[K${progressLine(label, done, total, Date.now() - started)}`);
+  };
+  const timer = setInterval(draw, 200);
+  timer.unref();
+  return {
+    add: (bytes) => {
+      done += bytes;
+    },
+    next: (nextLabel, nextTotal) => {
+      label = nextLabel;
+      total = nextTotal;
+      done = 0;
+      started = Date.now();
+    },
+    stop: () => {
+      if (label === null) return;
+      clearInterval(timer);
+      io.stderr.write('\r\x1b[K');
+      label = null;
+    },
+  };
+}

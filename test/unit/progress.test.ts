@@ -1,0 +1,45 @@
+// The progress line of long commands, and that nothing is drawn off a terminal.
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { progressLine, startProgress } from '../../src/cli/progress.js';
+
+describe('progressLine', () => {
+  it('shows the share of the total, the rate and the time left', () => {
+    expect(progressLine('scan.json', 50_000_000, 200_000_000, 2_000)).toBe(
+      'scan.json: 25% of 200.0 MB, 25.0 MB/s, 6 s left',
+    );
+    expect(progressLine('big.json', 1_000_000_000, 5_000_000_000, 100_000)).toBe(
+      'big.json: 20% of 5.0 GB, 10.0 MB/s, 6 min 40 s left',
+    );
+    expect(progressLine('done.json', 300, 300, 1_000)).toBe('done.json: 100% of 300 B, 300 B/s, 0 s left');
+  });
+
+  it('without a known total (standard input) shows what was read and the rate', () => {
+    expect(progressLine('<stdin>', 12_500_000, null, 5_000)).toBe('<stdin>: 12.5 MB read, 2.5 MB/s');
+    expect(progressLine('<stdin>', 0, null, 0)).toBe('<stdin>: 0 B read, 0 B/s');
+  });
+});
+
+describe('startProgress', () => {
+  it('draws nothing when stderr is not a terminal', () => {
+    const stderr = new PassThrough();
+    let written = '';
+    stderr.on('data', (c: Buffer) => (written += c.toString()));
+    const progress = startProgress({ stdout: new PassThrough(), stderr });
+    progress.next('x', 10);
+    progress.add(5);
+    progress.stop();
+    expect(written).toBe('');
+  });
+
+  it('on a terminal, clears its line when stopped, once', () => {
+    const stderr = Object.assign(new PassThrough(), { isTTY: true });
+    let written = '';
+    stderr.on('data', (c: Buffer) => (written += c.toString()));
+    const progress = startProgress({ stdout: new PassThrough(), stderr });
+    progress.next('x', 10);
+    progress.stop();
+    progress.stop();
+    expect(written).toBe('\r\x1b[K');
+  });
+});
