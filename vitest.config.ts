@@ -9,6 +9,7 @@ const perDialect = [
   'test/cli/**/*.test.ts',
   'test/ingest/trivy.test.ts',
   'test/ingest/grype.test.ts',
+  'test/feeds/feeds.test.ts',
 ];
 
 export default defineConfig({
@@ -29,6 +30,7 @@ export default defineConfig({
             'test/storage/**/*.test.ts',
             'test/ingest/detect.test.ts',
             'test/ingest/stream.test.ts',
+            'test/feeds/read.test.ts',
           ],
         },
       },

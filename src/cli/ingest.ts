@@ -1,21 +1,10 @@
-import { statSync } from 'node:fs';
-import { pipeline, Transform } from 'node:stream';
 import type { Config } from '../config.js';
 import { UserError } from '../domain/errors.js';
 import type { Provider } from '../domain/enums.js';
 import type { IngestFormat } from '../ingest/detect.js';
 import { ingestFiles } from '../ingest/ingest.js';
-import { openPath } from '../ingest/source.js';
 import { openDatabase, type Io } from './io.js';
-import { startProgress } from './progress.js';
-
-const sizeOf = (file: string): number | null => {
-  try {
-    return statSync(file).size;
-  } catch {
-    return null;
-  }
-};
+import { countedFile, startProgress } from './progress.js';
 
 export interface IngestFlags {
   tenant: string;
@@ -36,23 +25,10 @@ export async function ingestCommand(
 ): Promise<void> {
   const storage = await openDatabase(config.databaseUrl, io);
   const progress = startProgress(io);
-  // Bytes are counted as read from the file (compressed ones too), so the share is of the file's size.
-  const counted = (file: string) => () => {
-    progress.next(file === '-' ? '<stdin>' : file, file === '-' ? null : sizeOf(file));
-    const counter = new Transform({
-      transform(chunk: Buffer, _encoding, done) {
-        progress.add(chunk.length);
-        done(null, chunk);
-      },
-    });
-    // A read error of the file reaches the reader through the counter.
-    pipeline(openPath(file)(), counter, () => undefined);
-    return counter;
-  };
   try {
     const result = await ingestFiles(
       storage,
-      files.map((file) => ({ name: file === '-' ? '<stdin>' : file, open: counted(file) })),
+      files.map((file) => ({ name: file === '-' ? '<stdin>' : file, open: countedFile(progress, file) })),
       {
         tenantId: flags.tenant,
         format: flags.format,

@@ -5,6 +5,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { environmentHelp, loadConfig } from '../config.js';
 import { UserError } from '../domain/errors.js';
 import { demoCommand } from './demo.js';
+import { feedsLoad, feedsStatus, feedsUpdate, updateDefaults, type UpdateFlags } from './feeds.js';
 import { generateCommand } from './generate.js';
 import { importCommand } from './import.js';
 import { ingestCommand, type IngestFlags } from './ingest.js';
@@ -133,6 +134,32 @@ export function buildProgram(io: Io): Command {
     .option('--json', 'print a JSON array instead of a table', false)
     .addOption(dbOption())
     .action(async (opts: { json: boolean; db?: string }) => tenantsList(loadConfig(opts), opts, io));
+
+  const feedsSub = group(sub('feeds').description('Load the threat-intel feeds (CISA KEV, FIRST EPSS, Exploit-DB).'));
+  feedsSub('load')
+    .description(
+      'Load KEV JSON, EPSS CSV and Exploit-DB CSV files (kind told by content, gzip accepted) and re-enrich every tenant. All or nothing.',
+    )
+    .addOption(dbOption())
+    .argument('<files...>', 'feed files', (file: string, previous: string[] = []) => {
+      if (file === '-' && previous.includes('-'))
+        throw new InvalidArgumentError('"-" (standard input) may be given only once');
+      return [...previous, file];
+    })
+    .action(async (files: string[], opts: { db?: string }) => feedsLoad(loadConfig(opts), files, io));
+  feedsSub('update')
+    .description('Download the three feeds from their public addresses and load them. All or nothing.')
+    .addOption(dbOption())
+    .option('--kev-url <url>', 'CISA KEV catalog JSON', updateDefaults.kevUrl)
+    .option('--epss-url <url>', 'FIRST EPSS scores CSV (gzip)', updateDefaults.epssUrl)
+    .option('--exploitdb-url <url>', 'Exploit-DB files_exploits.csv', updateDefaults.exploitdbUrl)
+    .option('--timeout <seconds>', 'give up on a download after this long', integer('--timeout', 1), 300)
+    .action(async (opts: UpdateFlags & { db?: string }) => feedsUpdate(loadConfig(opts), opts, io));
+  feedsSub('status')
+    .description('Each loaded feed: version or date, entries, when and from where it was loaded.')
+    .option('--json', 'print a JSON array instead of a table', false)
+    .addOption(dbOption())
+    .action(async (opts: { json: boolean; db?: string }) => feedsStatus(loadConfig(opts), opts, io));
 
   const keysSub = group(sub('keys').description('Create, list and revoke tenant API keys.'));
   keysSub('create')

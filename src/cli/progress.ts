@@ -1,5 +1,8 @@
 // Progress of a long command on a terminal: one redrawn line with the share done, the rate and the time left. Nothing
 // is drawn when stderr is not a terminal (logs and pipes get the summary line only).
+import { statSync } from 'node:fs';
+import { pipeline, Transform, type Readable } from 'node:stream';
+import { openPath } from '../ingest/source.js';
 import type { Io } from './io.js';
 
 const units = ['B', 'KB', 'MB', 'GB', 'TB'];
@@ -69,3 +72,28 @@ export function startProgress(io: Io): Progress {
     },
   };
 }
+
+const sizeOf = (file: string): number | null => {
+  try {
+    return statSync(file).size;
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * Opens a file (`-`: standard input) for a reader, counting its bytes on the progress line as they are read from the
+ * file (compressed ones too), so the share is of the file's size.
+ */
+export const countedFile = (progress: Progress, file: string) => (): Readable => {
+  progress.next(file === '-' ? '<stdin>' : file, file === '-' ? null : sizeOf(file));
+  const counter = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      progress.add(chunk.length);
+      done(null, chunk);
+    },
+  });
+  // A read error of the file reaches the reader through the counter.
+  pipeline(openPath(file)(), counter, () => undefined);
+  return counter;
+};

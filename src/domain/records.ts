@@ -59,6 +59,8 @@ export interface VulnerabilityRecord {
   vulnerability: StoredVulnerability;
   /** The scanner that reported it; its next scan of the asset replaces it. Absent or null when imported. */
   source?: string | null;
+  /** Other ids of the same flaw (a GHSA's CVE), joined to the threat-intel feeds. */
+  aliases?: readonly string[];
 }
 export interface RiskRecord {
   tenantId: string;

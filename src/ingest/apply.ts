@@ -195,7 +195,7 @@ export async function applyScan(
       },
       `the finding at ${finding.location}`,
     );
-    await writer.write('vulnerability', { ...record, source: scan.scanner });
+    await writer.write('vulnerability', { ...record, source: scan.scanner, aliases: finding.aliases });
   }
   const resolved = options.resolve
     ? await writer.resolveFindings(options.tenantId, assetId, scan.scanner, new Set(scan.findings.keys()))

@@ -59,6 +59,7 @@ function findingOf(match: Json, location: string, problems: FieldProblem[]): Sca
     ],
     // The finding's own vectors and its aliases' (a distro advisory often has none, its NVD alias does).
     vectors: [...vectorsOf(vulnerability), ...related.flatMap(vectorsOf)],
+    aliases: related.map((r) => text(r.id)).filter((alias): alias is string => alias !== null && alias !== id),
     location,
   };
 }

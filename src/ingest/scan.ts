@@ -25,6 +25,8 @@ export interface ScanFinding {
   packages: ScanPackage[];
   /** Every CVSS vector of the finding (any version), for isExploitable. */
   vectors: string[];
+  /** Other ids of the same flaw (Grype `relatedVulnerabilities`, Trivy `VendorIDs`), for the feed joins. */
+  aliases: string[];
   /** Where the first row of the finding was in the report (`$.Results[0].Vulnerabilities[3]`). */
   location: string;
 }
@@ -78,7 +80,12 @@ export function mergeFinding(findings: Map<string, ScanFinding>, row: ScanFindin
   if (!found) {
     const unique = new Map<string, ScanPackage>();
     for (const p of row.packages) if (!unique.has(packageKey(p))) unique.set(packageKey(p), p);
-    findings.set(row.vulnerabilityId, { ...row, packages: [...unique.values()], vectors: [...new Set(row.vectors)] });
+    findings.set(row.vulnerabilityId, {
+      ...row,
+      packages: [...unique.values()],
+      vectors: [...new Set(row.vectors)],
+      aliases: [...new Set(row.aliases)],
+    });
     return;
   }
   const keys = new Set(found.packages.map(packageKey));
@@ -90,4 +97,5 @@ export function mergeFinding(findings: Map<string, ScanFinding>, row: ScanFindin
   }
   if (severityLevelValues[row.severity] > severityLevelValues[found.severity]) found.severity = row.severity;
   for (const vector of row.vectors) if (!found.vectors.includes(vector)) found.vectors.push(vector);
+  for (const alias of row.aliases) if (!found.aliases.includes(alias)) found.aliases.push(alias);
 }

@@ -87,6 +87,7 @@ function findingOf(row: Json, result: Json, path: JsonPath, problems: FieldProbl
       },
     ],
     vectors,
+    aliases: texts(row.VendorIDs).filter((alias) => alias !== id),
     location,
   };
 }

@@ -5,6 +5,7 @@ import { UnavailableError } from '../domain/errors.js';
 import { assetStore } from './assets.js';
 import { connect, defaultConnectOptions, type ConnectOptions } from './connect.js';
 import { sqlDialects } from './dialect.js';
+import { feedStore } from './feeds.js';
 import { ingestWriter } from './ingest.js';
 import { keyStore } from './keys.js';
 import { tenantStore } from './tenants.js';
@@ -84,6 +85,7 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
     ...assetStore(read, sqlDialects[dialect]),
     ...riskStore(read),
     ...vulnerabilityStore(read),
+    ...feedStore(db, dialect),
 
     // Made once per database by migration 0003.
     async cursorKey(): Promise<Buffer> {

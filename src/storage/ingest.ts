@@ -2,9 +2,11 @@
 // pass, all inside the one transaction of an import run.
 import type { Insertable, Kysely, Transaction } from 'kysely';
 import type { ImportKind, RecordsByKind } from '../domain/records.js';
+import { intelKeys, ownIntel } from '../domain/intel.js';
 import { metadataSearchText, serviceName } from '../domain/search.js';
 import { recomputeDerived } from './derive.js';
-import { resolveFindings, scanReads } from './scans.js';
+import { feedIntel, hasFindingFeeds, intelOf } from './intel.js';
+import { deleteFindingRows, resolveFindings, scanReads } from './scans.js';
 import { tenantOrganization } from './tenants.js';
 import { fromTenant } from './scope.js';
 import type { AssetTable, Database } from './tables.js';
@@ -108,6 +110,7 @@ export function ingestWriter(tx: Transaction<Database>): IngestWriter {
     risk: [],
   };
   const touched = new Map<string, 'all' | Set<string>>();
+  let feedsLoaded: Promise<boolean> | undefined;
   const touch = (tenantId: string, assetId?: string) => {
     const current = touched.get(tenantId);
     if (assetId === undefined) touched.set(tenantId, 'all');
@@ -208,20 +211,31 @@ export function ingestWriter(tx: Transaction<Database>): IngestWriter {
           replaced.set(`${tenantId}\u0000${v.assetId}`, entry);
         }
       }
-      // One delete per asset: an index range of the primary key (a row-value IN list is a scan on PostgreSQL).
-      for (const { tenantId, assetId, ids } of replaced.values()) {
-        await tx
-          .deleteFrom('vulnerability_packages')
-          .where('tenant_id', '=', tenantId)
-          .where('asset_id', '=', assetId)
-          .where('vulnerability_id', 'in', ids)
-          .execute();
-      }
+      for (const { tenantId, assetId, ids } of replaced.values())
+        await deleteFindingRows(tx, ['vulnerability_packages', 'vulnerability_aliases'], tenantId, assetId, ids);
+      // What the loaded feeds add (KEV, Exploit-DB), joined by each finding's id and aliases; the finding's own
+      // values are kept apart so that a later feed reload starts from them again.
+      feedsLoaded ??= hasFindingFeeds(tx);
+      const intel = (await feedsLoaded)
+        ? await feedIntel(
+            tx,
+            records.flatMap(({ vulnerability: v, aliases }) => intelKeys(v.vulnerabilityId, aliases)),
+          )
+        : null;
+      const enriched = records.map((record) => {
+        const own = ownIntel(record.vulnerability);
+        if (intel === null) return { record, own, v: record.vulnerability };
+        const v = {
+          ...record.vulnerability,
+          ...intelOf(intel, own, record.vulnerability.vulnerabilityId, record.aliases ?? []),
+        };
+        return { record, own, v };
+      });
       await upsert(
         tx,
         'vulnerabilities',
         ['tenant_id', 'asset_id', 'vulnerability_id'],
-        records.map(({ tenantId, vulnerability: v, source }) => ({
+        enriched.map(({ record: { tenantId, source }, own, v }) => ({
           tenant_id: tenantId,
           asset_id: v.assetId,
           vulnerability_id: v.vulnerabilityId,
@@ -239,8 +253,24 @@ export function ingestWriter(tx: Transaction<Database>): IngestWriter {
           first_observed_at: v.firstObservedAt,
           last_observed_at: v.lastObservedAt,
           doc: json(v),
+          own_intel: own === null ? null : JSON.stringify(own),
         })),
       );
+      const aliases = records.flatMap(({ tenantId, vulnerability: v, aliases: given }) =>
+        intelKeys(v.vulnerabilityId, given)
+          .filter((alias) => alias !== v.vulnerabilityId)
+          .map((alias) => ({ tenant_id: tenantId, asset_id: v.assetId, vulnerability_id: v.vulnerabilityId, alias })),
+      );
+      const uniqueAliases = [
+        ...new Map(
+          aliases.map((a) => [`${a.tenant_id}\u0000${a.asset_id}\u0000${a.vulnerability_id}\u0000${a.alias}`, a]),
+        ).values(),
+      ];
+      for (let i = 0; i < uniqueAliases.length; i += 1000)
+        await tx
+          .insertInto('vulnerability_aliases')
+          .values(uniqueAliases.slice(i, i + 1000))
+          .execute();
       const packages = records.flatMap(({ tenantId, vulnerability: v }) =>
         v.packages.map((p, position) => ({
           tenant_id: tenantId,

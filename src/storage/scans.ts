@@ -30,7 +30,7 @@ export const scanReads = (db: Db): Pick<IngestWriter, 'storedAsset' | 'storedFin
   },
 });
 
-/** Deletes the asset's findings from `source` that are not in `keep`, with their packages and exemption matches. */
+/** Deletes the asset's findings from `source` that are not in `keep`, with their packages, aliases and exemption matches. */
 export async function resolveFindings(
   db: Db,
   tenantId: string,
@@ -49,14 +49,36 @@ export async function resolveFindings(
     .filter((id) => !keep.has(id));
   for (let i = 0; i < stale.length; i += 500) {
     const ids = stale.slice(i, i + 500);
-    for (const table of ['vulnerability_packages', 'vulnerability_exemptions', 'vulnerabilities'] as const) {
-      await db
-        .deleteFrom(table)
-        .where('tenant_id', '=', tenantId)
-        .where('asset_id', '=', assetId)
-        .where('vulnerability_id', 'in', ids)
-        .execute();
-    }
+    await deleteFindingRows(
+      db,
+      ['vulnerability_packages', 'vulnerability_aliases', 'vulnerability_exemptions', 'vulnerabilities'],
+      tenantId,
+      assetId,
+      ids,
+    );
   }
   return stale.length;
+}
+
+/**
+ * Deletes the rows of some of an asset's findings from the given tables: one statement per table, an index range of
+ * the primary key (a row-value IN list is a scan on PostgreSQL).
+ */
+export async function deleteFindingRows(
+  db: Db,
+  tables: readonly (
+    'vulnerability_packages' | 'vulnerability_aliases' | 'vulnerability_exemptions' | 'vulnerabilities'
+  )[],
+  tenantId: string,
+  assetId: string,
+  vulnerabilityIds: string[],
+): Promise<void> {
+  for (const table of tables) {
+    await db
+      .deleteFrom(table)
+      .where('tenant_id', '=', tenantId)
+      .where('asset_id', '=', assetId)
+      .where('vulnerability_id', 'in', vulnerabilityIds)
+      .execute();
+  }
 }

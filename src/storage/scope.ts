@@ -1,8 +1,8 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
-import type { Database } from './tables.js';
+import type { Database, TENANT_TABLES } from './tables.js';
 import type { Dialect, TenantScope } from './types.js';
 
-type TenantTableName = Exclude<keyof Database, 'tenants' | 'api_keys' | 'server_secrets'>;
+type TenantTableName = (typeof TENANT_TABLES)[number];
 
 /**
  * The only way storage reads a tenant table: the tenant predicate is part of the query from its first clause, so no

@@ -108,8 +108,48 @@ export interface VulnerabilityTable {
   last_observed_at: string;
   /** The scanner that reported it (`trivy`, `grype`…), whose next scan of the asset replaces it; null when imported. */
   source: string | null;
-  /** The API object as UTF-8 JSON without `exemptions` (spliced in when served). */
+  /** The API object as UTF-8 JSON without `exemptions` (spliced in when served), feed intel included. */
   doc: Buffer;
+  /** The intel fields (`hasKev`, `knownExploit`…) the finding's own file gave, as JSON; null when it gave none. */
+  own_intel: string | null;
+}
+
+/** A finding's other ids (CVE aliases of a GHSA, a distro advisory's CVE), upper-cased, for the feed joins. */
+export interface VulnerabilityAliasTable {
+  tenant_id: string;
+  asset_id: string;
+  vulnerability_id: string;
+  alias: string;
+}
+
+/** Global: each loaded feed, its version and when it was loaded. */
+export interface FeedTable {
+  feed: string;
+  version: string | null;
+  entries: number;
+  loaded_at: string;
+  /** The file or address it was loaded from. */
+  source: string | null;
+}
+
+/** Global: the CISA KEV catalog, one entry (src/domain/intel.ts KevEntry, as JSON) per CVE. */
+export interface FeedKevTable {
+  cve_id: string;
+  entry: string;
+}
+
+/** Global: Exploit-DB, one row per (CVE, exploit) with the finding's `exploits` entry as JSON. */
+export interface FeedExploitTable {
+  cve_id: string;
+  exploit_id: string;
+  entry: string;
+}
+
+/** Global: FIRST EPSS scores per CVE. */
+export interface FeedEpssTable {
+  cve_id: string;
+  epss: number;
+  percentile: number;
 }
 
 export interface VulnerabilityPackageTable {
@@ -175,12 +215,17 @@ export interface Database {
   vulnerabilities: VulnerabilityTable;
   vulnerability_packages: VulnerabilityPackageTable;
   vulnerability_exemptions: VulnerabilityExemptionTable;
+  vulnerability_aliases: VulnerabilityAliasTable;
+  feeds: FeedTable;
+  feed_kev: FeedKevTable;
+  feed_exploits: FeedExploitTable;
+  feed_epss: FeedEpssTable;
   risks: RiskTable;
   api_keys: ApiKeyTable;
   server_secrets: ServerSecretTable;
 }
 
-/** Every table that holds one tenant's records. `tenants`, `api_keys` and `server_secrets` are global. */
+/** Every table that holds one tenant's records. `tenants`, `api_keys`, `server_secrets` and the feeds are global. */
 export const TENANT_TABLES = [
   'environments',
   'integrations',
@@ -191,5 +236,6 @@ export const TENANT_TABLES = [
   'vulnerabilities',
   'vulnerability_packages',
   'vulnerability_exemptions',
+  'vulnerability_aliases',
   'risks',
 ] as const satisfies readonly (keyof Database)[];

@@ -5,6 +5,7 @@
 // operation can read or write tenant rows without naming the tenant. Keys are the exception by nature: a request is
 // authenticated by its key's hash before its tenant is known, and the CLI revokes a key by its id.
 import type { ListAssetsQuery } from '../domain/assets.js';
+import type { FeedData, FeedLoad, FeedStatus } from '../domain/intel.js';
 import type { ImportKind, RecordsByKind, StoredAsset } from '../domain/records.js';
 import type { ListRisksQuery } from '../domain/risks.js';
 import type { ListVulnerabilitiesQuery } from '../domain/vulnerabilities.js';
@@ -140,6 +141,15 @@ export interface Storage {
    * Refreshes the planner's statistics after a write.
    */
   ingest<T>(work: (writer: IngestWriter) => Promise<T>, options: { dryRun: boolean }): Promise<T>;
+
+  // Threat-intel feeds, shared by every tenant.
+  /**
+   * Replaces each given feed (by difference) and re-enriches the findings of every tenant whose id or alias is among
+   * the CVEs that changed, with their assets' derived fields, in one transaction.
+   */
+  loadFeeds(feeds: readonly FeedData[], at: string): Promise<FeedLoad>;
+  /** Every loaded feed: version, entries, when and from where. */
+  feedStatus(): Promise<FeedStatus[]>;
 
   // The server.
   /** The per-database key that signs list cursors: every process of one database accepts the others' cursors. */

@@ -7,7 +7,17 @@ import { TENANT_TABLES } from '../../src/storage/tables.js';
 import { openStorage } from '../../src/storage/index.js';
 import { createTestDatabase, TEST_DIALECTS, type TestDialect } from '../helpers.js';
 
-const GLOBAL_TABLES = ['api_keys', 'tenants', 'server_secrets', 'kysely_migration', 'kysely_migration_lock'];
+const GLOBAL_TABLES = [
+  'api_keys',
+  'tenants',
+  'server_secrets',
+  'feeds',
+  'feed_kev',
+  'feed_exploits',
+  'feed_epss',
+  'kysely_migration',
+  'kysely_migration_lock',
+];
 
 interface IndexInfo {
   table: string;

@@ -9,6 +9,7 @@ import { migration as rowLevelSecurity } from './0002_row_level_security.js';
 import { migration as riskIndexesAndSecrets } from './0003_risk_indexes_and_secrets.js';
 import { migration as vulnerabilityIndexes } from './0004_vulnerability_indexes.js';
 import { migration as findingSources } from './0005_finding_sources.js';
+import { migration as feedsAndAliases } from './0006_feeds_and_aliases.js';
 
 const ordered: Record<string, FrozenMigration> = {
   '0001_initial': initial,
@@ -16,6 +17,7 @@ const ordered: Record<string, FrozenMigration> = {
   '0003_risk_indexes_and_secrets': riskIndexesAndSecrets,
   '0004_vulnerability_indexes': vulnerabilityIndexes,
   '0005_finding_sources': findingSources,
+  '0006_feeds_and_aliases': feedsAndAliases,
 };
 
 export const migrations = (dialect: Dialect): MigrationProvider => ({

@@ -1,0 +1,87 @@
+// `secinv feeds load|update|status`: the threat-intel feeds shared by every tenant (src/feeds/, docs/FEEDS.md).
+import type { Config } from '../config.js';
+import { UserError } from '../domain/errors.js';
+import type { FeedLoad } from '../domain/intel.js';
+import { FEED_URLS, loadFeedFiles, urlSource, type FeedProblem } from '../feeds/load.js';
+import { feedWord, type FeedSource } from '../feeds/read.js';
+import { openDatabase, withDatabase, type Io } from './io.js';
+import { countedFile, startProgress } from './progress.js';
+import { printTable } from './table.js';
+
+function report(io: Io, outcome: { load: FeedLoad | null; problems: FeedProblem[] }): void {
+  if (outcome.load === null) {
+    for (const p of outcome.problems) io.stderr.write(`${p.file}: ${p.message}\n`);
+    const n = outcome.problems.length;
+    throw new UserError(`feeds rejected: ${n} problem${n === 1 ? '' : 's'}; nothing was written`);
+  }
+  for (const f of outcome.load.feeds) {
+    io.stderr.write(
+      `${f.source}: ${feedWord(f.feed)}${f.version === null ? '' : ` ${f.version}`}, ${f.entries} entries, ${f.changed} changed\n`,
+    );
+  }
+  const n = outcome.load.feeds.length;
+  io.stdout.write(
+    `loaded: ${n} feed${n === 1 ? '' : 's'}; ${outcome.load.findingsUpdated} finding${outcome.load.findingsUpdated === 1 ? '' : 's'} re-enriched\n`,
+  );
+}
+
+async function load(
+  config: Readonly<Config>,
+  sources: (progress: ReturnType<typeof startProgress>) => FeedSource[],
+  io: Io,
+) {
+  const storage = await openDatabase(config.databaseUrl, io);
+  const progress = startProgress(io);
+  try {
+    const outcome = await loadFeedFiles(storage, sources(progress));
+    progress.stop();
+    report(io, outcome);
+  } finally {
+    progress.stop();
+    await storage.close();
+  }
+}
+
+export const feedsLoad = (config: Readonly<Config>, files: string[], io: Io): Promise<void> =>
+  load(
+    config,
+    (progress) => files.map((file) => ({ name: file === '-' ? '<stdin>' : file, open: countedFile(progress, file) })),
+    io,
+  );
+
+export interface UpdateFlags {
+  kevUrl: string;
+  epssUrl: string;
+  exploitdbUrl: string;
+  timeout: number;
+}
+
+export const updateDefaults = {
+  kevUrl: FEED_URLS.kev,
+  epssUrl: FEED_URLS.epss,
+  exploitdbUrl: FEED_URLS.exploitdb,
+};
+
+export const feedsUpdate = (config: Readonly<Config>, flags: UpdateFlags, io: Io): Promise<void> =>
+  load(
+    config,
+    () => [flags.kevUrl, flags.epssUrl, flags.exploitdbUrl].map((url) => urlSource(url, flags.timeout * 1000)),
+    io,
+  );
+
+export async function feedsStatus(config: Readonly<Config>, opts: { json: boolean }, io: Io): Promise<void> {
+  const feeds = await withDatabase(config.databaseUrl, io, (storage) => storage.feedStatus());
+  if (opts.json) {
+    io.stdout.write(`${JSON.stringify(feeds, null, 2)}\n`);
+    return;
+  }
+  if (feeds.length === 0) {
+    io.stderr.write('no feed loaded yet: `secinv feeds load FILE...` or `secinv feeds update`\n');
+    return;
+  }
+  printTable(
+    io,
+    ['FEED', 'VERSION', 'ENTRIES', 'LOADED AT', 'SOURCE'],
+    feeds.map((f) => [f.feed, f.version ?? '-', String(f.entries), f.loadedAt, f.source ?? '-']),
+  );
+}

@@ -1,0 +1,83 @@
+// `secinv feeds load` and `feeds update`: every file read and checked first, then all of them stored in one
+// transaction with the re-enrichment of every tenant's findings. Any problem in any file writes nothing.
+import { Readable } from 'node:stream';
+import type { FeedData, FeedLoad } from '../domain/intel.js';
+import type { Storage } from '../storage/index.js';
+import { feedWord, readFeed, type FeedSource } from './read.js';
+
+export interface FeedProblem {
+  file: string;
+  message: string;
+}
+
+export type FeedLoadOutcome = { load: FeedLoad; problems: [] } | { load: null; problems: FeedProblem[] };
+
+/** What a failed read means to a person: the errno of a file, broken gzip; anything else is a bug and rethrown. */
+export function readProblem(error: unknown): string {
+  const e = error as NodeJS.ErrnoException & { download?: boolean };
+  if (e.download === true) return e.message;
+  if (typeof e.syscall === 'string') return `cannot read: ${e.code}`;
+  if (/^Z_/.test(String(e.code))) return `is not valid gzip: ${e.message}`;
+  throw error;
+}
+
+export async function loadFeedFiles(
+  storage: Storage,
+  sources: readonly FeedSource[],
+  now: () => Date = () => new Date(),
+): Promise<FeedLoadOutcome> {
+  const problems: FeedProblem[] = [];
+  const feeds: FeedData[] = [];
+  for (const source of sources) {
+    try {
+      const read = await readFeed(source);
+      if ('problems' in read) {
+        for (const message of read.problems) problems.push({ file: source.name, message });
+        continue;
+      }
+      const twin = feeds.find((f) => f.feed === read.data.feed);
+      if (twin) {
+        problems.push({
+          file: source.name,
+          message: `is a second ${feedWord(read.data.feed)} file (${twin.source} is the first): give one file per feed`,
+        });
+        continue;
+      }
+      feeds.push(read.data);
+    } catch (error) {
+      problems.push({ file: source.name, message: readProblem(error) });
+    }
+  }
+  if (problems.length > 0) return { load: null, problems };
+  return { load: await storage.loadFeeds(feeds, now().toISOString()), problems: [] };
+}
+
+/** The public addresses of the three feeds (overridable by flags). */
+export const FEED_URLS = {
+  kev: 'https://www.cisa.gov/sites/default/files/feeds/known_exploited_vulnerabilities.json',
+  epss: 'https://epss.empiricalsecurity.com/epss_scores-current.csv.gz',
+  exploitdb: 'https://gitlab.com/exploit-database/exploitdb/-/raw/main/files_exploits.csv',
+} as const;
+
+/** A feed at an address, downloaded as it is read; a failed request is a problem naming the address. */
+export function urlSource(url: string, timeoutMs: number): FeedSource {
+  return {
+    name: url,
+    open: () => {
+      const body = (async function* () {
+        let response: Response;
+        try {
+          response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'follow' });
+        } catch (error) {
+          const { cause, message } = error as { cause?: { code?: string; message?: string }; message: string };
+          const why = cause?.code ?? cause?.message ?? message;
+          throw Object.assign(new Error(`cannot download: ${why}`), { download: true });
+        }
+        if (!response.ok || response.body === null)
+          throw Object.assign(new Error(`cannot download: HTTP ${response.status}`), { download: true });
+        for await (const chunk of response.body as AsyncIterable<Uint8Array>) yield Buffer.from(chunk);
+      })();
+      return Readable.from(body);
+    },
+  };
+}

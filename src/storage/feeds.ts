@@ -1,0 +1,286 @@
+// The threat-intel feeds (shared by every tenant) and the re-enrichment of findings when one changes. A load replaces a
+// feed by difference: only the rows that were added, changed or removed are written, and only findings whose id or
+// alias is among their CVEs are re-enriched, so loading the same file twice writes nothing and a newer catalog costs
+// what it changed. Everything happens in one transaction: the feeds, the findings of every tenant, their assets'
+// derived fields (hasKev, hasExploit) and the tenants' data versions.
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { FeedData, FeedLoad, FeedLoadResult, FeedName, FeedStatus, Intel } from '../domain/intel.js';
+import { recomputeDerived } from './derive.js';
+import { feedIntel, intelOf } from './intel.js';
+import type { Database } from './tables.js';
+import type { Dialect } from './types.js';
+
+const CHUNK = 500;
+
+type Tx = Transaction<Database>;
+
+/** A feed's rows as key → stored value, and how to write them. */
+interface FeedTable {
+  read(tx: Tx): Promise<Map<string, string>>;
+  remove(tx: Tx, keys: string[]): Promise<void>;
+  upsert(tx: Tx, rows: [string, string][]): Promise<void>;
+  /** The CVE of a row key. */
+  cveOf(key: string): string;
+}
+
+const SEP = '\u0000';
+
+const kevTable: FeedTable = {
+  read: async (tx) =>
+    new Map((await tx.selectFrom('feed_kev').select(['cve_id', 'entry']).execute()).map((r) => [r.cve_id, r.entry])),
+  remove: async (tx, keys) => {
+    await tx.deleteFrom('feed_kev').where('cve_id', 'in', keys).execute();
+  },
+  upsert: async (tx, rows) => {
+    await tx
+      .insertInto('feed_kev')
+      .values(rows.map(([cve_id, entry]) => ({ cve_id, entry })))
+      .onConflict((oc) => oc.column('cve_id').doUpdateSet((eb) => ({ entry: eb.ref('excluded.entry') })))
+      .execute();
+  },
+  cveOf: (key) => key,
+};
+
+const exploitTable: FeedTable = {
+  read: async (tx) =>
+    new Map(
+      (await tx.selectFrom('feed_exploits').select(['cve_id', 'exploit_id', 'entry']).execute()).map((r) => [
+        `${r.cve_id}${SEP}${r.exploit_id}`,
+        r.entry,
+      ]),
+    ),
+  remove: async (tx, keys) => {
+    for (const key of keys) {
+      const [cve_id = '', exploit_id = ''] = key.split(SEP);
+      await tx.deleteFrom('feed_exploits').where('cve_id', '=', cve_id).where('exploit_id', '=', exploit_id).execute();
+    }
+  },
+  upsert: async (tx, rows) => {
+    await tx
+      .insertInto('feed_exploits')
+      .values(
+        rows.map(([key, entry]) => {
+          const [cve_id = '', exploit_id = ''] = key.split(SEP);
+          return { cve_id, exploit_id, entry };
+        }),
+      )
+      .onConflict((oc) =>
+        oc.columns(['cve_id', 'exploit_id']).doUpdateSet((eb) => ({ entry: eb.ref('excluded.entry') })),
+      )
+      .execute();
+  },
+  cveOf: (key) => key.split(SEP)[0] ?? '',
+};
+
+const epssTable: FeedTable = {
+  read: async (tx) =>
+    new Map(
+      (await tx.selectFrom('feed_epss').select(['cve_id', 'epss', 'percentile']).execute()).map((r) => [
+        r.cve_id,
+        `${r.epss},${r.percentile}`,
+      ]),
+    ),
+  remove: async (tx, keys) => {
+    await tx.deleteFrom('feed_epss').where('cve_id', 'in', keys).execute();
+  },
+  upsert: async (tx, rows) => {
+    await tx
+      .insertInto('feed_epss')
+      .values(
+        rows.map(([cve_id, value]) => {
+          const [epss = '0', percentile = '0'] = value.split(',');
+          return { cve_id, epss: Number(epss), percentile: Number(percentile) };
+        }),
+      )
+      .onConflict((oc) =>
+        oc
+          .column('cve_id')
+          .doUpdateSet((eb) => ({ epss: eb.ref('excluded.epss'), percentile: eb.ref('excluded.percentile') })),
+      )
+      .execute();
+  },
+  cveOf: (key) => key,
+};
+
+const TABLES: Record<FeedName, FeedTable> = { kev: kevTable, exploitdb: exploitTable, epss: epssTable };
+
+/** A feed file's rows as key → stored value (the same serialisation as FeedTable.read). */
+function rowsOf(data: FeedData): Map<string, string> {
+  switch (data.feed) {
+    case 'kev':
+      return new Map(data.entries.map((e) => [e.cveID ?? '', JSON.stringify(e)]));
+    case 'exploitdb':
+      return new Map(data.entries.map((e) => [`${e.cveId}${SEP}${e.exploit.id ?? ''}`, JSON.stringify(e.exploit)]));
+    case 'epss':
+      return new Map(data.entries.map((e) => [e.cveId, `${e.epss},${e.percentile}`]));
+  }
+}
+
+/** Replaces a stored feed by difference; returns the keys that changed. */
+async function replaceFeed(tx: Tx, data: FeedData): Promise<string[]> {
+  const table = TABLES[data.feed];
+  const before = await table.read(tx);
+  const after = rowsOf(data);
+  const removed = [...before.keys()].filter((k) => !after.has(k));
+  const written = [...after].filter(([k, v]) => before.get(k) !== v);
+  for (let i = 0; i < removed.length; i += CHUNK) await table.remove(tx, removed.slice(i, i + CHUNK));
+  for (let i = 0; i < written.length; i += CHUNK) await table.upsert(tx, written.slice(i, i + CHUNK));
+  return [...removed, ...written.map(([k]) => k)];
+}
+
+interface FoundFinding {
+  asset_id: string;
+  vulnerability_id: string;
+  doc: Buffer;
+  own_intel: string | null;
+}
+
+/** The tenant's findings whose id or an alias is one of the CVEs. */
+async function findingsOf(tx: Tx, tenantId: string, cves: string[]): Promise<FoundFinding[]> {
+  const found = new Map<string, FoundFinding>();
+  const columns = ['v.asset_id', 'v.vulnerability_id', 'v.doc', 'v.own_intel'] as const;
+  for (let i = 0; i < cves.length; i += CHUNK) {
+    const chunk = cves.slice(i, i + CHUNK);
+    const direct = await tx
+      .selectFrom('vulnerabilities as v')
+      .select(columns)
+      .where('v.tenant_id', '=', tenantId)
+      .where('v.vulnerability_id', 'in', chunk)
+      .execute();
+    const aliased = await tx
+      .selectFrom('vulnerability_aliases as a')
+      .innerJoin('vulnerabilities as v', (join) =>
+        join
+          .onRef('v.tenant_id', '=', 'a.tenant_id')
+          .onRef('v.asset_id', '=', 'a.asset_id')
+          .onRef('v.vulnerability_id', '=', 'a.vulnerability_id'),
+      )
+      .select(columns)
+      .where('a.tenant_id', '=', tenantId)
+      .where('a.alias', 'in', chunk)
+      .execute();
+    for (const row of [...direct, ...aliased]) found.set(`${row.asset_id}${SEP}${row.vulnerability_id}`, row);
+  }
+  return [...found.values()];
+}
+
+/** Re-enriches one tenant's findings among `cves`; returns how many changed. */
+async function reEnrichTenant(tx: Tx, dialect: Dialect, tenantId: string, cves: string[]): Promise<number> {
+  const findings = await findingsOf(tx, tenantId, cves);
+  const assets = new Set<string>();
+  let updated = 0;
+  for (let i = 0; i < findings.length; i += CHUNK) {
+    const batch = findings.slice(i, i + CHUNK);
+    const batchAssets = [...new Set(batch.map((f) => f.asset_id))];
+    const aliases = new Map<string, string[]>();
+    for (let j = 0; j < batchAssets.length; j += CHUNK) {
+      const rows = await tx
+        .selectFrom('vulnerability_aliases')
+        .select(['asset_id', 'vulnerability_id', 'alias'])
+        .where('tenant_id', '=', tenantId)
+        .where('asset_id', 'in', batchAssets.slice(j, j + CHUNK))
+        .execute();
+      for (const r of rows) {
+        const key = `${r.asset_id}${SEP}${r.vulnerability_id}`;
+        aliases.set(key, [...(aliases.get(key) ?? []), r.alias]);
+      }
+    }
+    const keyed = batch.map((f) => ({ f, aliases: aliases.get(`${f.asset_id}${SEP}${f.vulnerability_id}`) ?? [] }));
+    const intel = await feedIntel(
+      tx,
+      keyed.flatMap(({ f, aliases: a }) => [f.vulnerability_id.toUpperCase(), ...a]),
+    );
+    const changed: { assetId: string; vulnerabilityId: string; doc: Buffer; hasKev: number; hasExploit: number }[] = [];
+    for (const { f, aliases: a } of keyed) {
+      const doc = JSON.parse(f.doc.toString('utf8')) as Record<string, unknown> & Intel;
+      const own = f.own_intel === null ? null : ownOf(JSON.parse(f.own_intel) as Partial<Intel>);
+      const next = { ...doc, ...intelOf(intel, own, f.vulnerability_id, a) };
+      const bytes = Buffer.from(JSON.stringify(next));
+      if (bytes.equals(f.doc)) continue;
+      changed.push({
+        assetId: f.asset_id,
+        vulnerabilityId: f.vulnerability_id,
+        doc: bytes,
+        hasKev: next.hasKev ? 1 : 0,
+        hasExploit: next.hasExploit ? 1 : 0,
+      });
+      assets.add(f.asset_id);
+    }
+    if (changed.length > 0) {
+      const values = sql.join(
+        changed.map((c) => sql`(${c.assetId}, ${c.vulnerabilityId}, ${c.doc}, ${c.hasKev}, ${c.hasExploit})`),
+      );
+      await sql`update vulnerabilities set doc = cast(v.column3 as ${sql.raw(dialect === 'postgres' ? 'bytea' : 'blob')}), has_kev = cast(v.column4 as integer),
+          has_exploit = cast(v.column5 as integer)
+        from (values ${values}) as v
+        where vulnerabilities.tenant_id = ${tenantId} and vulnerabilities.asset_id = v.column1
+          and vulnerabilities.vulnerability_id = v.column2`.execute(tx);
+      updated += changed.length;
+    }
+  }
+  if (assets.size > 0) {
+    await recomputeDerived(tx, tenantId, assets);
+    await tx
+      .updateTable('tenants')
+      .set((eb) => ({ data_version: eb('data_version', '+', 1) }))
+      .where('tenant_id', '=', tenantId)
+      .execute();
+  }
+  return updated;
+}
+
+/** Own intel as stored: by migration 0006 from a whole stored document, since then the four fields alone. */
+const ownOf = (stored: Partial<Intel>): Intel => ({
+  hasKev: stored.hasKev === true,
+  hasExploit: stored.hasExploit === true,
+  knownExploit: stored.knownExploit ?? null,
+  exploits: stored.exploits ?? [],
+});
+
+export function feedStore(db: Kysely<Database>, dialect: Dialect) {
+  return {
+    async loadFeeds(feeds: readonly FeedData[], at: string): Promise<FeedLoad> {
+      return db.transaction().execute(async (tx) => {
+        if (dialect === 'postgres') await sql`set local enable_seqscan = off`.execute(tx);
+        const results: FeedLoadResult[] = [];
+        const touched = new Set<string>();
+        for (const data of feeds) {
+          const changed = await replaceFeed(tx, data);
+          // EPSS has no field on a finding: it is stored for the risk rules and changes no finding.
+          if (data.feed !== 'epss') for (const key of changed) touched.add(TABLES[data.feed].cveOf(key));
+          const row = { version: data.version, entries: rowsOf(data).size, loaded_at: at, source: data.source };
+          results.push({
+            feed: data.feed,
+            version: row.version,
+            source: row.source,
+            entries: row.entries,
+            changed: changed.length,
+          });
+          await tx
+            .insertInto('feeds')
+            .values({ feed: data.feed, ...row })
+            .onConflict((oc) => oc.column('feed').doUpdateSet(row))
+            .execute();
+        }
+        let findingsUpdated = 0;
+        if (touched.size > 0) {
+          const cves = [...touched].sort();
+          const tenants = await tx.selectFrom('tenants').select('tenant_id').orderBy('tenant_id').execute();
+          for (const { tenant_id } of tenants) findingsUpdated += await reEnrichTenant(tx, dialect, tenant_id, cves);
+        }
+        return { feeds: results, findingsUpdated };
+      });
+    },
+
+    async feedStatus(): Promise<FeedStatus[]> {
+      const rows = await db.selectFrom('feeds').selectAll().orderBy('feed').execute();
+      return rows.map((r) => ({
+        feed: r.feed as FeedName,
+        version: r.version,
+        entries: r.entries,
+        loadedAt: r.loaded_at,
+        source: r.source,
+      }));
+    },
+  };
+}

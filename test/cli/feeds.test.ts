@@ -1,0 +1,129 @@
+// `secinv feeds load|update|status` on a real database of each dialect; `update` downloads from a loopback HTTP server
+// serving the sample feeds (never the public addresses).
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../helpers.js';
+import { runCli } from './run.js';
+
+const real = (path: string) => new URL(`../fixtures/ingest/${path}`, import.meta.url).pathname;
+const KEV = real('kev/known_exploited_vulnerabilities.2025.01.24.excerpt.json');
+const EPSS = real('epss/epss_scores-2026-09-29.excerpt-a.csv');
+const EXPLOITDB = real('exploitdb/files_exploits.excerpt-a.csv');
+
+let db: string;
+let drop: () => Promise<void>;
+beforeEach(async () => {
+  ({ url: db, drop } = await createTestDatabase());
+});
+afterEach(async () => drop());
+
+const status = async (): Promise<{ feed: string; version: string; entries: number; source: string }[]> => {
+  const run = await runCli('feeds', 'status', '--json', '--db', db);
+  expect(run.code).toBe(0);
+  return JSON.parse(run.stdout) as { feed: string; version: string; entries: number; source: string }[];
+};
+
+describe('secinv feeds load and status', () => {
+  it('loads the three feeds, says what each is, and status lists them', async () => {
+    const run = await runCli('feeds', 'load', '--db', db, KEV, EPSS, EXPLOITDB);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('loaded: 3 feeds; 0 findings re-enriched\n');
+    expect(run.stderr).toContain(`${KEV}: CISA KEV 2025.01.24, 303 entries, 303 changed\n`);
+    expect(run.stderr).toContain(`${EPSS}: FIRST EPSS 2026-09-29 (model v2026.06.15), 71 entries, 71 changed\n`);
+    expect(run.stderr).toContain(`${EXPLOITDB}: Exploit-DB 2023-07-11, 24 entries, 24 changed\n`);
+    expect((await status()).map((s) => [s.feed, s.version, s.entries])).toEqual([
+      ['epss', '2026-09-29 (model v2026.06.15)', 71],
+      ['exploitdb', '2023-07-11', 24],
+      ['kev', '2025.01.24', 303],
+    ]);
+    const table = await runCli('feeds', 'status', '--db', db);
+    expect(table.stdout.split('\n')[0]).toMatch(/^FEED\s+VERSION\s+ENTRIES\s+LOADED AT\s+SOURCE$/);
+  });
+
+  it('status before any load says how to load one', async () => {
+    const run = await runCli('feeds', 'status', '--db', db);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain('no feed loaded yet');
+  });
+
+  it('a bad file: exit 1, each problem on its own line naming the file, nothing written', async () => {
+    const run = await runCli('feeds', 'load', '--db', db, KEV, real('trivy/trivy-repo-npm.json'), '/nonexistent.csv');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`${real('trivy/trivy-repo-npm.json')}: is a trivy report, not a feed`);
+    expect(run.stderr).toContain('/nonexistent.csv: cannot read: ENOENT');
+    expect(run.stderr).toContain('feeds rejected: 2 problems; nothing was written');
+    expect(await status()).toEqual([]);
+  });
+});
+
+describe('secinv feeds update', () => {
+  let server: Server;
+  let base: string;
+  const requests: string[] = [];
+  beforeAll(async () => {
+    const files: Record<string, Buffer> = {
+      '/kev.json': readFileSync(KEV),
+      '/epss.csv.gz': gzipSync(readFileSync(EPSS)),
+      '/files_exploits.csv': readFileSync(EXPLOITDB),
+    };
+    server = createServer((req, res) => {
+      requests.push(req.url ?? '');
+      const body = files[req.url ?? ''];
+      res.writeHead(body ? 200 : 404).end(body ?? 'not found');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  const urls = (epss = '/epss.csv.gz') => [
+    '--kev-url',
+    `${base}/kev.json`,
+    '--epss-url',
+    `${base}${epss}`,
+    '--exploitdb-url',
+    `${base}/files_exploits.csv`,
+  ];
+
+  it('downloads the three feeds from the addresses given and loads them', async () => {
+    requests.length = 0;
+    const run = await runCli('feeds', 'update', '--db', db, ...urls());
+    expect(run.stderr).not.toContain('problem');
+    expect(run.code).toBe(0);
+    expect(requests.sort()).toEqual(['/epss.csv.gz', '/files_exploits.csv', '/kev.json']);
+    expect((await status()).map((s) => [s.feed, s.entries, s.source])).toEqual([
+      ['epss', 71, `${base}/epss.csv.gz`],
+      ['exploitdb', 24, `${base}/files_exploits.csv`],
+      ['kev', 303, `${base}/kev.json`],
+    ]);
+  });
+
+  it('a failed download: exit 1 naming the address, nothing loaded (not even the feeds that downloaded)', async () => {
+    const run = await runCli('feeds', 'update', '--db', db, ...urls('/missing.csv.gz'));
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`${base}/missing.csv.gz: cannot download: HTTP 404\n`);
+    expect(await status()).toEqual([]);
+  });
+
+  it('a server that is not there: exit 1 naming the address', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const run = await runCli(
+      'feeds',
+      'update',
+      '--db',
+      db,
+      '--kev-url',
+      `http://127.0.0.1:${port}/kev.json`,
+      ...urls().slice(2),
+    );
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`http://127.0.0.1:${port}/kev.json: cannot download: ECONNREFUSED\n`);
+  });
+});
