@@ -9,6 +9,8 @@ const perDialect = [
   'test/cli/**/*.test.ts',
   'test/ingest/trivy.test.ts',
   'test/ingest/grype.test.ts',
+  'test/ingest/vex.test.ts',
+  'test/ingest/kubernetes.test.ts',
   'test/feeds/feeds.test.ts',
 ];
 

@@ -12,6 +12,7 @@ export interface IngestFlags {
   asset?: string;
   provider?: Provider;
   region?: string;
+  cluster?: string;
   integration?: string;
   resolve: boolean;
   dryRun: boolean;
@@ -35,6 +36,7 @@ export async function ingestCommand(
         assetId: flags.asset,
         provider: flags.provider,
         region: flags.region,
+        cluster: flags.cluster,
         integrationId: flags.integration,
         resolve: flags.resolve,
         dryRun: flags.dryRun,
@@ -47,9 +49,22 @@ export async function ingestCommand(
       throw new UserError(`ingest rejected: ${n} problem${n === 1 ? '' : 's'}; nothing was written`);
     }
     for (const f of result.files) {
-      io.stderr.write(
-        `${f.file}: ${f.format}, asset ${f.assetId} ${f.assetCreated ? 'created' : 'updated'}, findings ${f.added} added, ${f.updated} updated, ${f.resolved} resolved\n`,
-      );
+      const parts: string[] = [f.format];
+      if (f.assetId === null && f.assets > 0)
+        parts.push(
+          `${f.assets} assets (${f.assetsCreated} created)`,
+          `findings ${f.added} added, ${f.updated} updated, ${f.resolved} resolved`,
+        );
+      if (f.assetId !== null)
+        parts.push(
+          `asset ${f.assetId} ${f.assetCreated ? 'created' : 'updated'}`,
+          `findings ${f.added} added, ${f.updated} updated, ${f.resolved} resolved`,
+        );
+      if (f.vex !== null && (f.vex.statements > 0 || f.vex.unmatched > 0))
+        parts.push(
+          `VEX ${f.vex.documentId}: ${f.vex.statements} statements (${f.vex.exempting} exempting), ${f.vex.exemptions} exemptions, ${f.vex.unmatched} matching no asset`,
+        );
+      io.stderr.write(`${f.file}: ${parts.join(', ')}\n`);
     }
     io.stdout.write(
       `${flags.dryRun ? 'validated (dry run, nothing written)' : 'ingested'}: ${result.files.length} file${result.files.length === 1 ? '' : 's'}\n`,

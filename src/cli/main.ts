@@ -86,7 +86,7 @@ export function buildProgram(io: Io): Command {
 
   sub('ingest')
     .description(
-      'Load scanner reports (Trivy or Grype JSON) into one tenant; "-" reads standard input, gzip is read as such. All or nothing.',
+      'Load scanner reports (Trivy or Grype JSON), CycloneDX SBOMs and VEX, OpenVEX into one tenant; "-" reads standard input, gzip is read as such. All or nothing.',
     )
     .requiredOption('--tenant <tenantId>', 'the tenant the reports are about')
     .addOption(dbOption())
@@ -100,7 +100,8 @@ export function buildProgram(io: Io): Command {
         ...providers,
       ]),
     )
-    .option('--region <region>', 'the region of an image whose registry does not tell it')
+    .option('--region <region>', 'the region of an image whose registry does not tell it, or of a Kubernetes cluster')
+    .option('--cluster <name>', 'the cluster of a Kubernetes report that does not name it (trivy-operator reports)')
     .option('--integration <integrationId>', 'the integration the scanned assets and findings belong to')
     .option('--no-resolve', 'add and update findings but resolve none (partial scans)')
     .option('--dry-run', 'validate only, write nothing', false)

@@ -61,6 +61,8 @@ export interface VulnerabilityRecord {
   source?: string | null;
   /** Other ids of the same flaw (a GHSA's CVE), joined to the threat-intel feeds. */
   aliases?: readonly string[];
+  /** Each package's purl matching key (src/domain/vex.ts purlKey), by position; for VEX statements. */
+  purls?: readonly (string | null)[];
 }
 export interface RiskRecord {
   tenantId: string;

@@ -7,6 +7,7 @@ import { UserError } from '../domain/errors.js';
 import type { Provider } from '../domain/enums.js';
 import type { RecordsByKind, StoredAsset } from '../domain/records.js';
 import { cweEntry, IMAGE_TYPES, registryLocation, scannedAssetId, serviceOf } from '../domain/scan.js';
+import { purlKey } from '../domain/vex.js';
 import { normalizeRecord } from '../import/records.js';
 import type { IngestWriter } from '../storage/index.js';
 import type { Scan, ScanSecret } from './scan.js';
@@ -66,6 +67,18 @@ function locate(
   scan: Scan,
   options: ApplyOptions,
 ): { id: string; provider: Provider; type: string; region: string | null; accountId: string | null } | null {
+  if (scan.artifact.kind === 'resource') {
+    if (options.assetId !== undefined)
+      throw new UserError('this report names its own assets (one per resource): --asset does not apply to it');
+    const { type, region, resourceId, provider } = scan.artifact;
+    return {
+      id: scannedAssetId({ tenantId: options.tenantId, type, region, resourceId }),
+      provider,
+      type,
+      region,
+      accountId: null,
+    };
+  }
   if (options.assetId !== undefined || scan.artifact.kind !== 'image') return null;
   const location = registryLocation(scan.artifact.reference);
   const provider = location?.provider ?? options.provider;
@@ -113,9 +126,10 @@ export async function applyScan(
 
   let asset: StoredAsset;
   let rawData: Record<string, unknown>;
-  if (located && scan.artifact.kind === 'image') {
-    const image = scan.artifact;
-    rawData = { ...image.rawData, secinvScans: scans };
+  if (located && scan.artifact.kind !== 'other') {
+    const artifact = scan.artifact;
+    const image = artifact.kind === 'image' ? artifact : null;
+    rawData = { ...artifact.rawData, secinvScans: scans };
     asset = validated(
       'asset',
       {
@@ -129,12 +143,12 @@ export async function applyScan(
         service: serviceOf(located.type),
         resourceType: located.type,
         region: located.region,
-        name: image.reference,
-        resourceId: image.resourceId,
-        resourceName: image.resourceName,
-        imageId: image.imageId,
-        platform: image.operatingSystem?.platform ?? null,
-        operatingSystem: image.operatingSystem ? [image.operatingSystem] : [],
+        name: image?.reference ?? (artifact.kind === 'resource' ? artifact.name : null),
+        resourceId: artifact.resourceId,
+        resourceName: image ? image.resourceName : artifact.kind === 'resource' ? artifact.name : null,
+        imageId: image?.imageId ?? null,
+        platform: image?.operatingSystem?.platform ?? null,
+        operatingSystem: image?.operatingSystem ? [image.operatingSystem] : [],
         providerAccountId: located.accountId === null ? null : Number(located.accountId),
         firstObservedAt: stored?.asset.firstObservedAt ?? scannedAt,
         lastObservedAt: scannedAt,
@@ -144,7 +158,7 @@ export async function applyScan(
         ...secretArrays(scan.secrets),
         rawData,
       },
-      'the scanned image',
+      `the scanned ${artifact.kind === 'image' ? 'image' : 'resource'}`,
     ).asset;
   } else {
     // An existing asset keeps everything but what a scan observes.
@@ -189,13 +203,18 @@ export async function applyScan(
         publishedDate: finding.publishedDate,
         targetName: finding.packages[0]?.targetName ?? null,
         primaryUrl: finding.primaryUrl,
-        packages: finding.packages,
+        packages: finding.packages.map(({ purl: _purl, ...apiPackage }) => apiPackage),
         cwes: finding.cwes.map((cwe) => cweEntry(cwe, finding.severitySource)),
         isExploitable: isExploitableByVectors(finding.vectors),
       },
       `the finding at ${finding.location}`,
     );
-    await writer.write('vulnerability', { ...record, source: scan.scanner, aliases: finding.aliases });
+    await writer.write('vulnerability', {
+      ...record,
+      source: scan.scanner,
+      aliases: finding.aliases,
+      purls: finding.packages.map((p) => (p.purl === null ? null : purlKey(p.purl))),
+    });
   }
   const resolved = options.resolve
     ? await writer.resolveFindings(options.tenantId, assetId, scan.scanner, new Set(scan.findings.keys()))

@@ -3,18 +3,11 @@
 import { mapSeverity, targetClassOf } from '../domain/scan.js';
 import { normalizeTimestamp } from '../domain/time.js';
 import { isObject, objects, text, texts, type Json } from './json.js';
-import { mergeFinding, type Scan, type ScanFinding, type ScannedArtifact } from './scan.js';
+import { firstSentence, mergeFinding, type Scan, type ScanFinding, type ScannedArtifact } from './scan.js';
 import { formatPath, streamJson } from './stream.js';
 import type { FieldProblem } from './trivy.js';
 
 const vectorsOf = (v: Json): string[] => objects(v.cvss).flatMap((c) => texts([c.vector]));
-
-/** The first sentence of a description, at most 120 characters, as a title (Grype has none of its own). */
-function titleOf(description: string | null): string | null {
-  if (description === null) return null;
-  const sentence = /^(.+?[.!?])(\s|$)/.exec(description)?.[1] ?? description;
-  return sentence.length <= 120 ? sentence : `${sentence.slice(0, 119)}…`;
-}
 
 /** Grype's package types in Trivy's words, so both scanners' packages read alike; OS packages take the distro's name. */
 function targetTypeOf(type: string | null, distro: string | null): string | null {
@@ -38,7 +31,7 @@ function findingOf(match: Json, location: string, problems: FieldProblem[]): Sca
   const type = text(artifact.type);
   return {
     vulnerabilityId: id,
-    title: titleOf(description) ?? id,
+    title: firstSentence(description) ?? id,
     description,
     severity: mapSeverity(vulnerability.severity),
     severitySource: text(vulnerability.namespace),
@@ -55,6 +48,7 @@ function findingOf(match: Json, location: string, problems: FieldProblem[]): Sca
         targetType: type,
         targetPath: text(objects(artifact.locations)[0]?.path),
         targetClass: type === null ? null : targetClassOf(type),
+        purl: text(artifact.purl),
       },
     ],
     // The finding's own vectors and its aliases' (a distro advisory often has none, its NVD alias does).

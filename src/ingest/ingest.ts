@@ -4,14 +4,17 @@ import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { UserError } from '../domain/errors.js';
 import type { Provider } from '../domain/enums.js';
-import type { Storage } from '../storage/index.js';
+import type { Storage, VexDocumentMatch } from '../storage/index.js';
 import { applyScan, type ApplyResult } from './apply.js';
 import { detectFormat, type IngestFormat } from './detect.js';
 import { openReport } from './source.js';
 import { JsonStreamError } from './stream.js';
 import { readGrype } from './grype.js';
-import type { Scan } from './scan.js';
+import type { Ingested, Scan } from './scan.js';
 import { readTrivy, type FieldProblem } from './trivy.js';
+import { readCycloneDx } from './cyclonedx.js';
+import { readOpenVex } from './openvex.js';
+import { readTrivyKubernetes, readTrivyOperator, type KubernetesOptions } from './kubernetes.js';
 
 export interface IngestSource {
   name: string;
@@ -24,6 +27,8 @@ export interface IngestOptions {
   assetId?: string | undefined;
   provider?: Provider | undefined;
   region?: string | undefined;
+  /** The cluster of a Kubernetes report that does not name it. */
+  cluster?: string | undefined;
   integrationId?: string | undefined;
   resolve: boolean;
   dryRun: boolean;
@@ -36,20 +41,60 @@ export interface IngestProblem {
   message: string;
 }
 
-export interface FileSummary extends ApplyResult {
+/** What a VEX document's statements did: counted after every file of the run was written. */
+export interface VexSummary extends VexDocumentMatch {
+  documentId: string;
+}
+
+export interface FileSummary extends Omit<ApplyResult, 'assetId'> {
   file: string;
   format: IngestFormat;
+  /** The asset the file's findings are on; null for several (a Kubernetes report) or none (VEX statements only). */
+  assetId: string | null;
+  /** How many assets the file's scans were on, and how many of them it created. */
+  assets: number;
+  assetsCreated: number;
+  vex: VexSummary | null;
 }
 
 export type IngestResult = { files: FileSummary[]; problems: [] } | { files: []; problems: IngestProblem[] };
 
+interface ReadContext {
+  fileName: string;
+  cluster?: string | undefined;
+  region?: string | undefined;
+}
+type Reader = (bytes: AsyncIterable<Buffer>, problems: FieldProblem[], context: ReadContext) => Promise<Ingested>;
+const scans =
+  (
+    read: (bytes: AsyncIterable<Buffer>, problems: FieldProblem[], options: KubernetesOptions) => Promise<Scan[]>,
+  ): Reader =>
+  async (bytes, problems, context) => ({ scans: await read(bytes, problems, context), vex: null, unmatchable: 0 });
+const scanOnly =
+  (read: (bytes: AsyncIterable<Buffer>, problems: FieldProblem[]) => Promise<Scan>): Reader =>
+  async (bytes, problems) => ({ scans: [await read(bytes, problems)], vex: null, unmatchable: 0 });
+
 /** The readers of the formats this version reads; the others are recognised and named. */
-const READERS: Partial<
-  Record<IngestFormat, (bytes: AsyncIterable<Buffer>, problems: FieldProblem[]) => Promise<Scan>>
-> = {
-  trivy: readTrivy,
-  grype: readGrype,
+const READERS: Partial<Record<IngestFormat, Reader>> = {
+  trivy: scanOnly(readTrivy),
+  grype: scanOnly(readGrype),
+  'trivy-k8s': scans(readTrivyKubernetes),
+  'trivy-operator': scans(readTrivyOperator),
+  cyclonedx: (bytes, problems, context) => readCycloneDx(bytes, problems, context.fileName),
+  openvex: (bytes, problems, context) => readOpenVex(bytes, problems, context.fileName),
 };
+const READ_FORMATS = 'Trivy (images, file systems, Kubernetes, trivy-operator) and Grype JSON, CycloneDX and OpenVEX';
+
+/** One line's worth of a file's scans: its asset when it has one, the sums of its findings. */
+const summarize = (applied: readonly ApplyResult[]) => ({
+  assetId: applied.length === 1 ? (applied[0]?.assetId ?? null) : null,
+  assets: applied.length,
+  assetCreated: applied.some((a) => a.assetCreated),
+  assetsCreated: applied.filter((a) => a.assetCreated).length,
+  added: applied.reduce((n, a) => n + a.added, 0),
+  updated: applied.reduce((n, a) => n + a.updated, 0),
+  resolved: applied.reduce((n, a) => n + a.resolved, 0),
+});
 
 class Rejected extends Error {}
 
@@ -88,16 +133,53 @@ export async function ingestFiles(
             }
             const read = READERS[detected.format];
             if (read === undefined) {
-              fail(`is a ${detected.format} report; this version of secinv ingests Trivy and Grype JSON reports`);
+              fail(`is a ${detected.format} report; this version of secinv ingests ${READ_FORMATS}`);
               continue;
             }
             const hash = createHash('sha256');
             const fieldProblems: FieldProblem[] = [];
-            const scan = await read(hashing(report.bytes, hash), fieldProblems);
+            const ingested = await read(hashing(report.bytes, hash), fieldProblems, {
+              fileName: source.name,
+              cluster: options.cluster,
+              region: options.region,
+            });
             for (const p of fieldProblems) fail(p.message, p.path);
             if (fieldProblems.length > 0) continue;
-            const applied = await applyScan(writer, scan, hash.digest('hex'), { ...options, organizationId, now });
-            files.push({ file: source.name, format: detected.format, ...applied });
+            const { scans, vex } = ingested;
+            // A VEX document names no asset of its own: its findings, if any, need one; its statements do not.
+            const statementsOnly = (scan: Scan) =>
+              vex !== null &&
+              scan.findings.size === 0 &&
+              scan.artifact.kind === 'other' &&
+              options.assetId === undefined;
+            const digest = hash.digest('hex');
+            const applied: ApplyResult[] = [];
+            for (const scan of scans)
+              if (!statementsOnly(scan))
+                applied.push(await applyScan(writer, scan, digest, { ...options, organizationId, now }));
+            let unmatchable = ingested.unmatchable;
+            if (vex !== null) {
+              // A statement about the document's own subject is about the asset the document was attached to.
+              const subject = applied[0]?.assetId ?? options.assetId;
+              const statements = vex.statements.flatMap((s) => {
+                if (s.product.kind !== 'asset' || s.product.id !== '') return [s];
+                if (subject === undefined) {
+                  unmatchable += 1;
+                  return [];
+                }
+                return [{ ...s, product: { kind: 'asset' as const, id: subject } }];
+              });
+              await writer.replaceVexDocument(options.tenantId, { documentId: vex.documentId, statements });
+            }
+            files.push({
+              file: source.name,
+              format: detected.format,
+              ...summarize(applied),
+              vex:
+                vex === null
+                  ? null
+                  : { documentId: vex.documentId, statements: 0, exempting: 0, unmatched: unmatchable, exemptions: 0 },
+            });
           } catch (error) {
             if (error instanceof JsonStreamError) fail(error.message);
             else if (error instanceof UserError) fail(error.message);
@@ -109,6 +191,15 @@ export async function ingestFiles(
           }
         }
         if (problems.length > 0) throw new Rejected();
+        // Statements are matched once every file is written: a scan later in the run is matched too.
+        if (files.some((f) => f.vex !== null)) {
+          const matches = await writer.rematchVex(options.tenantId);
+          for (const f of files) {
+            const match = f.vex && matches.get(f.vex.documentId);
+            if (f.vex && match)
+              f.vex = { ...match, documentId: f.vex.documentId, unmatched: match.unmatched + f.vex.unmatched };
+          }
+        }
       },
       { dryRun: options.dryRun },
     );

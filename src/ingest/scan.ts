@@ -1,6 +1,7 @@
 // A scan as every reader produces it, whatever the scanner: the artifact scanned, its findings already merged one per
 // vulnerability id, and its secrets. src/ingest/apply.ts turns it into inventory records.
-import { severityLevelValues, type FindingSeverity } from '../domain/enums.js';
+import { severityLevelValues, type FindingSeverity, type Provider } from '../domain/enums.js';
+import type { VexDocument } from '../domain/vex.js';
 
 export interface ScanPackage {
   packageName: string | null;
@@ -10,6 +11,8 @@ export interface ScanPackage {
   targetType: string | null;
   targetPath: string | null;
   targetClass: string | null;
+  /** The package's purl as the report gives it (not an API field: it matches VEX statements). */
+  purl: string | null;
 }
 
 export interface ScanFinding {
@@ -47,6 +50,16 @@ export type ScannedArtifact =
         architecture: string | null;
         platform: string | null;
       } | null;
+      rawData: Record<string, unknown>;
+    }
+  | {
+      /** A resource the report names in full (a Kubernetes workload): its asset follows from these fields. */
+      kind: 'resource';
+      provider: Provider;
+      type: string;
+      region: string | null;
+      resourceId: string;
+      name: string;
       rawData: Record<string, unknown>;
     }
   | { kind: 'other'; description: string };
@@ -98,4 +111,20 @@ export function mergeFinding(findings: Map<string, ScanFinding>, row: ScanFindin
   if (severityLevelValues[row.severity] > severityLevelValues[found.severity]) found.severity = row.severity;
   for (const vector of row.vectors) if (!found.vectors.includes(vector)) found.vectors.push(vector);
   for (const alias of row.aliases) if (!found.aliases.includes(alias)) found.aliases.push(alias);
+}
+
+/** What a reader makes of a file: a scan (findings on an asset), VEX statements, or both. */
+export interface Ingested {
+  /** One scan per asset the file is about (a Kubernetes report: one per workload). */
+  scans: Scan[];
+  vex: VexDocument | null;
+  /** Exempting statements whose product can never name an asset (a plain name, another document's product). */
+  unmatchable: number;
+}
+
+/** The first sentence of a description, at most 120 characters, as a title (Grype and CycloneDX have none). */
+export function firstSentence(description: string | null): string | null {
+  if (description === null) return null;
+  const sentence = /^(.+?[.!?])(\s|$)/.exec(description)?.[1] ?? description;
+  return sentence.length <= 120 ? sentence : `${sentence.slice(0, 119)}…`;
 }

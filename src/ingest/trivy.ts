@@ -54,7 +54,8 @@ function artifactOf(report: Json): ScannedArtifact {
   };
 }
 
-function findingOf(row: Json, result: Json, path: JsonPath, problems: FieldProblem[]): ScanFinding | null {
+/** One row of a Result's `Vulnerabilities` as a finding (also read from Trivy's Kubernetes reports). */
+export function findingOf(row: Json, result: Json, path: JsonPath, problems: FieldProblem[]): ScanFinding | null {
   const location = formatPath(path);
   const id = text(row.VulnerabilityID);
   if (id === null) {
@@ -84,6 +85,7 @@ function findingOf(row: Json, result: Json, path: JsonPath, problems: FieldProbl
         targetType: pkgType,
         targetPath: text(row.PkgPath) ?? target,
         targetClass: text(result.Class) ?? (pkgType === null ? null : targetClassOf(pkgType)),
+        purl: isObject(row.PkgIdentifier) ? text(row.PkgIdentifier.PURL) : null,
       },
     ],
     vectors,
@@ -92,7 +94,8 @@ function findingOf(row: Json, result: Json, path: JsonPath, problems: FieldProbl
   };
 }
 
-function secretOf(row: Json, result: Json): ScanSecret {
+/** One row of a Result's `Secrets`. */
+export function secretOf(row: Json, result: Json): ScanSecret {
   return {
     severity: mapSeverity(row.Severity),
     entry: {

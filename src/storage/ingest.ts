@@ -7,6 +7,7 @@ import { metadataSearchText, serviceName } from '../domain/search.js';
 import { recomputeDerived } from './derive.js';
 import { feedIntel, hasFindingFeeds, intelOf } from './intel.js';
 import { deleteFindingRows, resolveFindings, scanReads } from './scans.js';
+import { hasVexStatements, rematchVex, replaceVexDocument } from './vex.js';
 import { tenantOrganization } from './tenants.js';
 import { fromTenant } from './scope.js';
 import type { AssetTable, Database } from './tables.js';
@@ -271,7 +272,7 @@ export function ingestWriter(tx: Transaction<Database>): IngestWriter {
           .insertInto('vulnerability_aliases')
           .values(uniqueAliases.slice(i, i + 1000))
           .execute();
-      const packages = records.flatMap(({ tenantId, vulnerability: v }) =>
+      const packages = records.flatMap(({ tenantId, vulnerability: v, purls }) =>
         v.packages.map((p, position) => ({
           tenant_id: tenantId,
           asset_id: v.assetId,
@@ -281,6 +282,7 @@ export function ingestWriter(tx: Transaction<Database>): IngestWriter {
           target_name: p.targetName,
           target_type: p.targetType,
           target_class: p.targetClass,
+          purl: purls?.[position] ?? null,
         })),
       );
       // A duplicate finding in one batch would insert its packages twice; keep the last one's.
@@ -338,6 +340,9 @@ export function ingestWriter(tx: Transaction<Database>): IngestWriter {
     /** Writes what is buffered, recomputes derived fields, and bumps the data version of every touched tenant. */
     async finish(): Promise<void> {
       for (const kind of Object.keys(pending) as ImportKind[]) await flush(kind);
+      // New findings may be what a stored VEX statement speaks of.
+      for (const tenantId of touched.keys())
+        if (await hasVexStatements(tx, tenantId)) if ((await rematchVex(tx, tenantId)).changed) touch(tenantId);
       for (const [tenantId, scope] of touched) {
         if (scope === 'all' || scope.size > 0) await recomputeDerived(tx, tenantId, scope);
       }
@@ -361,6 +366,18 @@ export function ingestWriter(tx: Transaction<Database>): IngestWriter {
     tenantOrganization: (tenantId: string): Promise<string | undefined> => tenantOrganization(tx, tenantId),
 
     ...scanReads(tx),
+
+    async replaceVexDocument(tenantId, document): Promise<void> {
+      await replaceVexDocument(tx, tenantId, document);
+      touch(tenantId);
+    },
+
+    async rematchVex(tenantId) {
+      await flush('vulnerability');
+      const result = await rematchVex(tx, tenantId);
+      if (result.changed) touch(tenantId);
+      return result.documents;
+    },
 
     async resolveFindings(tenantId, assetId, source, keep): Promise<number> {
       // Buffered findings are all in `keep`: writing them first changes nothing this deletes.

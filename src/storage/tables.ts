@@ -161,6 +161,20 @@ export interface VulnerabilityPackageTable {
   target_name: string | null;
   target_type: string | null;
   target_class: string | null;
+  /** The package's purl as a matching key (src/domain/vex.ts purlKey), for VEX statements; null when unknown. */
+  purl: string | null;
+}
+
+/** A tenant's VEX statements, one per (document, vulnerability, product): the latest the document makes on it. */
+export interface VexStatementTable {
+  tenant_id: string;
+  document_id: string;
+  vulnerability_id: string;
+  /** src/domain/vex.ts productText: `purl:…`, `image:sha256:…` or `asset:…`. */
+  product: string;
+  exempting: number;
+  /** The VexStatement as JSON. */
+  statement: string;
 }
 
 export interface VulnerabilityExemptionTable {
@@ -216,6 +230,7 @@ export interface Database {
   vulnerability_packages: VulnerabilityPackageTable;
   vulnerability_exemptions: VulnerabilityExemptionTable;
   vulnerability_aliases: VulnerabilityAliasTable;
+  vex_statements: VexStatementTable;
   feeds: FeedTable;
   feed_kev: FeedKevTable;
   feed_exploits: FeedExploitTable;
@@ -237,5 +252,6 @@ export const TENANT_TABLES = [
   'vulnerability_packages',
   'vulnerability_exemptions',
   'vulnerability_aliases',
+  'vex_statements',
   'risks',
 ] as const satisfies readonly (keyof Database)[];

@@ -6,6 +6,7 @@
 // authenticated by its key's hash before its tenant is known, and the CLI revokes a key by its id.
 import type { ListAssetsQuery } from '../domain/assets.js';
 import type { FeedData, FeedLoad, FeedStatus } from '../domain/intel.js';
+import type { VexDocument } from '../domain/vex.js';
 import type { ImportKind, RecordsByKind, StoredAsset } from '../domain/records.js';
 import type { ListRisksQuery } from '../domain/risks.js';
 import type { ListVulnerabilitiesQuery } from '../domain/vulnerabilities.js';
@@ -97,6 +98,21 @@ export interface IngestWriter {
    * inventory. Returns how many did.
    */
   resolveFindings(tenantId: string, assetId: string, source: string, keep: ReadonlySet<string>): Promise<number>;
+  /** Replaces a VEX document's statements in the tenant; its exemptions follow at the next re-match. */
+  replaceVexDocument(tenantId: string, document: VexDocument): Promise<void>;
+  /**
+   * Makes the tenant's VEX exemptions agree with its statements and findings (also done by finish() for every tenant
+   * written to); returns what each document's statements matched.
+   */
+  rematchVex(tenantId: string): Promise<Map<string, VexDocumentMatch>>;
+}
+
+/** What one VEX document's statements matched: statements, exempting ones, those matching no asset, exemptions. */
+export interface VexDocumentMatch {
+  statements: number;
+  exempting: number;
+  unmatched: number;
+  exemptions: number;
 }
 
 export interface PoolStats {

@@ -47,7 +47,7 @@ const findings = async (assetId: string, tenantId = TENANT_A) =>
 const idOf = (result: IngestResult, file: string): string => {
   expect(result.problems).toEqual([]);
   const found = result.files.find((f) => f.file === file);
-  if (!found) throw new Error(`${file} was not ingested`);
+  if (!found?.assetId) throw new Error(`${file} was not ingested onto an asset`);
   return found.assetId;
 };
 
@@ -256,21 +256,21 @@ describe('tenants and bad input', () => {
     const total = async () => ((await api('/v1/tenant/assets?perPage=1')).meta as Json).total;
     const count = await total();
     const cut = ALL_STATUSES.slice(0, ALL_STATUSES.indexOf('"VulnerabilityID"', 3000) + 10);
-    const sbom = readFileSync(
-      new URL('../fixtures/ingest/cyclonedx/cdx-1.4-log4j-in-triage.json', import.meta.url),
+    const prowler = readFileSync(
+      new URL('../fixtures/ingest/assets/prowler-v3-ocsf-aws-one.json', import.meta.url),
       'utf8',
     );
     const result = await ingest({
       'new.json': JSON.stringify({ ...JSON.parse(TEAMDOJO), ArtifactName: 'other:1' }),
       'cut.json': cut,
-      'sbom.json': sbom,
+      'prowler.json': prowler,
     });
     expect(result.files).toEqual([]);
     expect(result.problems.map((p) => `${p.file}: ${p.message}`)).toEqual([
       expect.stringMatching(
         /^cut\.json: ends before the JSON is complete \(truncated\?\), inside \$\.Results\[0\]\.Vulnerabilities\[\d+\]/,
       ),
-      'sbom.json: is a cyclonedx report; this version of secinv ingests Trivy and Grype JSON reports',
+      'prowler.json: is a prowler-ocsf report; this version of secinv ingests Trivy (images, file systems, Kubernetes, trivy-operator) and Grype JSON, CycloneDX and OpenVEX',
     ]);
     expect(await total()).toBe(count);
   });

@@ -10,6 +10,7 @@ import { migration as riskIndexesAndSecrets } from './0003_risk_indexes_and_secr
 import { migration as vulnerabilityIndexes } from './0004_vulnerability_indexes.js';
 import { migration as findingSources } from './0005_finding_sources.js';
 import { migration as feedsAndAliases } from './0006_feeds_and_aliases.js';
+import { migration as vexAndPurls } from './0007_vex_and_purls.js';
 
 const ordered: Record<string, FrozenMigration> = {
   '0001_initial': initial,
@@ -18,6 +19,7 @@ const ordered: Record<string, FrozenMigration> = {
   '0004_vulnerability_indexes': vulnerabilityIndexes,
   '0005_finding_sources': findingSources,
   '0006_feeds_and_aliases': feedsAndAliases,
+  '0007_vex_and_purls': vexAndPurls,
 };
 
 export const migrations = (dialect: Dialect): MigrationProvider => ({
