@@ -74,5 +74,6 @@ try {
   );
 } finally {
   await storage.close();
-  rmSync(dir, { recursive: true, force: true });
+  if (!process.env.KEEP_REPORT) rmSync(dir, { recursive: true, force: true });
+  else process.stdout.write(`kept ${report}\n`);
 }

@@ -11,6 +11,8 @@ import type { Database } from './tables.js';
 import type { Dialect } from './types.js';
 
 const CHUNK = 500;
+/** Feed rows per statement: 3 parameters each stay far below both databases' parameter limits. */
+const WRITE_CHUNK = 5000;
 
 type Tx = Transaction<Database>;
 
@@ -50,10 +52,13 @@ const exploitTable: FeedTable = {
       ]),
     ),
   remove: async (tx, keys) => {
+    const byCve = new Map<string, string[]>();
     for (const key of keys) {
       const [cve_id = '', exploit_id = ''] = key.split(SEP);
-      await tx.deleteFrom('feed_exploits').where('cve_id', '=', cve_id).where('exploit_id', '=', exploit_id).execute();
+      byCve.set(cve_id, [...(byCve.get(cve_id) ?? []), exploit_id]);
     }
+    for (const [cve_id, ids] of byCve)
+      await tx.deleteFrom('feed_exploits').where('cve_id', '=', cve_id).where('exploit_id', 'in', ids).execute();
   },
   upsert: async (tx, rows) => {
     await tx
@@ -123,8 +128,8 @@ async function replaceFeed(tx: Tx, data: FeedData): Promise<string[]> {
   const after = rowsOf(data);
   const removed = [...before.keys()].filter((k) => !after.has(k));
   const written = [...after].filter(([k, v]) => before.get(k) !== v);
-  for (let i = 0; i < removed.length; i += CHUNK) await table.remove(tx, removed.slice(i, i + CHUNK));
-  for (let i = 0; i < written.length; i += CHUNK) await table.upsert(tx, written.slice(i, i + CHUNK));
+  for (let i = 0; i < removed.length; i += WRITE_CHUNK) await table.remove(tx, removed.slice(i, i + WRITE_CHUNK));
+  for (let i = 0; i < written.length; i += WRITE_CHUNK) await table.upsert(tx, written.slice(i, i + WRITE_CHUNK));
   return [...removed, ...written.map(([k]) => k)];
 }
 
