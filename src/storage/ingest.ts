@@ -84,6 +84,9 @@ async function upsert<T extends keyof Database>(
     .execute();
 }
 
+/** Up to this many assets in a batch, existing findings are looked up per asset (see the vulnerability flusher). */
+const FEW_ASSETS = 8;
+
 const BATCH_ROWS: Record<ImportKind, number> = {
   tenant: 500,
   environment: 500,
@@ -188,29 +191,49 @@ export function ingestWriter(tx: Transaction<Database>): IngestWriter {
     asset: (records) => upsert(tx, 'assets', ['tenant_id', 'id'], records.map(assetRow)),
     vulnerability: async (records) => {
       // A finding's packages are replaced whole, so the packages of findings that already exist are deleted first.
-      // Which exist is one indexed query per tenant of the batch, bounded by the batch's own assets and vulnerability
-      // ids (an asset with many findings is not read whole for every batch); a fresh import then deletes nothing.
-      const byTenant = new Map<string, { assetIds: Set<string>; vulnerabilityIds: Set<string> }>();
+      // Which exist is read by index, two ways: a batch of a few assets (a scan: one asset, many findings) asks per
+      // asset for the batch's own vulnerability ids, so an asset with many findings is not read whole for every
+      // batch; a batch of many assets (an import: few findings each) asks for all their findings at once. Asking for
+      // both lists at once lets PostgreSQL probe every (vulnerability, asset) pair through the vulnerability-id index
+      // (0.45 s per batch of 800 on 1M findings); a fresh import then deletes nothing.
+      const byAsset = new Map<string, { tenantId: string; assetId: string; ids: Set<string> }>();
       for (const { tenantId, vulnerability: v } of records) {
-        const entry = byTenant.get(tenantId) ?? { assetIds: new Set<string>(), vulnerabilityIds: new Set<string>() };
-        entry.assetIds.add(v.assetId);
-        entry.vulnerabilityIds.add(v.vulnerabilityId);
-        byTenant.set(tenantId, entry);
+        const key = `${tenantId}\u0000${v.assetId}`;
+        const entry = byAsset.get(key) ?? { tenantId, assetId: v.assetId, ids: new Set<string>() };
+        entry.ids.add(v.vulnerabilityId);
+        byAsset.set(key, entry);
+      }
+      const existing = new Set<string>();
+      const found = (rows: { asset_id: string; vulnerability_id: string }[], tenantId: string) => {
+        for (const r of rows) existing.add(`${tenantId}\u0000${r.asset_id}\u0000${r.vulnerability_id}`);
+      };
+      const groups = [...byAsset.values()];
+      if (groups.length <= FEW_ASSETS) {
+        for (const { tenantId, assetId, ids } of groups) {
+          const rows = await fromTenant(tx, 'vulnerabilities', tenantId)
+            .select(['asset_id', 'vulnerability_id'])
+            .where('vulnerabilities.asset_id', '=', assetId)
+            .where('vulnerabilities.vulnerability_id', 'in', [...ids])
+            .execute();
+          found(rows, tenantId);
+        }
+      } else {
+        const tenants = new Map<string, string[]>();
+        for (const g of groups) tenants.set(g.tenantId, [...(tenants.get(g.tenantId) ?? []), g.assetId]);
+        for (const [tenantId, assetIds] of tenants) {
+          const rows = await fromTenant(tx, 'vulnerabilities', tenantId)
+            .select(['asset_id', 'vulnerability_id'])
+            .where('vulnerabilities.asset_id', 'in', assetIds)
+            .execute();
+          found(rows, tenantId);
+        }
       }
       const replaced = new Map<string, { tenantId: string; assetId: string; ids: string[] }>();
-      for (const [tenantId, { assetIds, vulnerabilityIds }] of byTenant) {
-        const existing = await fromTenant(tx, 'vulnerabilities', tenantId)
-          .select(['asset_id', 'vulnerability_id'])
-          .where('vulnerabilities.asset_id', 'in', [...assetIds])
-          .where('vulnerabilities.vulnerability_id', 'in', [...vulnerabilityIds])
-          .execute();
-        const keys = new Set(existing.map((e) => `${e.asset_id}\u0000${e.vulnerability_id}`));
-        for (const { vulnerability: v } of records.filter((r) => r.tenantId === tenantId)) {
-          if (!keys.has(`${v.assetId}\u0000${v.vulnerabilityId}`)) continue;
-          const entry = replaced.get(`${tenantId}\u0000${v.assetId}`) ?? { tenantId, assetId: v.assetId, ids: [] };
-          entry.ids.push(v.vulnerabilityId);
-          replaced.set(`${tenantId}\u0000${v.assetId}`, entry);
-        }
+      for (const { tenantId, vulnerability: v } of records) {
+        if (!existing.has(`${tenantId}\u0000${v.assetId}\u0000${v.vulnerabilityId}`)) continue;
+        const entry = replaced.get(`${tenantId}\u0000${v.assetId}`) ?? { tenantId, assetId: v.assetId, ids: [] };
+        entry.ids.push(v.vulnerabilityId);
+        replaced.set(`${tenantId}\u0000${v.assetId}`, entry);
       }
       for (const { tenantId, assetId, ids } of replaced.values())
         await deleteFindingRows(tx, ['vulnerability_packages', 'vulnerability_aliases'], tenantId, assetId, ids);
