@@ -171,7 +171,10 @@ async function findingsOf(tx: Tx, tenantId: string, cves: string[]): Promise<Fou
 
 /** Re-enriches one tenant's findings among `cves`; returns how many changed. */
 async function reEnrichTenant(tx: Tx, dialect: Dialect, tenantId: string, cves: string[]): Promise<number> {
-  const findings = await findingsOf(tx, tenantId, cves);
+  // In primary-key order, so the updates and the assets' recomputation visit the tables' pages in order.
+  const findings = (await findingsOf(tx, tenantId, cves)).sort((a, b) =>
+    a.asset_id === b.asset_id ? (a.vulnerability_id < b.vulnerability_id ? -1 : 1) : a.asset_id < b.asset_id ? -1 : 1,
+  );
   const assets = new Set<string>();
   let updated = 0;
   for (let i = 0; i < findings.length; i += CHUNK) {
