@@ -171,6 +171,7 @@ async function findingsOf(tx: Tx, tenantId: string, cves: string[]): Promise<Fou
 
 /** Re-enriches one tenant's findings among `cves`; returns how many changed. */
 async function reEnrichTenant(tx: Tx, dialect: Dialect, tenantId: string, cves: string[]): Promise<number> {
+  const blob = sql.raw(dialect === 'postgres' ? 'bytea' : 'blob');
   // In primary-key order, so the updates and the assets' recomputation visit the tables' pages in order.
   const findings = (await findingsOf(tx, tenantId, cves)).sort((a, b) =>
     a.asset_id === b.asset_id ? (a.vulnerability_id < b.vulnerability_id ? -1 : 1) : a.asset_id < b.asset_id ? -1 : 1,
@@ -216,9 +217,13 @@ async function reEnrichTenant(tx: Tx, dialect: Dialect, tenantId: string, cves: 
     }
     if (changed.length > 0) {
       const values = sql.join(
-        changed.map((c) => sql`(${c.assetId}, ${c.vulnerabilityId}, ${c.doc}, ${c.hasKev}, ${c.hasExploit})`),
+        // The document is typed where it is bound: an untyped VALUES column is text on PostgreSQL, and a later cast
+        // to bytea would read the JSON's backslashes as escapes (failing on `\"`, halving `\\`).
+        changed.map(
+          (c) => sql`(${c.assetId}, ${c.vulnerabilityId}, cast(${c.doc} as ${blob}), ${c.hasKev}, ${c.hasExploit})`,
+        ),
       );
-      await sql`update vulnerabilities set doc = cast(v.column3 as ${sql.raw(dialect === 'postgres' ? 'bytea' : 'blob')}), has_kev = cast(v.column4 as integer),
+      await sql`update vulnerabilities set doc = v.column3, has_kev = cast(v.column4 as integer),
           has_exploit = cast(v.column5 as integer)
         from (values ${values}) as v
         where vulnerabilities.tenant_id = ${tenantId} and vulnerabilities.asset_id = v.column1

@@ -165,7 +165,8 @@ describe('feeds load', () => {
       exploits: [
         {
           id: '90001',
-          title: 'Example Server 1.0 - Remote Code Execution',
+          // Quotes and backslashes survive the rewrite of the stored document on both databases.
+          title: 'Example Server 1.0 - "Remote" Code Execution (C:\\app\\bin)',
           description: 'remote/multiple, published 2026-09-01, verified',
           source: 'Exploit-DB',
           sourceUrl: 'https://www.exploit-db.com/exploits/90001',
