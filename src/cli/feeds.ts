@@ -5,7 +5,7 @@ import type { FeedLoad } from '../domain/intel.js';
 import { FEED_URLS, loadFeedFiles, urlSource, type FeedProblem } from '../feeds/load.js';
 import { feedWord, type FeedSource } from '../feeds/read.js';
 import { openDatabase, withDatabase, type Io } from './io.js';
-import { countedFile, startProgress } from './progress.js';
+import { countedFile, startProgress, type Progress } from './progress.js';
 import { printTable } from './table.js';
 
 function report(io: Io, outcome: { load: FeedLoad | null; problems: FeedProblem[] }): void {
@@ -25,11 +25,7 @@ function report(io: Io, outcome: { load: FeedLoad | null; problems: FeedProblem[
   );
 }
 
-async function load(
-  config: Readonly<Config>,
-  sources: (progress: ReturnType<typeof startProgress>) => FeedSource[],
-  io: Io,
-) {
+async function load(config: Readonly<Config>, sources: (progress: Progress) => FeedSource[], io: Io) {
   const storage = await openDatabase(config.databaseUrl, io);
   const progress = startProgress(io);
   try {

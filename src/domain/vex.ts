@@ -104,9 +104,7 @@ export function vexExemption(
   assetIds: readonly string[],
 ): Exemption {
   const latest = [...statements].sort((a, b) => (a.timestamp ?? '').localeCompare(b.timestamp ?? '')).at(-1);
-  const ids = [vulnerabilityId, ...new Set(statements.flatMap((s) => s.aliases))].filter(
-    (id, i, all) => all.indexOf(id) === i,
-  );
+  const ids = [...new Set([vulnerabilityId, ...statements.flatMap((s) => s.aliases)])];
   const reason = latest ? [latest.justification ?? latest.status, latest.detail].filter(Boolean).join(': ') : null;
   const created = statements.map((s) => s.timestamp).filter((t): t is string => t !== null);
   const updated = statements.map((s) => s.updatedAt ?? s.timestamp).filter((t): t is string => t !== null);

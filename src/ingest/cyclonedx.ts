@@ -6,9 +6,8 @@
 import { basename } from 'node:path';
 import { PackageURL } from 'packageurl-js';
 import { mapSeverity, targetClassOf } from '../domain/scan.js';
-import { normalizeTimestamp } from '../domain/time.js';
 import { isExempting, ociDigest, purlKey, type VexProduct, type VexStatement } from '../domain/vex.js';
-import { isObject, objects, text, type Json } from './json.js';
+import { isObject, objects, text, timestamp, type Json } from './json.js';
 import {
   firstSentence,
   mergeFinding,
@@ -19,11 +18,6 @@ import {
 } from './scan.js';
 import { formatPath, streamJson } from './stream.js';
 import type { FieldProblem } from './trivy.js';
-
-const time = (v: unknown): string | null => {
-  const t = text(v);
-  return t === null ? null : normalizeTimestamp(t);
-};
 
 /** Every component of the document by its bom-ref, nested ones too. */
 function componentsByRef(list: unknown, into = new Map<string, Json>()): Map<string, Json> {
@@ -114,7 +108,7 @@ export async function readCycloneDx(
   const documentId =
     serial !== null ? `${serial}/${typeof root.version === 'number' ? root.version : 1}` : basename(fileName);
   const localSerial = serial?.replace(/^urn:uuid:/, '') ?? null;
-  const scannedAt = time(metadata.timestamp);
+  const scannedAt = timestamp(metadata.timestamp);
   const targetName = self === null ? null : text(self.name);
 
   /** A ref of `affects`: this document's component, the document's own subject, a purl, or another document's. */
@@ -178,8 +172,8 @@ export async function readCycloneDx(
           status: state,
           justification: text(analysis.justification),
           detail: text(analysis.detail),
-          timestamp: time(analysis.firstIssued) ?? scannedAt,
-          updatedAt: time(analysis.lastUpdated),
+          timestamp: timestamp(analysis.firstIssued) ?? scannedAt,
+          updatedAt: timestamp(analysis.lastUpdated),
         });
       }
       continue;
@@ -202,7 +196,7 @@ export async function readCycloneDx(
       description,
       severity: mapSeverity(rating?.severity),
       severitySource: rating?.source ?? null,
-      publishedDate: time(value.published),
+      publishedDate: timestamp(value.published),
       primaryUrl: isObject(value.source) ? text(value.source.url) : null,
       cwes: Array.isArray(value.cwes)
         ? value.cwes.filter((c) => typeof c === 'number' || typeof c === 'string').map(String)

@@ -1,8 +1,7 @@
 // Grype's JSON report (`grype IMAGE|dir:PATH -o json`) as a Scan, streamed: its `matches` come first and one by one;
 // `source`, `distro` and `descriptor` follow them, so what the matches need from those is filled in at the end.
 import { mapSeverity, targetClassOf } from '../domain/scan.js';
-import { normalizeTimestamp } from '../domain/time.js';
-import { isObject, objects, text, texts, type Json } from './json.js';
+import { isObject, objects, text, texts, timestamp, type Json } from './json.js';
 import { firstSentence, mergeFinding, type Scan, type ScanFinding, type ScannedArtifact } from './scan.js';
 import { formatPath, streamJson } from './stream.js';
 import type { FieldProblem } from './trivy.js';
@@ -127,11 +126,10 @@ export async function readGrype(bytes: AsyncIterable<Buffer>, problems: FieldPro
       p.targetType = targetTypeOf(p.targetType, distro);
     }
   }
-  const timestamp = text(descriptor.timestamp);
   return {
     scanner: 'grype',
     artifact,
-    scannedAt: timestamp === null ? null : normalizeTimestamp(timestamp),
+    scannedAt: timestamp(descriptor.timestamp),
     reportId: null,
     findings,
     secrets: [],

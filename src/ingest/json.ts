@@ -1,4 +1,5 @@
 // Reading fields of parsed report JSON without trusting their types: a value of the wrong type counts as absent.
+import { normalizeTimestamp } from '../domain/time.js';
 
 export type Json = Record<string, unknown>;
 
@@ -8,5 +9,10 @@ export const text = (v: unknown): string | null => (typeof v === 'string' && v !
 /** The non-empty strings of an array. */
 export const texts = (v: unknown): string[] =>
   Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x !== '') : [];
+/** A timestamp field as UTC milliseconds text; null when absent, empty or not a timestamp. */
+export const timestamp = (v: unknown): string | null => {
+  const t = text(v);
+  return t === null ? null : normalizeTimestamp(t);
+};
 /** The objects of an array. */
 export const objects = (v: unknown): Json[] => (Array.isArray(v) ? v.filter(isObject) : []);

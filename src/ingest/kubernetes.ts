@@ -5,8 +5,7 @@
 // name; a Result's `Target` (an image in the workload) is the packages' `targetName`, never the asset.
 import { UserError } from '../domain/errors.js';
 import { mapSeverity } from '../domain/scan.js';
-import { normalizeTimestamp } from '../domain/time.js';
-import { isObject, objects, text, texts, type Json } from './json.js';
+import { isObject, objects, text, texts, timestamp, type Json } from './json.js';
 import { mergeFinding, type Scan, type ScanFinding, type ScanSecret } from './scan.js';
 import { formatPath, streamJson } from './stream.js';
 import { findingOf, secretOf, type FieldProblem } from './trivy.js';
@@ -163,7 +162,6 @@ export async function readTrivyOperator(
     const namespace = text(labels['trivy-operator.resource.namespace']) ?? text(metadata.namespace);
     const container = text(labels['trivy-operator.container.name']);
     const report = isObject(value.report) ? value.report : {};
-    const updated = text(report.updateTimestamp);
     const key = `${namespace ?? ''}/${kind}/${name}`;
     const scan =
       scans.get(key) ??
@@ -171,7 +169,7 @@ export async function readTrivyOperator(
         'trivy-operator',
         { cluster: clusterOf(null, options), namespace, kind, name },
         options,
-        updated === null ? null : normalizeTimestamp(updated),
+        timestamp(report.updateTimestamp),
         text(metadata.uid),
         { registry: report.registry ?? null, artifact: report.artifact ?? null, scanner: report.scanner ?? null },
       );

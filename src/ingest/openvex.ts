@@ -2,19 +2,13 @@
 // `identifiers.purl`, or a bare string; the `subcomponents` when it lists them) become statement products; `fixed`
 // and `not_affected` exempt, `affected` and `under_investigation` create nothing.
 import { basename } from 'node:path';
-import { normalizeTimestamp } from '../domain/time.js';
 import { ociDigest, purlKey, type VexProduct, type VexStatement } from '../domain/vex.js';
-import { isObject, objects, text, texts, type Json } from './json.js';
+import { isObject, objects, text, texts, timestamp, type Json } from './json.js';
 import type { Ingested } from './scan.js';
 import { formatPath, streamJson } from './stream.js';
 import type { FieldProblem } from './trivy.js';
 
 const STATUSES = new Set(['not_affected', 'affected', 'fixed', 'under_investigation']);
-
-const time = (v: unknown): string | null => {
-  const t = text(v);
-  return t === null ? null : normalizeTimestamp(t);
-};
 
 /** The purl a product names: a bare string, `@id`, or `identifiers.purl`. */
 const purlOf = (product: unknown): string | null => {
@@ -45,7 +39,7 @@ export async function readOpenVex(
     else raw.push({ value, path: formatPath(path) });
   }
   const documentId = text(root['@id']) ?? basename(fileName);
-  const documentTime = time(root.timestamp);
+  const documentTime = timestamp(root.timestamp);
   const statements: VexStatement[] = [];
   let unmatchable = 0;
   for (const { value: s, path } of raw) {
@@ -86,8 +80,8 @@ export async function readOpenVex(
           status,
           justification: text(s.justification),
           detail: text(s.impact_statement) ?? text(s.status_notes),
-          timestamp: time(s.timestamp) ?? documentTime,
-          updatedAt: time(s.last_updated),
+          timestamp: timestamp(s.timestamp) ?? documentTime,
+          updatedAt: timestamp(s.last_updated),
         });
       }
     }

@@ -1,8 +1,7 @@
 // Trivy's JSON report (`trivy image|fs|repo|vm --format json`, SchemaVersion 2) as a Scan, streamed: the findings
 // of each Result come one by one; the header, Metadata and each Result's Target are read before them.
 import { mapSeverity, targetClassOf } from '../domain/scan.js';
-import { normalizeTimestamp } from '../domain/time.js';
-import { isObject, text, texts, type Json } from './json.js';
+import { isObject, text, texts, timestamp, type Json } from './json.js';
 import { mergeFinding, type Scan, type ScanFinding, type ScanSecret, type ScannedArtifact } from './scan.js';
 import { formatPath, streamJson, type JsonPath } from './stream.js';
 
@@ -66,14 +65,13 @@ export function findingOf(row: Json, result: Json, path: JsonPath, problems: Fie
   const vectors = Object.values(cvss).flatMap((v) => (isObject(v) ? texts([v.V3Vector, v.V40Vector, v.V2Vector]) : []));
   const target = text(result.Target);
   const pkgType = text(result.Type);
-  const published = text(row.PublishedDate);
   return {
     vulnerabilityId: id,
     title: text(row.Title) ?? id,
     description: text(row.Description),
     severity: mapSeverity(row.Severity),
     severitySource: text(row.SeveritySource),
-    publishedDate: published === null ? null : normalizeTimestamp(published),
+    publishedDate: timestamp(row.PublishedDate),
     primaryUrl: text(row.PrimaryURL),
     cwes: texts(row.CweIDs),
     packages: [
@@ -141,11 +139,10 @@ export async function readTrivy(bytes: AsyncIterable<Buffer>, problems: FieldPro
   if (report.Results !== undefined && report.Results !== null && !Array.isArray(report.Results)) {
     problems.push({ path: '$.Results', message: 'must be an array' });
   }
-  const createdAt = text(report.CreatedAt);
   return {
     scanner: 'trivy',
     artifact: artifactOf(report),
-    scannedAt: createdAt === null ? null : normalizeTimestamp(createdAt),
+    scannedAt: timestamp(report.CreatedAt),
     reportId: text(report.ReportID),
     findings,
     secrets,

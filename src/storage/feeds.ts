@@ -7,6 +7,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { FeedData, FeedLoad, FeedLoadResult, FeedName, FeedStatus, Intel } from '../domain/intel.js';
 import { recomputeDerived } from './derive.js';
 import { feedIntel, intelOf } from './intel.js';
+import { appendTo } from './scope.js';
 import type { Database } from './tables.js';
 import type { Dialect } from './types.js';
 
@@ -55,7 +56,7 @@ const exploitTable: FeedTable = {
     const byCve = new Map<string, string[]>();
     for (const key of keys) {
       const [cve_id = '', exploit_id = ''] = key.split(SEP);
-      byCve.set(cve_id, [...(byCve.get(cve_id) ?? []), exploit_id]);
+      appendTo(byCve, cve_id, exploit_id);
     }
     for (const [cve_id, ids] of byCve)
       await tx.deleteFrom('feed_exploits').where('cve_id', '=', cve_id).where('exploit_id', 'in', ids).execute();
@@ -121,8 +122,8 @@ function rowsOf(data: FeedData): Map<string, string> {
   }
 }
 
-/** Replaces a stored feed by difference; returns the keys that changed. */
-async function replaceFeed(tx: Tx, data: FeedData): Promise<string[]> {
+/** Replaces a stored feed by difference; returns the keys that changed and the rows the feed now has. */
+async function replaceFeed(tx: Tx, data: FeedData): Promise<{ changed: string[]; entries: number }> {
   const table = TABLES[data.feed];
   const before = await table.read(tx);
   const after = rowsOf(data);
@@ -130,7 +131,7 @@ async function replaceFeed(tx: Tx, data: FeedData): Promise<string[]> {
   const written = [...after].filter(([k, v]) => before.get(k) !== v);
   for (let i = 0; i < removed.length; i += WRITE_CHUNK) await table.remove(tx, removed.slice(i, i + WRITE_CHUNK));
   for (let i = 0; i < written.length; i += WRITE_CHUNK) await table.upsert(tx, written.slice(i, i + WRITE_CHUNK));
-  return [...removed, ...written.map(([k]) => k)];
+  return { changed: [...removed, ...written.map(([k]) => k)], entries: after.size };
 }
 
 interface FoundFinding {
@@ -191,7 +192,7 @@ async function reEnrichTenant(tx: Tx, dialect: Dialect, tenantId: string, cves: 
         .execute();
       for (const r of rows) {
         const key = `${r.asset_id}${SEP}${r.vulnerability_id}`;
-        aliases.set(key, [...(aliases.get(key) ?? []), r.alias]);
+        appendTo(aliases, key, r.alias);
       }
     }
     const keyed = batch.map((f) => ({ f, aliases: aliases.get(`${f.asset_id}${SEP}${f.vulnerability_id}`) ?? [] }));
@@ -258,10 +259,10 @@ export function feedStore(db: Kysely<Database>, dialect: Dialect) {
         const results: FeedLoadResult[] = [];
         const touched = new Set<string>();
         for (const data of feeds) {
-          const changed = await replaceFeed(tx, data);
+          const { changed, entries } = await replaceFeed(tx, data);
           // EPSS has no field on a finding: it is stored for the risk rules and changes no finding.
           if (data.feed !== 'epss') for (const key of changed) touched.add(TABLES[data.feed].cveOf(key));
-          const row = { version: data.version, entries: rowsOf(data).size, loaded_at: at, source: data.source };
+          const row = { version: data.version, entries, loaded_at: at, source: data.source };
           results.push({
             feed: data.feed,
             version: row.version,

@@ -9,7 +9,7 @@ import { feedIntel, hasFindingFeeds, intelOf } from './intel.js';
 import { deleteFindingRows, resolveFindings, scanReads } from './scans.js';
 import { hasVexStatements, rematchVex, replaceVexDocument } from './vex.js';
 import { tenantOrganization } from './tenants.js';
-import { fromTenant } from './scope.js';
+import { appendTo, fromTenant } from './scope.js';
 import type { AssetTable, Database } from './tables.js';
 import type { IngestWriter } from './types.js';
 
@@ -115,6 +115,8 @@ export function ingestWriter(tx: Transaction<Database>): IngestWriter {
   };
   const touched = new Map<string, 'all' | Set<string>>();
   let feedsLoaded: Promise<boolean> | undefined;
+  // Tenants whose VEX exemptions were re-matched since their last write: finish() need not match them again.
+  const vexCurrent = new Set<string>();
   const touch = (tenantId: string, assetId?: string) => {
     const current = touched.get(tenantId);
     if (assetId === undefined) touched.set(tenantId, 'all');
@@ -219,7 +221,7 @@ export function ingestWriter(tx: Transaction<Database>): IngestWriter {
         }
       } else {
         const tenants = new Map<string, string[]>();
-        for (const g of groups) tenants.set(g.tenantId, [...(tenants.get(g.tenantId) ?? []), g.assetId]);
+        for (const g of groups) appendTo(tenants, g.tenantId, g.assetId);
         for (const [tenantId, assetIds] of tenants) {
           const rows = await fromTenant(tx, 'vulnerabilities', tenantId)
             .select(['asset_id', 'vulnerability_id'])
@@ -350,6 +352,7 @@ export function ingestWriter(tx: Transaction<Database>): IngestWriter {
   return {
     async write<K extends ImportKind>(kind: K, record: RecordsByKind[K]): Promise<void> {
       const tenantId = (record as { tenantId: string }).tenantId;
+      vexCurrent.delete(tenantId);
       if (kind === 'exemption' || kind === 'assetGroup') touch(tenantId);
       else if (kind === 'asset') touch(tenantId, (record as RecordsByKind['asset']).asset.id);
       else if (kind === 'vulnerability')
@@ -364,8 +367,10 @@ export function ingestWriter(tx: Transaction<Database>): IngestWriter {
     async finish(): Promise<void> {
       for (const kind of Object.keys(pending) as ImportKind[]) await flush(kind);
       // New findings may be what a stored VEX statement speaks of.
-      for (const tenantId of touched.keys())
-        if (await hasVexStatements(tx, tenantId)) if ((await rematchVex(tx, tenantId)).changed) touch(tenantId);
+      for (const tenantId of touched.keys()) {
+        if (vexCurrent.has(tenantId) || !(await hasVexStatements(tx, tenantId))) continue;
+        if ((await rematchVex(tx, tenantId)).changed) touch(tenantId);
+      }
       for (const [tenantId, scope] of touched) {
         if (scope === 'all' || scope.size > 0) await recomputeDerived(tx, tenantId, scope);
       }
@@ -392,12 +397,16 @@ export function ingestWriter(tx: Transaction<Database>): IngestWriter {
 
     async replaceVexDocument(tenantId, document): Promise<void> {
       await replaceVexDocument(tx, tenantId, document);
+      vexCurrent.delete(tenantId);
       touch(tenantId);
     },
 
     async rematchVex(tenantId) {
+      // Statements match stored rows: an image asset and the packages of findings still buffered must be written.
+      await flush('asset');
       await flush('vulnerability');
       const result = await rematchVex(tx, tenantId);
+      vexCurrent.add(tenantId);
       if (result.changed) touch(tenantId);
       return result.documents;
     },
@@ -406,7 +415,10 @@ export function ingestWriter(tx: Transaction<Database>): IngestWriter {
       // Buffered findings are all in `keep`: writing them first changes nothing this deletes.
       await flush('vulnerability');
       const resolved = await resolveFindings(tx, tenantId, assetId, source, keep);
-      if (resolved > 0) touch(tenantId, assetId);
+      if (resolved > 0) {
+        vexCurrent.delete(tenantId);
+        touch(tenantId, assetId);
+      }
       return resolved;
     },
   };

@@ -18,6 +18,13 @@ export function fromTenant<T extends TenantTableName>(
   return db.selectFrom(name).where(sql.ref(`${table}.tenant_id`), '=', tenantId);
 }
 
+/** Appends a value to the list of a key (creating it): grouping rows without copying the list at each row. */
+export function appendTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
 /** A small least-recently-used map for answers that depend only on (tenant, data version, filters). */
 export function lruCache<V>(capacity: number) {
   const map = new Map<string, V>();

@@ -4,7 +4,7 @@ import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool
 import { severityLevelValues } from '../domain/enums.js';
 import type { ListVulnerabilitiesQuery, VulnerabilitySortField } from '../domain/vulnerabilities.js';
 import { columnFilters, environmentFilter, groupMemberFilter, type ColumnFilters } from './filters.js';
-import { countCache, fromTenant, type TenantReader } from './scope.js';
+import { appendTo, countCache, fromTenant, type TenantReader } from './scope.js';
 import type { Database } from './tables.js';
 import type { Storage } from './types.js';
 
@@ -133,7 +133,7 @@ export function vulnerabilityStore(read: TenantReader): Pick<Storage, 'listVulne
               .execute();
             for (const m of matches) {
               const k = key(m.asset_id, m.vulnerability_id);
-              exemptionsOf.set(k, [...(exemptionsOf.get(k) ?? []), m.exemption_id]);
+              appendTo(exemptionsOf, k, m.exemption_id);
             }
           }
         }

@@ -224,6 +224,21 @@ describe('VEX statements', () => {
     expect(listed.data).toEqual([]);
   });
 
+  it('a VEX document and the scan it speaks of in one run: the new image asset is matched by its digest', async () => {
+    const result = await ingest(
+      {
+        'busybox.json': sample('grype/grype-image-busybox-epss.json'),
+        'busybox.vex.json': own('openvex-busybox.json'),
+      },
+      { tenantId: TENANT_B, provider: 'Azure' },
+    );
+    expect(result.problems).toEqual([]);
+    expect(result.files[0]).toMatchObject({ assetCreated: true });
+    expect(result.files[1]?.vex).toMatchObject({ exemptions: 2, unmatched: 1 });
+    const exempted = (await api('/v1/tenant/vulnerabilities?isExempted=true', keyB)).data as Json[];
+    expect(exempted.map((f) => f.vulnerabilityId).sort()).toEqual(['CVE-2021-42374', 'CVE-2022-48174']);
+  });
+
   it('OpenVEX problems name the JSON path; nothing is written', async () => {
     const result = await ingest({
       'bad.vex.json': JSON.stringify({
