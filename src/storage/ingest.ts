@@ -3,7 +3,9 @@
 import type { Insertable, Kysely, Transaction } from 'kysely';
 import type { ImportKind, RecordsByKind } from '../domain/records.js';
 import { intelKeys, ownIntel } from '../domain/intel.js';
+import { isScannedAsset } from '../domain/checks.js';
 import { metadataSearchText, serviceName } from '../domain/search.js';
+import { recordChecks } from './checks.js';
 import { recomputeDerived } from './derive.js';
 import { feedIntel, hasFindingFeeds, intelOf } from './intel.js';
 import { deleteFindingRows, resolveFindings, scanReads } from './scans.js';
@@ -56,6 +58,7 @@ function assetRow({ tenantId, asset: a, rawData }: RecordsByKind['asset']): Inse
     meta_search: metadataSearchText(rawData),
     doc: json(a),
     raw_data: JSON.stringify(rawData),
+    scanned: flag(isScannedAsset(rawData)),
   };
 }
 
@@ -409,6 +412,12 @@ export function ingestWriter(tx: Transaction<Database>): IngestWriter {
       vexCurrent.add(tenantId);
       if (result.changed) touch(tenantId);
       return result.documents;
+    },
+
+    async recordChecks(tenantId, assetId, results) {
+      const counts = await recordChecks(tx, tenantId, assetId, results);
+      touch(tenantId, assetId);
+      return counts;
     },
 
     async resolveFindings(tenantId, assetId, source, keep): Promise<number> {

@@ -89,6 +89,8 @@ export interface AssetTable {
   /** The API object as UTF-8 JSON, without the derived fields (spliced in when served) and without rawData. */
   doc: Buffer;
   raw_data: string;
+  /** 1 when a scanner's report made or updated the asset: its riskScore is then derived from its risks. */
+  scanned: Generated<number>;
 }
 
 export interface VulnerabilityTable {
@@ -196,6 +198,30 @@ export interface RiskTable {
   discovered_at: string;
   score: number;
   doc: Buffer;
+  /** 1 when the risk rules derived it (docs/RISKS.md): each derivation replaces these, never an imported risk. */
+  derived: Generated<number>;
+}
+
+/** The lifecycle state a user gave a risk (`secinv risks dismiss|reopen`), kept by risk id across re-derivations. */
+export interface RiskStateTable {
+  tenant_id: string;
+  risk_id: string;
+  lifecycle_state: string;
+  changed_at: string;
+}
+
+/** A failed configuration check a scanner reported on an asset (Prowler, Trivy misconfigurations); a rule's input. */
+export interface CheckTable {
+  tenant_id: string;
+  asset_id: string;
+  /** The scanner (`prowler`, `trivy`), whose next report on the asset replaces its checks. */
+  source: string;
+  check_id: string;
+  severity_level_value: number;
+  first_observed_at: string;
+  last_observed_at: string;
+  /** The FailedCheck (src/domain/checks.ts) as JSON. */
+  doc: string;
 }
 
 export interface ApiKeyTable {
@@ -236,6 +262,8 @@ export interface Database {
   feed_exploits: FeedExploitTable;
   feed_epss: FeedEpssTable;
   risks: RiskTable;
+  risk_states: RiskStateTable;
+  checks: CheckTable;
   api_keys: ApiKeyTable;
   server_secrets: ServerSecretTable;
 }
@@ -254,4 +282,6 @@ export const TENANT_TABLES = [
   'vulnerability_aliases',
   'vex_statements',
   'risks',
+  'risk_states',
+  'checks',
 ] as const satisfies readonly (keyof Database)[];

@@ -5,6 +5,7 @@
 // operation can read or write tenant rows without naming the tenant. Keys are the exception by nature: a request is
 // authenticated by its key's hash before its tenant is known, and the CLI revokes a key by its id.
 import type { ListAssetsQuery } from '../domain/assets.js';
+import type { CheckResults } from '../domain/checks.js';
 import type { FeedData, FeedLoad, FeedStatus } from '../domain/intel.js';
 import type { VexDocument } from '../domain/vex.js';
 import type { ImportKind, RecordsByKind, StoredAsset } from '../domain/records.js';
@@ -98,6 +99,16 @@ export interface IngestWriter {
    * inventory. Returns how many did.
    */
   resolveFindings(tenantId: string, assetId: string, source: string, keep: ReadonlySet<string>): Promise<number>;
+  /**
+   * Records what a report says about an asset's configuration checks from `source`: failures are added or updated
+   * (an updated one keeps its firstObservedAt), passed checks resolve earlier failures, and a complete report with
+   * `resolve` also resolves the failures it no longer lists. Returns the counts.
+   */
+  recordChecks(
+    tenantId: string,
+    assetId: string,
+    results: CheckResults & { source: string; observedAt: string; resolve: boolean },
+  ): Promise<{ added: number; updated: number; resolved: number }>;
   /** Replaces a VEX document's statements in the tenant; its exemptions follow at the next re-match. */
   replaceVexDocument(tenantId: string, document: VexDocument): Promise<void>;
   /**

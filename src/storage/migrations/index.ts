@@ -11,6 +11,7 @@ import { migration as vulnerabilityIndexes } from './0004_vulnerability_indexes.
 import { migration as findingSources } from './0005_finding_sources.js';
 import { migration as feedsAndAliases } from './0006_feeds_and_aliases.js';
 import { migration as vexAndPurls } from './0007_vex_and_purls.js';
+import { migration as checksAndDerivedRisks } from './0008_checks_and_derived_risks.js';
 
 const ordered: Record<string, FrozenMigration> = {
   '0001_initial': initial,
@@ -20,6 +21,7 @@ const ordered: Record<string, FrozenMigration> = {
   '0005_finding_sources': findingSources,
   '0006_feeds_and_aliases': feedsAndAliases,
   '0007_vex_and_purls': vexAndPurls,
+  '0008_checks_and_derived_risks': checksAndDerivedRisks,
 };
 
 export const migrations = (dialect: Dialect): MigrationProvider => ({
