@@ -20,8 +20,9 @@ function report(io: Io, outcome: { load: FeedLoad | null; problems: FeedProblem[
     );
   }
   const n = outcome.load.feeds.length;
+  const { risks } = outcome.load;
   io.stdout.write(
-    `loaded: ${n} feed${n === 1 ? '' : 's'}; ${outcome.load.findingsUpdated} finding${outcome.load.findingsUpdated === 1 ? '' : 's'} re-enriched\n`,
+    `loaded: ${n} feed${n === 1 ? '' : 's'}; ${outcome.load.findingsUpdated} finding${outcome.load.findingsUpdated === 1 ? '' : 's'} re-enriched; risks: ${risks.added} new, ${risks.updated} changed, ${risks.removed} gone\n`,
   );
 }
 

@@ -14,6 +14,7 @@ import { providers } from '../domain/enums.js';
 import type { Io } from './io.js';
 import { keysCreate, keysList, keysRevoke } from './keys.js';
 import { serveCommand } from './serve.js';
+import { DISMISSALS, risksDerive, risksSetState } from './risks.js';
 import { tenantsCreate, tenantsList } from './tenants.js';
 
 export type { Io } from './io.js';
@@ -161,6 +162,36 @@ export function buildProgram(io: Io): Command {
     .option('--json', 'print a JSON array instead of a table', false)
     .addOption(dbOption())
     .action(async (opts: { json: boolean; db?: string }) => feedsStatus(loadConfig(opts), opts, io));
+
+  const risksSub = group(
+    sub('risks').description('Derive risks by the rules of docs/RISKS.md; dismiss and reopen them.'),
+  );
+  risksSub('derive')
+    .description('Re-run the risk rules over every asset of a tenant (ingest and feeds load run them themselves).')
+    .requiredOption('--tenant <tenantId>', 'the tenant')
+    .addOption(dbOption())
+    .action(async (opts: { tenant: string; db?: string }) => risksDerive(loadConfig(opts), opts, io));
+  risksSub('dismiss')
+    .description('Dismiss a risk: it stays dismissed across re-derivations, also after it leaves and comes back.')
+    .argument('<riskId>', 'the risk id')
+    .requiredOption('--tenant <tenantId>', 'the tenant')
+    .addOption(
+      new Option('--as <reason>', 'accepted (DISMISSED_ACCEPTED) or not-a-risk (DISMISSED_NOT_A_RISK)')
+        .choices(Object.keys(DISMISSALS))
+        .makeOptionMandatory(),
+    )
+    .addOption(dbOption())
+    .action(async (riskId: string, opts: { tenant: string; as: keyof typeof DISMISSALS; db?: string }) =>
+      risksSetState(loadConfig(opts), riskId, { tenant: opts.tenant, state: DISMISSALS[opts.as] }, io),
+    );
+  risksSub('reopen')
+    .description('Reopen a dismissed risk (lifecycleState OPEN).')
+    .argument('<riskId>', 'the risk id')
+    .requiredOption('--tenant <tenantId>', 'the tenant')
+    .addOption(dbOption())
+    .action(async (riskId: string, opts: { tenant: string; db?: string }) =>
+      risksSetState(loadConfig(opts), riskId, { tenant: opts.tenant, state: 'OPEN' }, io),
+    );
 
   const keysSub = group(sub('keys').description('Create, list and revoke tenant API keys.'));
   keysSub('create')

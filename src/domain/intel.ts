@@ -111,6 +111,8 @@ export interface FeedLoadResult {
 export interface FeedLoad {
   feeds: FeedLoadResult[];
   findingsUpdated: number;
+  /** What re-deriving the risks of the re-enriched assets changed (docs/RISKS.md). */
+  risks: { added: number; updated: number; removed: number };
 }
 
 /** A loaded feed as `secinv feeds status` shows it. */

@@ -6,6 +6,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { FeedData, FeedLoad, FeedLoadResult, FeedName, FeedStatus, Intel } from '../domain/intel.js';
 import { recomputeDerived } from './derive.js';
+import { addDerivations, deriveTenantRisks, NO_DERIVATION } from './risk-derive.js';
 import { feedIntel, intelOf } from './intel.js';
 import { appendTo } from './scope.js';
 import type { Database } from './tables.js';
@@ -170,8 +171,14 @@ async function findingsOf(tx: Tx, tenantId: string, cves: string[]): Promise<Fou
   return [...found.values()];
 }
 
-/** Re-enriches one tenant's findings among `cves`; returns how many changed. */
-async function reEnrichTenant(tx: Tx, dialect: Dialect, tenantId: string, cves: string[]): Promise<number> {
+/** Re-enriches one tenant's findings among `cves` and their assets' derived fields; returns how many findings and which
+ * assets changed. */
+async function reEnrichTenant(
+  tx: Tx,
+  dialect: Dialect,
+  tenantId: string,
+  cves: string[],
+): Promise<{ updated: number; assets: Set<string> }> {
   const blob = sql.raw(dialect === 'postgres' ? 'bytea' : 'blob');
   // In primary-key order, so the updates and the assets' recomputation visit the tables' pages in order.
   const findings = (await findingsOf(tx, tenantId, cves)).sort((a, b) =>
@@ -232,15 +239,8 @@ async function reEnrichTenant(tx: Tx, dialect: Dialect, tenantId: string, cves: 
       updated += changed.length;
     }
   }
-  if (assets.size > 0) {
-    await recomputeDerived(tx, tenantId, assets);
-    await tx
-      .updateTable('tenants')
-      .set((eb) => ({ data_version: eb('data_version', '+', 1) }))
-      .where('tenant_id', '=', tenantId)
-      .execute();
-  }
-  return updated;
+  if (assets.size > 0) await recomputeDerived(tx, tenantId, assets);
+  return { updated, assets };
 }
 
 /** Own intel as stored: by migration 0006 from a whole stored document, since then the four fields alone. */
@@ -258,10 +258,12 @@ export function feedStore(db: Kysely<Database>, dialect: Dialect) {
         if (dialect === 'postgres') await sql`set local enable_seqscan = off`.execute(tx);
         const results: FeedLoadResult[] = [];
         const touched = new Set<string>();
+        let epssChanged = false;
         for (const data of feeds) {
           const { changed, entries } = await replaceFeed(tx, data);
           // EPSS has no field on a finding: it is stored for the risk rules and changes no finding.
           if (data.feed !== 'epss') for (const key of changed) touched.add(TABLES[data.feed].cveOf(key));
+          else if (changed.length > 0) epssChanged = true;
           const row = { version: data.version, entries, loaded_at: at, source: data.source };
           results.push({
             feed: data.feed,
@@ -277,12 +279,29 @@ export function feedStore(db: Kysely<Database>, dialect: Dialect) {
             .execute();
         }
         let findingsUpdated = 0;
-        if (touched.size > 0) {
-          const cves = [...touched].sort();
-          const tenants = await tx.selectFrom('tenants').select('tenant_id').orderBy('tenant_id').execute();
-          for (const { tenant_id } of tenants) findingsUpdated += await reEnrichTenant(tx, dialect, tenant_id, cves);
+        let risks = NO_DERIVATION;
+        const tenants = await tx.selectFrom('tenants').select('tenant_id').orderBy('tenant_id').execute();
+        for (const { tenant_id } of tenants) {
+          const enriched =
+            touched.size > 0
+              ? await reEnrichTenant(tx, dialect, tenant_id, [...touched].sort())
+              : { updated: 0, assets: new Set<string>() };
+          findingsUpdated += enriched.updated;
+          // EPSS weighs in the likelihood of most vulnerability risks: a changed EPSS file re-derives every asset.
+          const scope = epssChanged ? 'all' : enriched.assets;
+          if (scope !== 'all' && scope.size === 0) continue;
+          risks = addDerivations(risks, await deriveTenantRisks(tx, tenant_id, scope, at));
+          await tx
+            .updateTable('tenants')
+            .set((eb) => ({ data_version: eb('data_version', '+', 1) }))
+            .where('tenant_id', '=', tenant_id)
+            .execute();
         }
-        return { feeds: results, findingsUpdated };
+        return {
+          feeds: results,
+          findingsUpdated,
+          risks: { added: risks.added, updated: risks.updated, removed: risks.removed },
+        };
       });
     },
 

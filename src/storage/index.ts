@@ -8,6 +8,7 @@ import { sqlDialects } from './dialect.js';
 import { feedStore } from './feeds.js';
 import { ingestWriter } from './ingest.js';
 import { keyStore } from './keys.js';
+import { riskWriteStore } from './risk-store.js';
 import { tenantStore } from './tenants.js';
 import { riskStore } from './risks.js';
 import { vulnerabilityStore } from './vulnerabilities.js';
@@ -86,6 +87,7 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
     ...riskStore(read),
     ...vulnerabilityStore(read),
     ...feedStore(db, dialect),
+    ...riskWriteStore(db),
 
     // Made once per database by migration 0003.
     async cursorKey(): Promise<Buffer> {
@@ -97,14 +99,17 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
       return Buffer.from(row.value, 'hex');
     },
 
-    async ingest<T>(work: (writer: IngestWriter) => Promise<T>, ingestOptions: { dryRun: boolean }): Promise<T> {
+    async ingest<T>(
+      work: (writer: IngestWriter) => Promise<T>,
+      ingestOptions: { dryRun: boolean; deriveRisksAt?: string | undefined },
+    ): Promise<T> {
       let result: T | undefined;
       try {
         await db.transaction().execute(async (tx) => {
           // Rows written in this transaction are invisible to autoanalyze, so PostgreSQL would plan the import's key
           // lookups for empty tables and scan ever larger ones. Every lookup here is by key: use the indexes.
           if (dialect === 'postgres') await sql`set local enable_seqscan = off`.execute(tx);
-          const writer = ingestWriter(tx);
+          const writer = ingestWriter(tx, { deriveRisksAt: ingestOptions.deriveRisksAt });
           result = await work(writer);
           if (ingestOptions.dryRun) throw new Rollback();
           await writer.finish();

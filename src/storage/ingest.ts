@@ -7,6 +7,7 @@ import { isScannedAsset } from '../domain/checks.js';
 import { metadataSearchText, serviceName } from '../domain/search.js';
 import { recordChecks } from './checks.js';
 import { recomputeDerived } from './derive.js';
+import { addDerivations, deriveTenantRisks, NO_DERIVATION, type RiskDerivation } from './risk-derive.js';
 import { feedIntel, hasFindingFeeds, intelOf } from './intel.js';
 import { deleteFindingRows, resolveFindings, scanReads } from './scans.js';
 import { hasVexStatements, rematchVex, replaceVexDocument } from './vex.js';
@@ -105,7 +106,10 @@ const BATCH_ROWS: Record<ImportKind, number> = {
  * Buffers records per kind and writes them in batches. Tracks which tenants and assets the run touched so that
  * derived fields are recomputed for exactly what may have changed.
  */
-export function ingestWriter(tx: Transaction<Database>): IngestWriter {
+export function ingestWriter(
+  tx: Transaction<Database>,
+  options: { deriveRisksAt?: string | undefined } = {},
+): IngestWriter {
   const pending: { [K in ImportKind]: RecordsByKind[K][] } = {
     tenant: [],
     environment: [],
@@ -116,11 +120,14 @@ export function ingestWriter(tx: Transaction<Database>): IngestWriter {
     vulnerability: [],
     risk: [],
   };
+  // What settle() must recompute (derived fields, risks), and which tenants finish() bumps the data version of.
   const touched = new Map<string, 'all' | Set<string>>();
+  const written = new Set<string>();
   let feedsLoaded: Promise<boolean> | undefined;
   // Tenants whose VEX exemptions were re-matched since their last write: finish() need not match them again.
   const vexCurrent = new Set<string>();
   const touch = (tenantId: string, assetId?: string) => {
+    written.add(tenantId);
     const current = touched.get(tenantId);
     if (assetId === undefined) touched.set(tenantId, 'all');
     else if (current === undefined) touched.set(tenantId, new Set([assetId]));
@@ -360,24 +367,34 @@ export function ingestWriter(tx: Transaction<Database>): IngestWriter {
       else if (kind === 'asset') touch(tenantId, (record as RecordsByKind['asset']).asset.id);
       else if (kind === 'vulnerability')
         touch(tenantId, (record as RecordsByKind['vulnerability']).vulnerability.assetId);
-      else if (kind === 'tenant' && !touched.has(tenantId)) touched.set(tenantId, new Set());
+      else if (kind === 'tenant') written.add(tenantId);
       (pending[kind] as RecordsByKind[K][]).push(record);
       // Tenants first: later kinds are written in their own batches, and nothing depends on write order but counts.
       if (pending[kind].length >= BATCH_ROWS[kind]) await flush(kind);
     },
 
-    /** Writes what is buffered, recomputes derived fields, and bumps the data version of every touched tenant. */
-    async finish(): Promise<void> {
+    async settle(): Promise<RiskDerivation> {
       for (const kind of Object.keys(pending) as ImportKind[]) await flush(kind);
       // New findings may be what a stored VEX statement speaks of.
       for (const tenantId of touched.keys()) {
         if (vexCurrent.has(tenantId) || !(await hasVexStatements(tx, tenantId))) continue;
         if ((await rematchVex(tx, tenantId)).changed) touch(tenantId);
       }
+      let derivation = NO_DERIVATION;
       for (const [tenantId, scope] of touched) {
-        if (scope === 'all' || scope.size > 0) await recomputeDerived(tx, tenantId, scope);
+        if (scope !== 'all' && scope.size === 0) continue;
+        await recomputeDerived(tx, tenantId, scope);
+        if (options.deriveRisksAt !== undefined)
+          derivation = addDerivations(derivation, await deriveTenantRisks(tx, tenantId, scope, options.deriveRisksAt));
       }
-      for (const tenantId of touched.keys()) {
+      touched.clear();
+      return derivation;
+    },
+
+    /** Settles what is buffered, then bumps the data version of every tenant the run wrote to. */
+    async finish(): Promise<void> {
+      await this.settle();
+      for (const tenantId of written) {
         await tx
           .updateTable('tenants')
           .set((eb) => ({ data_version: eb('data_version', '+', 1) }))

@@ -6,8 +6,12 @@
 // authenticated by its key's hash before its tenant is known, and the CLI revokes a key by its id.
 import type { ListAssetsQuery } from '../domain/assets.js';
 import type { CheckResults } from '../domain/checks.js';
+import type { LifecycleState } from '../domain/enums.js';
 import type { FeedData, FeedLoad, FeedStatus } from '../domain/intel.js';
 import type { VexDocument } from '../domain/vex.js';
+import type { RiskDerivation } from './risk-derive.js';
+
+export type { RiskDerivation };
 import type { ImportKind, RecordsByKind, StoredAsset } from '../domain/records.js';
 import type { ListRisksQuery } from '../domain/risks.js';
 import type { ListVulnerabilitiesQuery } from '../domain/vulnerabilities.js';
@@ -79,7 +83,12 @@ export interface AuthenticatedKey {
 export interface IngestWriter {
   /** Buffers a normalised record and writes it with others of its kind; a later record with the same identity wins. */
   write<K extends ImportKind>(kind: K, record: RecordsByKind[K]): Promise<void>;
-  /** Writes what is buffered, recomputes derived fields, and bumps the data version of every touched tenant. */
+  /**
+   * Writes what is buffered and recomputes what depends on it: VEX matches, derived asset fields and, when the run
+   * derives risks, the risks of every asset written since the last settle. Returns what the derivation changed.
+   */
+  settle(): Promise<RiskDerivation>;
+  /** Settles, then bumps the data version of every tenant the run wrote to. */
   finish(): Promise<void>;
   assetExists(tenantId: string, assetId: string): Promise<boolean>;
   /** The organization a tenant belongs to; undefined for an unknown tenant. */
@@ -167,7 +176,16 @@ export interface Storage {
    * Runs an import in one transaction: all of it is written, or (when `work` throws, or on a dry run) none of it.
    * Refreshes the planner's statistics after a write.
    */
-  ingest<T>(work: (writer: IngestWriter) => Promise<T>, options: { dryRun: boolean }): Promise<T>;
+  ingest<T>(
+    work: (writer: IngestWriter) => Promise<T>,
+    options: { dryRun: boolean; deriveRisksAt?: string | undefined },
+  ): Promise<T>;
+
+  // Risks (docs/RISKS.md).
+  /** Re-runs the risk rules over every asset of a tenant, in one transaction; undefined for an unknown tenant. */
+  deriveRisks(tenantId: string, at: string): Promise<RiskDerivation | undefined>;
+  /** Sets a risk's lifecycle state, in one transaction; false (and nothing changed) when the tenant has no such risk. */
+  setRiskLifecycle(tenantId: string, riskId: string, state: LifecycleState, at: string): Promise<boolean>;
 
   // Threat-intel feeds, shared by every tenant.
   /**

@@ -30,7 +30,7 @@ describe('secinv feeds load and status', () => {
   it('loads the three feeds, says what each is, and status lists them', async () => {
     const run = await runCli('feeds', 'load', '--db', db, KEV, EPSS, EXPLOITDB);
     expect(run.code).toBe(0);
-    expect(run.stdout).toBe('loaded: 3 feeds; 0 findings re-enriched\n');
+    expect(run.stdout).toBe('loaded: 3 feeds; 0 findings re-enriched; risks: 0 new, 0 changed, 0 gone\n');
     expect(run.stderr).toContain(`${KEV}: CISA KEV 2025.01.24, 303 entries, 303 changed\n`);
     expect(run.stderr).toContain(`${EPSS}: FIRST EPSS 2026-09-29 (model v2026.06.15), 71 entries, 71 changed\n`);
     expect(run.stderr).toContain(`${EXPLOITDB}: Exploit-DB 2023-07-11, 24 entries, 24 changed\n`);

@@ -1,0 +1,389 @@
+// Risk derivation: reads what the rules look at for each asset (src/domain/risk-engine.ts RiskSubject), runs the rules
+// (src/domain/risk-rules.ts) and makes the tenant's derived risks agree with them, keeping each risk's discoveredAt and
+// the lifecycle state a user gave it; then sets the riskScore of scanned assets from their OPEN risks (docs/RISKS.md).
+// Runs inside the caller's transaction, for some assets of a tenant or all of them, in batches of assets.
+import type { Kysely, Transaction } from 'kysely';
+import type { FailedCheck } from '../domain/checks.js';
+import { findingSeverities, type FindingSeverity, type LifecycleState } from '../domain/enums.js';
+import { intelKeys } from '../domain/intel.js';
+import { isCitable, type RiskSubject, type SubjectFinding, type SubjectSecret } from '../domain/risk-engine.js';
+import { deriveRisks, riskRecord } from '../domain/risk-rules.js';
+import { appendTo, fromTenant } from './scope.js';
+import { chunks, scoreScannedAssets } from './risk-lifecycle.js';
+import { tenantOrganization } from './tenants.js';
+import type { Database } from './tables.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+const BATCH = 500;
+
+/** What a derivation changed. */
+export interface RiskDerivation {
+  /** Assets whose rules ran. */
+  assets: number;
+  /** Derived risks on those assets after the run. */
+  risks: number;
+  added: number;
+  updated: number;
+  removed: number;
+}
+
+export const NO_DERIVATION: RiskDerivation = { assets: 0, risks: 0, added: 0, updated: 0, removed: 0 };
+
+export const addDerivations = (a: RiskDerivation, b: RiskDerivation): RiskDerivation => ({
+  assets: a.assets + b.assets,
+  risks: a.risks + b.risks,
+  added: a.added + b.added,
+  updated: a.updated + b.updated,
+  removed: a.removed + b.removed,
+});
+
+const SECRET_LEVELS = [
+  ['criticalSecrets', 'CRITICAL'],
+  ['highSecrets', 'HIGH'],
+  ['mediumSecrets', 'MEDIUM'],
+  ['lowSecrets', 'LOW'],
+] as const;
+
+const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
+
+function secretsOf(doc: Record<string, unknown>): SubjectSecret[] {
+  const out: SubjectSecret[] = [];
+  for (const [field, severity] of SECRET_LEVELS) {
+    const list = doc[field];
+    if (!Array.isArray(list)) continue;
+    for (const s of list as Record<string, unknown>[]) {
+      const title = str(s.title) ?? str(s.ruleId) ?? str(s.category) ?? str(s.type) ?? str(s.name) ?? 'a secret';
+      out.push({ severity, title, target: str(s.target) ?? str(s.path) ?? str(s.location) });
+    }
+  }
+  return out;
+}
+
+function findingOf(
+  row: { vulnerability_id: string; has_kev: number; has_exploit: number; is_exploitable: number; doc: Buffer },
+  epss: SubjectFinding['epss'],
+): SubjectFinding {
+  const doc = JSON.parse(Buffer.from(row.doc).toString('utf8')) as Record<string, unknown>;
+  const severity = (findingSeverities as readonly string[]).includes(doc.severityLevel as string)
+    ? (doc.severityLevel as FindingSeverity)
+    : 'UNKNOWN';
+  const known = doc.knownExploit as Record<string, unknown> | null | undefined;
+  const packages = Array.isArray(doc.packages) ? (doc.packages as Record<string, unknown>[]) : [];
+  const exploits = Array.isArray(doc.exploits) ? (doc.exploits as Record<string, unknown>[]) : [];
+  return {
+    vulnerabilityId: row.vulnerability_id,
+    title: str(doc.title),
+    severity,
+    hasKev: row.has_kev === 1,
+    hasExploit: row.has_exploit === 1,
+    isExploitable: row.is_exploitable === 1,
+    epss,
+    knownExploit: known
+      ? { dateAdded: str(known.dateAdded), dueDate: str(known.dueDate), requiredAction: str(known.requiredAction) }
+      : null,
+    exploitIds: exploits.map((e) => str(e.id)).filter((id): id is string => id !== null),
+    packages: packages.map((p) => ({
+      packageName: str(p.packageName),
+      installedVersion: str(p.installedVersion),
+      fixedVersion: str(p.fixedVersion),
+    })),
+  };
+}
+
+/** The production integrations of a tenant: an asset is in production when its integration's environment is. */
+async function productionIntegrations(db: Db, tenantId: string): Promise<Set<string>> {
+  const rows = await fromTenant(db as Kysely<Database>, 'integrations', tenantId)
+    .innerJoin('environments', (j) =>
+      j
+        .onRef('environments.tenant_id', '=', 'integrations.tenant_id')
+        .onRef('environments.environment_id', '=', 'integrations.environment_id'),
+    )
+    .select('integrations.integration_id')
+    .where('environments.is_production', '=', 1)
+    .execute();
+  return new Set(rows.map((r) => r.integration_id));
+}
+
+/** The asset columns the rules read, in id order. */
+const assetQuery = (db: Db, tenantId: string) =>
+  fromTenant(db as Kysely<Database>, 'assets', tenantId)
+    .select([
+      'id',
+      'name',
+      'resource_type',
+      'region',
+      'integration_id',
+      'is_publicly_exposed',
+      'has_admin_privileges',
+      'has_overly_permissive_privileges',
+      'n_low_secrets',
+      'n_medium_secrets',
+      'n_high_secrets',
+      'n_critical_secrets',
+      'scanned',
+      'risk_score',
+    ])
+    .orderBy('assets.id');
+
+type AssetRow = Awaited<ReturnType<ReturnType<typeof assetQuery>['execute']>>[number];
+
+/** Derives the risks of the given assets of a tenant (or of all its assets) and writes what changed. */
+export async function deriveTenantRisks(
+  db: Db,
+  tenantId: string,
+  scope: 'all' | ReadonlySet<string>,
+  at: string,
+): Promise<RiskDerivation> {
+  const organizationId = await tenantOrganization(db as Kysely<Database>, tenantId);
+  if (organizationId === undefined) return NO_DERIVATION;
+  const production = await productionIntegrations(db, tenantId);
+  const base = () => assetQuery(db, tenantId);
+  let total = NO_DERIVATION;
+  const run = async (assets: AssetRow[]) => {
+    if (assets.length > 0)
+      total = addDerivations(total, await deriveBatch(db, tenantId, organizationId, production, assets, at));
+  };
+  if (scope === 'all') {
+    let after: string | null = null;
+    for (;;) {
+      const assets: AssetRow[] = await (after === null ? base() : base().where('assets.id', '>', after))
+        .limit(BATCH)
+        .execute();
+      if (assets.length === 0) break;
+      await run(assets);
+      after = assets[assets.length - 1]!.id;
+    }
+    // Risks derived for an asset that is no longer in the inventory leave with it.
+    const orphans = await fromTenant(db as Kysely<Database>, 'risks', tenantId)
+      .select('risks.id')
+      .where('risks.derived', '=', 1)
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('assets')
+              .select('assets.id')
+              .whereRef('assets.tenant_id', '=', 'risks.tenant_id')
+              .whereRef('assets.id', '=', 'risks.primary_asset_id'),
+          ),
+        ),
+      )
+      .execute();
+    for (const ids of chunks(orphans.map((o) => o.id)))
+      await db.deleteFrom('risks').where('tenant_id', '=', tenantId).where('id', 'in', ids).execute();
+    total = { ...total, removed: total.removed + orphans.length };
+    return total;
+  }
+  for (const ids of chunks([...scope].sort(), BATCH)) await run(await base().where('assets.id', 'in', ids).execute());
+  return total;
+}
+
+async function deriveBatch(
+  db: Db,
+  tenantId: string,
+  organizationId: string,
+  production: ReadonlySet<string>,
+  assets: AssetRow[],
+  at: string,
+): Promise<RiskDerivation> {
+  const assetIds = assets.map((a) => a.id);
+  const q = db as Kysely<Database>;
+
+  // Secrets live in the asset's document: read it only for assets that have some.
+  const withSecrets = assets
+    .filter((a) => a.n_low_secrets + a.n_medium_secrets + a.n_high_secrets + a.n_critical_secrets > 0)
+    .map((a) => a.id);
+  const secrets = new Map<string, SubjectSecret[]>();
+  for (const ids of chunks(withSecrets)) {
+    const rows = await fromTenant(q, 'assets', tenantId).select(['id', 'doc']).where('assets.id', 'in', ids).execute();
+    for (const r of rows)
+      secrets.set(r.id, secretsOf(JSON.parse(Buffer.from(r.doc).toString('utf8')) as Record<string, unknown>));
+  }
+
+  // Findings matter only where a finding rule can apply (exposed or privileged assets), and only citable ones: the SQL
+  // selects `isCitable` findings (hasKev or isExploitable) that no exemption matches; the test below keeps it honest.
+  const findingAssets = assets
+    .filter((a) => a.is_publicly_exposed + a.has_admin_privileges + a.has_overly_permissive_privileges > 0)
+    .map((a) => a.id);
+  const findingRows: {
+    asset_id: string;
+    vulnerability_id: string;
+    has_kev: number;
+    has_exploit: number;
+    is_exploitable: number;
+    doc: Buffer;
+  }[] = [];
+  for (const ids of chunks(findingAssets)) {
+    findingRows.push(
+      ...(await fromTenant(q, 'vulnerabilities', tenantId)
+        .select(['asset_id', 'vulnerability_id', 'has_kev', 'has_exploit', 'is_exploitable', 'doc'])
+        .where('vulnerabilities.asset_id', 'in', ids)
+        .where('vulnerabilities.is_exempted', '=', 0)
+        .where((eb) => eb.or([eb('vulnerabilities.has_kev', '=', 1), eb('vulnerabilities.is_exploitable', '=', 1)]))
+        .execute()),
+    );
+  }
+  const epss = await epssOf(q, tenantId, findingRows);
+  const findings = new Map<string, SubjectFinding[]>();
+  for (const row of findingRows) {
+    const finding = findingOf(row, epss.get(`${row.asset_id}\u0000${row.vulnerability_id}`) ?? null);
+    if (isCitable(finding)) appendTo(findings, row.asset_id, finding);
+  }
+
+  const checks = new Map<string, FailedCheck[]>();
+  for (const ids of chunks(assetIds)) {
+    const rows = await fromTenant(q, 'checks', tenantId)
+      .select(['asset_id', 'doc'])
+      .where('checks.asset_id', 'in', ids)
+      .orderBy('checks.check_id')
+      .orderBy('checks.source')
+      .execute();
+    for (const r of rows) appendTo(checks, r.asset_id, JSON.parse(r.doc) as FailedCheck);
+  }
+
+  const derived = assets.flatMap((a) => {
+    const subject: RiskSubject = {
+      tenantId,
+      organizationId,
+      asset: {
+        id: a.id,
+        name: a.name,
+        resourceType: a.resource_type,
+        region: a.region,
+        integrationId: a.integration_id,
+        isPubliclyExposed: a.is_publicly_exposed === 1,
+        hasAdminPrivileges: a.has_admin_privileges === 1,
+        hasOverlyPermissivePrivileges: a.has_overly_permissive_privileges === 1,
+        isProduction: a.integration_id !== null && production.has(a.integration_id),
+        secrets: secrets.get(a.id) ?? [],
+      },
+      findings: findings.get(a.id) ?? [],
+      checks: checks.get(a.id) ?? [],
+    };
+    return deriveRisks(subject);
+  });
+  const counts = await writeRisks(db, tenantId, assetIds, derived, at);
+  await scoreScannedAssets(
+    db,
+    tenantId,
+    assets.filter((a) => a.scanned === 1),
+  );
+  return { assets: assets.length, ...counts };
+}
+
+/** The highest EPSS score of each finding's id and aliases, keyed by asset and vulnerability id. */
+async function epssOf(
+  db: Kysely<Database>,
+  tenantId: string,
+  rows: readonly { asset_id: string; vulnerability_id: string }[],
+): Promise<Map<string, SubjectFinding['epss']>> {
+  const out = new Map<string, SubjectFinding['epss']>();
+  if (rows.length === 0) return out;
+  const aliases = new Map<string, string[]>();
+  for (const ids of chunks([...new Set(rows.map((r) => r.asset_id))])) {
+    const found = await fromTenant(db, 'vulnerability_aliases', tenantId)
+      .select(['asset_id', 'vulnerability_id', 'alias'])
+      .where('vulnerability_aliases.asset_id', 'in', ids)
+      .execute();
+    for (const a of found) appendTo(aliases, `${a.asset_id}\u0000${a.vulnerability_id}`, a.alias);
+  }
+  const keysOf = new Map<string, string[]>();
+  for (const r of rows) {
+    const key = `${r.asset_id}\u0000${r.vulnerability_id}`;
+    keysOf.set(key, intelKeys(r.vulnerability_id, aliases.get(key)));
+  }
+  const scores = new Map<string, { epss: number; percentile: number }>();
+  for (const cves of chunks([...new Set([...keysOf.values()].flat())].sort())) {
+    const found = await db
+      .selectFrom('feed_epss')
+      .select(['cve_id', 'epss', 'percentile'])
+      .where('cve_id', 'in', cves)
+      .execute();
+    for (const s of found) scores.set(s.cve_id, { epss: Number(s.epss), percentile: Number(s.percentile) });
+  }
+  for (const [key, cves] of keysOf) {
+    let best: SubjectFinding['epss'] = null;
+    for (const cve of cves) {
+      const s = scores.get(cve);
+      if (s && (best === null || s.epss > best.score)) best = { score: s.epss, percentile: s.percentile, cveId: cve };
+    }
+    if (best) out.set(key, best);
+  }
+  return out;
+}
+
+/** Makes the stored derived risks of these assets equal to `derived`, keeping discoveredAt and lifecycle states. */
+async function writeRisks(
+  db: Db,
+  tenantId: string,
+  assetIds: readonly string[],
+  derived: ReturnType<typeof deriveRisks>,
+  at: string,
+): Promise<Omit<RiskDerivation, 'assets'>> {
+  const q = db as Kysely<Database>;
+  const existing = new Map<string, { discovered_at: string; lifecycle_state: string; doc: Buffer }>();
+  for (const ids of chunks(assetIds)) {
+    const rows = await fromTenant(q, 'risks', tenantId)
+      .select(['id', 'discovered_at', 'lifecycle_state', 'doc'])
+      .where('risks.derived', '=', 1)
+      .where('risks.primary_asset_id', 'in', ids)
+      .execute();
+    for (const r of rows) existing.set(r.id, r);
+  }
+  const fresh = derived.filter((r) => !existing.has(r.id)).map((r) => r.id);
+  const remembered = new Map<string, string>();
+  for (const ids of chunks(fresh)) {
+    const rows = await fromTenant(q, 'risk_states', tenantId)
+      .select(['risk_id', 'lifecycle_state'])
+      .where('risk_states.risk_id', 'in', ids)
+      .execute();
+    for (const r of rows) remembered.set(r.risk_id, r.lifecycle_state);
+  }
+  const rows = [];
+  let added = 0;
+  for (const risk of derived) {
+    const before = existing.get(risk.id);
+    const state = (before?.lifecycle_state ?? remembered.get(risk.id) ?? 'OPEN') as LifecycleState;
+    const doc = Buffer.from(JSON.stringify(riskRecord(risk, before?.discovered_at ?? at, state)));
+    if (before && Buffer.from(before.doc).equals(doc)) continue;
+    if (!before) added += 1;
+    rows.push({
+      tenant_id: tenantId,
+      id: risk.id,
+      risk_type_id: risk.riskTypeId,
+      integration_id: risk.integrationId,
+      primary_asset_id: risk.primaryAssetId,
+      severity_level: risk.severityLevel,
+      lifecycle_state: state,
+      resource_type: risk.meta?.resourceType ?? null,
+      discovered_at: before?.discovered_at ?? at,
+      score: risk.score,
+      doc,
+      derived: 1,
+    });
+  }
+  for (const batch of chunks(rows, 200)) {
+    await db
+      .insertInto('risks')
+      .values(batch)
+      .onConflict((oc) =>
+        oc.columns(['tenant_id', 'id']).doUpdateSet((eb) => ({
+          risk_type_id: eb.ref('excluded.risk_type_id'),
+          integration_id: eb.ref('excluded.integration_id'),
+          primary_asset_id: eb.ref('excluded.primary_asset_id'),
+          severity_level: eb.ref('excluded.severity_level'),
+          lifecycle_state: eb.ref('excluded.lifecycle_state'),
+          resource_type: eb.ref('excluded.resource_type'),
+          discovered_at: eb.ref('excluded.discovered_at'),
+          score: eb.ref('excluded.score'),
+          doc: eb.ref('excluded.doc'),
+          derived: eb.ref('excluded.derived'),
+        })),
+      )
+      .execute();
+  }
+  const keep = new Set(derived.map((r) => r.id));
+  const gone = [...existing.keys()].filter((id) => !keep.has(id));
+  for (const ids of chunks(gone))
+    await db.deleteFrom('risks').where('tenant_id', '=', tenantId).where('id', 'in', ids).execute();
+  return { risks: derived.length, added, updated: rows.length - added, removed: gone.length };
+}

@@ -1,0 +1,89 @@
+// A risk's lifecycle (`secinv risks dismiss|reopen`): the state is set on the risk and remembered by risk id, so a
+// derived risk that leaves the inventory and comes back keeps it; and the riskScore of scanned assets, which follows
+// the scores of their OPEN risks (docs/RISKS.md).
+import type { Kysely, Transaction } from 'kysely';
+import type { LifecycleState } from '../domain/enums.js';
+import { fromTenant } from './scope.js';
+import type { Database } from './tables.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** Splits a list for `in (…)` lists of a bounded length. */
+export const chunks = <T>(items: readonly T[], size = 500): T[][] => {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+};
+
+/**
+ * Sets a risk's lifecycle state (any risk of the tenant, derived or imported) and remembers it by id; updates the
+ * riskScore of its primary asset when a scanner made that asset. False, and nothing changed, for an unknown id.
+ */
+export async function setRiskLifecycle(
+  db: Db,
+  tenantId: string,
+  riskId: string,
+  state: LifecycleState,
+  at: string,
+): Promise<boolean> {
+  const q = db as Kysely<Database>;
+  const risk = await fromTenant(q, 'risks', tenantId)
+    .select(['doc', 'primary_asset_id'])
+    .where('risks.id', '=', riskId)
+    .executeTakeFirst();
+  if (!risk) return false;
+  const doc = JSON.parse(Buffer.from(risk.doc).toString('utf8')) as Record<string, unknown>;
+  await db
+    .updateTable('risks')
+    .set({ lifecycle_state: state, doc: Buffer.from(JSON.stringify({ ...doc, lifecycleState: state })) })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', riskId)
+    .execute();
+  await db
+    .insertInto('risk_states')
+    .values({ tenant_id: tenantId, risk_id: riskId, lifecycle_state: state, changed_at: at })
+    .onConflict((oc) => oc.columns(['tenant_id', 'risk_id']).doUpdateSet({ lifecycle_state: state, changed_at: at }))
+    .execute();
+  if (risk.primary_asset_id !== null) {
+    const asset = await fromTenant(q, 'assets', tenantId)
+      .select(['id', 'risk_score'])
+      .where('assets.id', '=', risk.primary_asset_id)
+      .where('assets.scanned', '=', 1)
+      .executeTakeFirst();
+    if (asset) await scoreScannedAssets(db, tenantId, [asset]);
+  }
+  return true;
+}
+
+/** A scanned asset's riskScore is the highest score of its OPEN risks, 0 without any (docs/RISKS.md). */
+export async function scoreScannedAssets(
+  db: Db,
+  tenantId: string,
+  assets: readonly { id: string; risk_score: number | null }[],
+): Promise<void> {
+  const q = db as Kysely<Database>;
+  const highest = new Map<string, number>();
+  for (const ids of chunks(assets.map((a) => a.id))) {
+    const rows = await fromTenant(q, 'risks', tenantId)
+      .select((eb) => ['risks.primary_asset_id', eb.fn.max('risks.score').as('top')])
+      .where('risks.primary_asset_id', 'in', ids)
+      .where('risks.lifecycle_state', '=', 'OPEN')
+      .groupBy('risks.primary_asset_id')
+      .execute();
+    for (const r of rows) if (r.primary_asset_id !== null) highest.set(r.primary_asset_id, Number(r.top));
+  }
+  const changed = assets.filter((a) => a.risk_score !== (highest.get(a.id) ?? 0));
+  for (const ids of chunks(changed.map((a) => a.id))) {
+    const rows = await fromTenant(q, 'assets', tenantId).select(['id', 'doc']).where('assets.id', 'in', ids).execute();
+    for (const r of rows) {
+      const riskScore = highest.get(r.id) ?? 0;
+      const doc = JSON.parse(Buffer.from(r.doc).toString('utf8')) as Record<string, unknown>;
+      await db
+        .updateTable('assets')
+        .set({ risk_score: riskScore, doc: Buffer.from(JSON.stringify({ ...doc, riskScore })) })
+        .where('tenant_id', '=', tenantId)
+        .where('id', '=', r.id)
+        .execute();
+    }
+  }
+}
