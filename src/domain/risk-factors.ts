@@ -235,16 +235,11 @@ export const secretFactors = (subject: RiskSubject): CountedFactor[] => {
 };
 
 export const checkFactors = (check: RiskSubject['checks'][number]): CountedFactor[] => [
-  factor(
-    'failedCheck',
-    SEVERITY_POINTS(check.severity),
-    `${check.source} reports the check ${check.checkId} failed.`,
-    {
-      checkId: check.checkId,
-      source: check.source,
-      severity: check.severity,
-    },
-  ),
+  factor('failedCheck', SEVERITY_POINTS(check.severity), `${check.source} reports the check ${check.checkId} failed.`, {
+    checkId: check.checkId,
+    source: check.source,
+    severity: check.severity,
+  }),
   factor('checkSeverity', SEVERITY_POINTS(check.severity), `The check is rated ${check.severity}.`, {
     severity: check.severity,
   }),

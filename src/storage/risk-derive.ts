@@ -134,7 +134,7 @@ export async function deriveTenantRisks(
   scope: 'all' | ReadonlySet<string>,
   at: string,
 ): Promise<RiskDerivation> {
-  const organizationId = await tenantOrganization(db as Kysely<Database>, tenantId);
+  const organizationId = await tenantOrganization(db, tenantId);
   if (organizationId === undefined) return NO_DERIVATION;
   const production = await productionIntegrations(db, tenantId);
   const base = () => assetQuery(db, tenantId);
@@ -157,10 +157,11 @@ export async function deriveTenantRisks(
     const orphans = await fromTenant(db as Kysely<Database>, 'risks', tenantId)
       .select('risks.id')
       .where('risks.derived', '=', 1)
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('assets')
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('assets')
               .select('assets.id')
               .whereRef('assets.tenant_id', '=', 'risks.tenant_id')
               .whereRef('assets.id', '=', 'risks.primary_asset_id'),

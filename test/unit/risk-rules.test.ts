@@ -64,6 +64,8 @@ const check = (over: Partial<FailedCheck> = {}): FailedCheck => ({
   ...over,
 });
 
+const sideOf = (f: { meta: object | null }) => (f.meta as { side?: string } | null)?.side;
+
 const types = (s: RiskSubject) => deriveRisks(s).map((r) => r.riskTypeId);
 
 describe('scoring arithmetic', () => {
@@ -223,7 +225,7 @@ describe('secinv.privileged-exploitable-vulnerability', () => {
     const [admin] = deriveRisks(
       subject({ hasAdminPrivileges: true, hasOverlyPermissivePrivileges: true }, { findings: [finding()] }),
     );
-    expect(admin?.factors.filter((f) => f.meta?.side === 'impact').map((f) => [f.key, f.value])).toEqual([
+    expect(admin?.factors.filter((f) => sideOf(f) === 'impact').map((f) => [f.key, f.value])).toEqual([
       ['vulnerabilitySeverity', 6.5],
       ['adminPrivileges', 2.5],
     ]);
@@ -293,7 +295,7 @@ describe('determinism and the catalog', () => {
         const sum = (side: string) =>
           Math.min(
             10,
-            risk.factors.filter((f) => f.meta?.side === side).reduce((n, f) => n + (f.value ?? 0) * 10, 0) / 10,
+            risk.factors.filter((f) => sideOf(f) === side).reduce((n, f) => n + (f.value ?? 0) * 10, 0) / 10,
           );
         expect(sum('likelihood')).toBeCloseTo(risk.likelihood ?? -1, 10);
         expect(sum('impact')).toBeCloseTo(risk.impact ?? -1, 10);
