@@ -20,6 +20,8 @@ export interface TestContext {
   apiStorage: Storage;
   app: FastifyInstance;
   dir: string;
+  /** The database's URL, for raw access (rawTenantAccess). */
+  url: string;
   close(): Promise<void>;
 }
 
@@ -106,6 +108,7 @@ export async function setup(
     apiStorage,
     app,
     dir: opened.dir,
+    url: opened.url,
     async close() {
       await app.close();
       await apiStorage.close();

@@ -65,6 +65,10 @@ export const RULE_EXAMPLES: readonly { text: string; subject: RiskSubject }[] = 
     subject: subject({ isPubliclyExposed: true, isProduction: true }, { findings: [finding({})] }),
   },
   {
+    text: 'an internal image (not exposed) with CVE-2021-44228 (CRITICAL, KEV, Exploit-DB, EPSS 0.94358)',
+    subject: subject({}, { findings: [finding({})] }),
+  },
+  {
     text: 'a publicly exposed image with one CRITICAL finding exploitable by its vector, EPSS 0.00043, nothing else',
     subject: subject(
       { isPubliclyExposed: true },

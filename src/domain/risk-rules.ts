@@ -92,6 +92,16 @@ export const RULES: readonly RiskRule[] = [
       `${assetLabel(s)} is publicly exposed and has ${vulnerabilities(cited.length)} known to be exploited in the wild (CISA KEV): ${ids(cited)}.`,
   }),
   findingRule({
+    riskTypeId: 'secinv.kev-vulnerability',
+    title: 'Known-exploited vulnerability on an asset that is not publicly exposed',
+    condition:
+      'The asset is not publicly exposed and a finding on it that no exemption matches is in the CISA KEV catalog (an exposed asset has the rule above instead).',
+    applies: (s) => !s.asset.isPubliclyExposed,
+    cites: (f) => f.hasKev,
+    describe: (s, cited) =>
+      `${assetLabel(s)} has ${vulnerabilities(cited.length)} known to be exploited in the wild (CISA KEV): ${ids(cited)}. It is not publicly exposed, but an attacker inside the network can use them.`,
+  }),
+  findingRule({
     riskTypeId: 'secinv.exposed-exploitable-critical-vulnerability',
     title: 'Publicly exposed asset with an exploitable critical vulnerability',
     condition:

@@ -185,6 +185,24 @@ describe('secinv.exposed-kev-vulnerability', () => {
   });
 });
 
+describe('secinv.kev-vulnerability', () => {
+  it('holds for a KEV finding on an asset that is not exposed, and gives way to the exposed rule', () => {
+    const kev = finding({
+      vulnerabilityId: 'CVE-2021-44228',
+      severity: 'CRITICAL',
+      hasKev: true,
+      isExploitable: false,
+    });
+    expect(types(subject({}, { findings: [kev] }))).toEqual(['secinv.kev-vulnerability']);
+    expect(types(subject({ isPubliclyExposed: true }, { findings: [kev] }))).toEqual([
+      'secinv.exposed-kev-vulnerability',
+    ]);
+    const [risk] = deriveRisks(subject({}, { findings: [kev] }));
+    expect([risk?.likelihood, risk?.impact, risk?.score, risk?.severityLevel]).toEqual([4, 8, 3.2, 'LOW']);
+    expect(risk?.factors.map((f) => f.key)).toEqual(['knownExploited', 'vulnerabilitySeverity']);
+  });
+});
+
 describe('secinv.exposed-exploitable-critical-vulnerability', () => {
   it('holds for an exploitable CRITICAL finding on an exposed asset only', () => {
     const id = 'secinv.exposed-exploitable-critical-vulnerability';
