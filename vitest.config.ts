@@ -11,6 +11,8 @@ const perDialect = [
   'test/ingest/grype.test.ts',
   'test/ingest/vex.test.ts',
   'test/ingest/kubernetes.test.ts',
+  'test/ingest/prowler.test.ts',
+  'test/ingest/misconfig.test.ts',
   'test/feeds/feeds.test.ts',
 ];
 

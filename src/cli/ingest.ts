@@ -50,21 +50,20 @@ export async function ingestCommand(
     }
     for (const f of result.files) {
       const parts: string[] = [f.format];
-      if (f.assetId === null && f.assets > 0)
-        parts.push(
-          `${f.assets} assets (${f.assetsCreated} created)`,
-          `findings ${f.added} added, ${f.updated} updated, ${f.resolved} resolved`,
-        );
-      if (f.assetId !== null)
-        parts.push(
-          `asset ${f.assetId} ${f.assetCreated ? 'created' : 'updated'}`,
-          `findings ${f.added} added, ${f.updated} updated, ${f.resolved} resolved`,
-        );
+      if (f.assetId === null && f.assets > 0) parts.push(`${f.assets} assets (${f.assetsCreated} created)`);
+      if (f.assetId !== null) parts.push(`asset ${f.assetId} ${f.assetCreated ? 'created' : 'updated'}`);
+      // Prowler reports checks only; a vulnerability scanner's line says what happened to its findings.
+      const checksOnly = f.format === 'prowler-ocsf';
+      if (f.assets > 0 && !checksOnly)
+        parts.push(`findings ${f.added} added, ${f.updated} updated, ${f.resolved} resolved`);
+      if (checksOnly || f.checksFailed > 0 || f.checksResolved > 0)
+        parts.push(`failed checks ${f.checksFailed} (${f.checksAdded} new), ${f.checksResolved} resolved`);
       if (f.vex !== null && (f.vex.statements > 0 || f.vex.unmatched > 0))
         parts.push(
           `VEX ${f.vex.documentId}: ${f.vex.statements} statements (${f.vex.exempting} exempting), ${f.vex.exemptions} exemptions, ${f.vex.unmatched} matching no asset`,
         );
       io.stderr.write(`${f.file}: ${parts.join(', ')}\n`);
+      for (const warning of f.warnings) io.stderr.write(`${f.file}: warning: ${warning}\n`);
     }
     io.stdout.write(
       `${flags.dryRun ? 'validated (dry run, nothing written)' : 'ingested'}: ${result.files.length} file${result.files.length === 1 ? '' : 's'}\n`,

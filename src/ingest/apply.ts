@@ -1,6 +1,6 @@
 // A scan becomes inventory records inside the ingest transaction: the asset it is about (created, or updated with the
-// scan's fields only), its findings (firstObservedAt kept from earlier scans), and the resolution of what the same
-// scanner reported before and no longer does (docs/INGEST.md, "Re-scans").
+// scan's fields only), its findings (firstObservedAt kept from earlier scans), its failed configuration checks, and the
+// resolution of what the same scanner reported before and no longer does (docs/INGEST.md, "Re-scans").
 import { isExploitableByVectors } from '../domain/cvss.js';
 import { secretCounts } from '../domain/derived.js';
 import { UserError } from '../domain/errors.js';
@@ -33,6 +33,10 @@ export interface ApplyResult {
   added: number;
   updated: number;
   resolved: number;
+  /** Failed checks the scan lists on the asset (one per check id), how many of them are new, and how many earlier failures it resolved. */
+  checksFailed: number;
+  checksAdded: number;
+  checksResolved: number;
 }
 
 const SECRET_LEVELS = { CRITICAL: 'criticalSecrets', HIGH: 'highSecrets', MEDIUM: 'mediumSecrets' } as const;
@@ -70,13 +74,13 @@ function locate(
   if (scan.artifact.kind === 'resource') {
     if (options.assetId !== undefined)
       throw new UserError('this report names its own assets (one per resource): --asset does not apply to it');
-    const { type, region, resourceId, provider } = scan.artifact;
+    const { type, region, resourceId, provider, accountId } = scan.artifact;
     return {
       id: scannedAssetId({ tenantId: options.tenantId, type, region, resourceId }),
       provider,
       type,
       region,
-      accountId: null,
+      accountId: accountId ?? null,
     };
   }
   if (options.assetId !== undefined || scan.artifact.kind !== 'image') return null;
@@ -153,7 +157,7 @@ export async function applyScan(
         firstObservedAt: stored?.asset.firstObservedAt ?? scannedAt,
         lastObservedAt: scannedAt,
         lastScannedAt: scannedAt,
-        tags: stored?.asset.tags ?? [],
+        tags: artifact.kind === 'resource' && artifact.tags?.length ? artifact.tags : (stored?.asset.tags ?? []),
         riskScore: stored?.asset.riskScore ?? null,
         ...secretArrays(scan.secrets),
         rawData,
@@ -219,5 +223,40 @@ export async function applyScan(
   const resolved = options.resolve
     ? await writer.resolveFindings(options.tenantId, assetId, scan.scanner, new Set(scan.findings.keys()))
     : 0;
-  return { assetId, assetCreated: !stored, added, updated, resolved };
+  const checks = await recordChecks(writer, scan, assetId, scannedAt, options);
+  return {
+    assetId,
+    assetCreated: !stored,
+    added,
+    updated,
+    resolved,
+    checksFailed: checks.added + checks.updated,
+    checksAdded: checks.added,
+    checksResolved: checks.resolved,
+  };
+}
+
+/**
+ * The scan's checks on the asset, under its scanner's name. `--no-resolve` resolves nothing, so a passed check is not
+ * passed on then; a scan that can change nothing is not recorded.
+ */
+async function recordChecks(
+  writer: IngestWriter,
+  scan: Scan,
+  assetId: string,
+  observedAt: string,
+  options: ApplyOptions,
+): Promise<{ added: number; updated: number; resolved: number }> {
+  const { failed, complete } = scan.checks;
+  const passed = options.resolve ? [...scan.checks.passed] : [];
+  if (failed.size === 0 && passed.length === 0 && !(complete && options.resolve))
+    return { added: 0, updated: 0, resolved: 0 };
+  return writer.recordChecks(options.tenantId, assetId, {
+    failed: [...failed.values()],
+    passed,
+    complete,
+    source: scan.scanner,
+    observedAt,
+    resolve: options.resolve,
+  });
 }

@@ -11,6 +11,7 @@ import { isObject, objects, text, timestamp, type Json } from './json.js';
 import {
   firstSentence,
   mergeFinding,
+  noChecks,
   type Ingested,
   type ScanFinding,
   type ScanPackage,
@@ -216,6 +217,7 @@ export async function readCycloneDx(
         reportId: serial,
         findings,
         secrets: [],
+        checks: noChecks(),
       },
     ],
     vex: { documentId, statements },

@@ -15,7 +15,8 @@ export const ingestFormats = [
 ] as const;
 export type IngestFormat = (typeof ingestFormats)[number];
 
-export type Detection = { format: IngestFormat } | { problem: string };
+/** A format, or why the file is none; `otherProwlerOutput` marks Prowler's CSV and older JSON, which ask for OCSF. */
+export type Detection = { format: IngestFormat } | { problem: string; otherProwlerOutput?: true };
 
 /** How much of a file detection reads: enough for every format's identifying keys, which come first. */
 export const HEAD_BYTES = 64 * 1024;
@@ -183,6 +184,7 @@ function classifyArray(shape: Shape): Detection {
   if (shape.keys.has('CheckID') || shape.keys.has('FindingUniqueId')) {
     return {
       problem: "is Prowler's older JSON output, which is not supported: run prowler with `--output-formats json-ocsf`",
+      otherProwlerOutput: true,
     };
   }
   return {
@@ -201,7 +203,10 @@ function classifyText(text: string): Detection {
   if (/^id,file,description,date_published/.test(firstLine))
     return { problem: 'is the Exploit-DB feed (files_exploits.csv): load it with `secinv feeds load`' };
   if (firstLine.includes(';') && /CHECK_ID/.test(firstLine)) {
-    return { problem: 'is Prowler CSV output, which is not supported: run prowler with `--output-formats json-ocsf`' };
+    return {
+      problem: 'is Prowler CSV output, which is not supported: run prowler with `--output-formats json-ocsf`',
+      otherProwlerOutput: true,
+    };
   }
   const start = JSON.stringify(firstLine.slice(0, 24));
   return { problem: `is not JSON (it starts with ${start}); supported: ${SUPPORTED}` };

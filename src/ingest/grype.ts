@@ -2,7 +2,7 @@
 // `source`, `distro` and `descriptor` follow them, so what the matches need from those is filled in at the end.
 import { mapSeverity, targetClassOf } from '../domain/scan.js';
 import { isObject, objects, text, texts, timestamp, type Json } from './json.js';
-import { firstSentence, mergeFinding, type Scan, type ScanFinding, type ScannedArtifact } from './scan.js';
+import { firstSentence, mergeFinding, noChecks, type Scan, type ScanFinding, type ScannedArtifact } from './scan.js';
 import { formatPath, streamJson } from './stream.js';
 import type { FieldProblem } from './trivy.js';
 
@@ -133,5 +133,6 @@ export async function readGrype(bytes: AsyncIterable<Buffer>, problems: FieldPro
     reportId: null,
     findings,
     secrets: [],
+    checks: noChecks(),
   };
 }

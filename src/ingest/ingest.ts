@@ -6,7 +6,7 @@ import { UserError } from '../domain/errors.js';
 import type { Provider } from '../domain/enums.js';
 import type { Storage, VexDocumentMatch } from '../storage/index.js';
 import { applyScan, type ApplyResult } from './apply.js';
-import { detectFormat, type IngestFormat } from './detect.js';
+import { detectFormat, type Detection, type IngestFormat } from './detect.js';
 import { openReport } from './source.js';
 import { JsonStreamError } from './stream.js';
 import { readGrype } from './grype.js';
@@ -15,6 +15,7 @@ import { readTrivy, type FieldProblem } from './trivy.js';
 import { readCycloneDx } from './cyclonedx.js';
 import { readOpenVex } from './openvex.js';
 import { readTrivyKubernetes, readTrivyOperator, type KubernetesOptions } from './kubernetes.js';
+import { readProwler } from './prowler.js';
 
 export interface IngestSource {
   name: string;
@@ -55,6 +56,8 @@ export interface FileSummary extends Omit<ApplyResult, 'assetId'> {
   assets: number;
   assetsCreated: number;
   vex: VexSummary | null;
+  /** What the reader skipped without failing the file (`3 findings without a resource uid were skipped`). */
+  warnings: string[];
 }
 
 export type IngestResult = { files: FileSummary[]; problems: [] } | { files: []; problems: IngestProblem[] };
@@ -74,16 +77,16 @@ const scanOnly =
   (read: (bytes: AsyncIterable<Buffer>, problems: FieldProblem[]) => Promise<Scan>): Reader =>
   async (bytes, problems) => ({ scans: [await read(bytes, problems)], vex: null, unmatchable: 0 });
 
-/** The readers of the formats this version reads; the others are recognised and named. */
-const READERS: Partial<Record<IngestFormat, Reader>> = {
+/** The reader of every format detection recognises. */
+const READERS: Record<IngestFormat, Reader> = {
   trivy: scanOnly(readTrivy),
   grype: scanOnly(readGrype),
   'trivy-k8s': scans(readTrivyKubernetes),
   'trivy-operator': scans(readTrivyOperator),
   cyclonedx: (bytes, problems, context) => readCycloneDx(bytes, problems, context.fileName),
   openvex: (bytes, problems, context) => readOpenVex(bytes, problems, context.fileName),
+  'prowler-ocsf': (bytes, problems, context) => readProwler(bytes, problems, context),
 };
-const READ_FORMATS = 'Trivy (images, file systems, Kubernetes, trivy-operator) and Grype JSON, CycloneDX and OpenVEX';
 
 /** One line's worth of a file's scans: its asset when it has one, the sums of its findings. */
 const summarize = (applied: readonly ApplyResult[]) => ({
@@ -94,9 +97,22 @@ const summarize = (applied: readonly ApplyResult[]) => ({
   added: applied.reduce((n, a) => n + a.added, 0),
   updated: applied.reduce((n, a) => n + a.updated, 0),
   resolved: applied.reduce((n, a) => n + a.resolved, 0),
+  checksFailed: applied.reduce((n, a) => n + a.checksFailed, 0),
+  checksAdded: applied.reduce((n, a) => n + a.checksAdded, 0),
+  checksResolved: applied.reduce((n, a) => n + a.checksResolved, 0),
 });
 
 class Rejected extends Error {}
+
+/**
+ * A format the user named is trusted, but Prowler's CSV and older JSON keep the advice detection gives them under
+ * `--format prowler-ocsf` (a JSON parse error at line 1 would not say to ask Prowler for OCSF).
+ */
+function explicitFormat(format: IngestFormat, head: Buffer, complete: boolean): Detection {
+  if (format !== 'prowler-ocsf') return { format };
+  const byContent = detectFormat(head, complete);
+  return 'problem' in byContent && byContent.otherProwlerOutput === true ? byContent : { format };
+}
 
 async function* hashing(bytes: AsyncIterable<Buffer>, hash: ReturnType<typeof createHash>): AsyncGenerator<Buffer> {
   for await (const chunk of bytes) {
@@ -126,16 +142,14 @@ export async function ingestFiles(
           try {
             const report = await openReport(() => source.open());
             const detected =
-              options.format === 'auto' ? detectFormat(report.head, report.complete) : { format: options.format };
+              options.format === 'auto'
+                ? detectFormat(report.head, report.complete)
+                : explicitFormat(options.format, report.head, report.complete);
             if ('problem' in detected) {
               fail(detected.problem);
               continue;
             }
             const read = READERS[detected.format];
-            if (read === undefined) {
-              fail(`is a ${detected.format} report; this version of secinv ingests ${READ_FORMATS}`);
-              continue;
-            }
             const hash = createHash('sha256');
             const fieldProblems: FieldProblem[] = [];
             const ingested = await read(hashing(report.bytes, hash), fieldProblems, {
@@ -179,6 +193,7 @@ export async function ingestFiles(
                 vex === null
                   ? null
                   : { documentId: vex.documentId, statements: 0, exempting: 0, unmatched: unmatchable, exemptions: 0 },
+              warnings: ingested.warnings ?? [],
             });
           } catch (error) {
             if (error instanceof JsonStreamError) fail(error.message);

@@ -6,9 +6,9 @@
 import { UserError } from '../domain/errors.js';
 import { mapSeverity } from '../domain/scan.js';
 import { isObject, objects, text, texts, timestamp, type Json } from './json.js';
-import { mergeFinding, type Scan, type ScanFinding, type ScanSecret } from './scan.js';
+import { mergeFinding, noChecks, type Scan, type ScanFinding, type ScanSecret } from './scan.js';
 import { formatPath, streamJson } from './stream.js';
-import { findingOf, secretOf, type FieldProblem } from './trivy.js';
+import { addMisconfiguration, findingOf, secretOf, trivyChecks, type FieldProblem } from './trivy.js';
 
 export interface KubernetesOptions {
   /** The cluster, when the report does not name it (trivy-operator never does). */
@@ -42,9 +42,13 @@ const GROUPS: Record<string, string> = {
   NetworkPolicy: 'Networking',
 };
 
+/** The resource type of a kind this table knows (`Pod` → `Kubernetes::Core::Pod`), else null. */
+export const kubernetesKindType = (kind: string): string | null =>
+  Object.hasOwn(GROUPS, kind) ? `Kubernetes::${GROUPS[kind]}::${kind}` : null;
+
 /** Characters a kind may hold in a resource type (a custom resource's kind is free text). */
 const typeOf = (kind: string): string =>
-  `Kubernetes::${GROUPS[kind] ?? 'Custom'}::${kind.replace(/[^A-Za-z0-9]/g, '')}`;
+  kubernetesKindType(kind) ?? `Kubernetes::Custom::${kind.replace(/[^A-Za-z0-9]/g, '')}`;
 
 interface ResourceName {
   cluster: string;
@@ -77,6 +81,8 @@ function resourceScan(
     reportId,
     findings: new Map<string, ScanFinding>(),
     secrets: [] as ScanSecret[],
+    // trivy-operator's VulnerabilityReports hold no checks: they never resolve Trivy's.
+    checks: scanner === 'trivy' ? trivyChecks() : noChecks(),
   };
 }
 
@@ -124,6 +130,9 @@ export async function readTrivyKubernetes(
         if (finding) mergeFinding(scan.findings, finding);
       });
       for (const row of objects(result.Secrets)) scan.secrets.push(secretOf(row, result));
+      objects(result.Misconfigurations).forEach((row, i) =>
+        addMisconfiguration(scan.checks, row, formatPath([...path, 'Results', r, 'Misconfigurations', i]), problems),
+      );
     });
   }
   return [...scans.values()];

@@ -1,5 +1,6 @@
 // A scan as every reader produces it, whatever the scanner: the artifact scanned, its findings already merged one per
-// vulnerability id, and its secrets. src/ingest/apply.ts turns it into inventory records.
+// vulnerability id, its secrets and its configuration checks. src/ingest/apply.ts turns it into inventory records.
+import type { FailedCheck } from '../domain/checks.js';
 import { severityLevelValues, type FindingSeverity, type Provider } from '../domain/enums.js';
 import type { VexDocument } from '../domain/vex.js';
 
@@ -61,12 +62,42 @@ export type ScannedArtifact =
       resourceId: string;
       name: string;
       rawData: Record<string, unknown>;
+      /** The cloud account (all digits: an AWS account id), the asset's `providerAccountId`. */
+      accountId?: string | null;
+      /** The resource's tags as the report gives them; absent or empty: the asset keeps the tags it has. */
+      tags?: { Key: string; Value: string | null }[];
     }
   | { kind: 'other'; description: string };
 
 export interface ScanSecret {
   severity: FindingSeverity;
   entry: Record<string, unknown>;
+}
+
+/** What a scan says about its asset's configuration checks (src/domain/checks.ts, CheckResults), as a reader collects it. */
+export interface ScanChecks {
+  /** One failure per check id. */
+  failed: Map<string, FailedCheck>;
+  /** Ids of checks that passed. */
+  passed: Set<string>;
+  /** The report covers every check of its scanner on the asset: failures it no longer lists are resolved. */
+  complete: boolean;
+}
+
+/**
+ * No checks, and an incomplete report: a scanner without configuration checks (Grype, CycloneDX…) never resolves
+ * another scanner's, and never its own from a report that does not run them.
+ */
+export const noChecks = (complete = false): ScanChecks => ({ failed: new Map(), passed: new Set(), complete });
+
+/**
+ * Adds a failed check: the first row of a check id makes the failure; a later one (the same check on another target
+ * of the asset, or reported twice) only raises its severity to the highest seen.
+ */
+export function addFailedCheck(checks: ScanChecks, check: FailedCheck): void {
+  const found = checks.failed.get(check.checkId);
+  if (!found) checks.failed.set(check.checkId, check);
+  else if (severityLevelValues[check.severity] > severityLevelValues[found.severity]) found.severity = check.severity;
 }
 
 export interface Scan {
@@ -78,6 +109,7 @@ export interface Scan {
   reportId: string | null;
   findings: Map<string, ScanFinding>;
   secrets: ScanSecret[];
+  checks: ScanChecks;
 }
 
 const packageKey = (p: ScanPackage) =>
@@ -120,6 +152,8 @@ export interface Ingested {
   vex: VexDocument | null;
   /** Exempting statements whose product can never name an asset (a plain name, another document's product). */
   unmatchable: number;
+  /** What the reader skipped without failing the file, one line each for the summary. */
+  warnings?: string[];
 }
 
 /** The first sentence of a description, at most 120 characters, as a title (Grype and CycloneDX have none). */

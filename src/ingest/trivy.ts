@@ -1,8 +1,18 @@
-// Trivy's JSON report (`trivy image|fs|repo|vm --format json`, SchemaVersion 2) as a Scan, streamed: the findings
-// of each Result come one by one; the header, Metadata and each Result's Target are read before them.
+// Trivy's JSON report (`trivy image|fs|repo|vm --format json`, SchemaVersion 2) as a Scan, streamed: the findings,
+// secrets and misconfigurations of each Result come one by one; the header, Metadata and each Result's Target are read
+// before them.
 import { mapSeverity, targetClassOf } from '../domain/scan.js';
 import { isObject, text, texts, timestamp, type Json } from './json.js';
-import { mergeFinding, type Scan, type ScanFinding, type ScanSecret, type ScannedArtifact } from './scan.js';
+import {
+  addFailedCheck,
+  mergeFinding,
+  noChecks,
+  type Scan,
+  type ScanChecks,
+  type ScanFinding,
+  type ScanSecret,
+  type ScannedArtifact,
+} from './scan.js';
 import { formatPath, streamJson, type JsonPath } from './stream.js';
 
 export interface FieldProblem {
@@ -108,15 +118,46 @@ export function secretOf(row: Json, result: Json): ScanSecret {
   };
 }
 
+/**
+ * One row of a Result's `Misconfigurations` into the scan's checks (also read from Trivy's Kubernetes reports): FAIL is
+ * a failed check, PASS (listed with `--include-non-failures`) a passed one; EXCEPTION (waived by a Trivy policy) is
+ * neither. A check is known by its `ID` (`KSV001`, `DS002`), else its `AVDID`.
+ */
+export function addMisconfiguration(checks: ScanChecks, row: Json, location: string, problems: FieldProblem[]): void {
+  const checkId = text(row.ID) ?? text(row.AVDID);
+  if (checkId === null) {
+    problems.push({ path: `${location}.ID`, message: 'is required (a non-empty string), or AVDID' });
+    return;
+  }
+  const status = text(row.Status)?.toUpperCase();
+  if (status === 'PASS') checks.passed.add(checkId);
+  if (status !== 'FAIL') return;
+  addFailedCheck(checks, {
+    checkId,
+    source: 'trivy',
+    title: text(row.Title),
+    description: text(row.Description),
+    severity: mapSeverity(row.Severity),
+    remediation: text(row.Resolution),
+    references: [...new Set([...texts(row.References), ...texts([row.PrimaryURL])])],
+    detail: text(row.Message),
+  });
+}
+
+/** A Trivy report runs every check its scanners have: a re-scan resolves the failures it no longer lists. */
+export const trivyChecks = (): ScanChecks => noChecks(true);
+
 const STREAMED = [
   ['Results', '*', 'Vulnerabilities', '*'],
   ['Results', '*', 'Secrets', '*'],
+  ['Results', '*', 'Misconfigurations', '*'],
 ];
 
 /** Reads a Trivy report. Field problems (a finding without an id, a Result that is not an object) are collected. */
 export async function readTrivy(bytes: AsyncIterable<Buffer>, problems: FieldProblem[]): Promise<Scan> {
   const findings = new Map<string, ScanFinding>();
   const secrets: ScanSecret[] = [];
+  const checks = trivyChecks();
   let report: Json = {};
   for await (const { path, value, skeleton } of streamJson(bytes, STREAMED)) {
     if (path.length === 0) {
@@ -131,6 +172,7 @@ export async function readTrivy(bytes: AsyncIterable<Buffer>, problems: FieldPro
       continue;
     }
     if (path[2] === 'Secrets') secrets.push(secretOf(value, result));
+    else if (path[2] === 'Misconfigurations') addMisconfiguration(checks, value, formatPath(path), problems);
     else {
       const finding = findingOf(value, result, path, problems);
       if (finding) mergeFinding(findings, finding);
@@ -146,5 +188,6 @@ export async function readTrivy(bytes: AsyncIterable<Buffer>, problems: FieldPro
     reportId: text(report.ReportID),
     findings,
     secrets,
+    checks,
   };
 }

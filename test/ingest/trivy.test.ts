@@ -2,11 +2,11 @@
 // assets and findings the API serves; re-scans keep firstObservedAt, resolve what they no longer list, and change
 // nothing when repeated; --asset attaches a scan to an existing asset; bad input writes nothing.
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { IngestOptions, IngestResult } from '../../src/ingest/ingest.js';
-import { A1, fixture } from '../fixtures.js';
-import { createKey, importRecords, setup, TENANT_A, TENANT_B, type TestContext } from '../helpers.js';
-import { ingestTexts } from './run.js';
+import { A1 } from '../fixtures.js';
+import { TENANT_A, TENANT_B } from '../helpers.js';
+import { ingestSuite } from './suite.js';
 
 const sample = (name: string): string =>
   readFileSync(new URL(`../fixtures/ingest/trivy/${name}`, import.meta.url), 'utf8');
@@ -15,23 +15,10 @@ const ALL_STATUSES = sample('trivy-image-example-app-all-statuses.json');
 
 type Json = Record<string, unknown>;
 
-let ctx: TestContext;
-let keys: Record<string, string>;
-beforeAll(async () => {
-  ctx = await setup();
-  expect((await importRecords(ctx.storage, fixture)).problems).toEqual([]);
-  keys = { [TENANT_A]: await createKey(ctx.storage, TENANT_A), [TENANT_B]: await createKey(ctx.storage, TENANT_B) };
-});
-afterAll(async () => ctx.close());
-
+const suite = ingestSuite();
+const { api } = suite;
 const ingest = (files: Record<string, string>, options: Partial<IngestOptions> = {}): Promise<IngestResult> =>
-  ingestTexts(ctx.storage, files, { provider: 'AWS', region: 'us-east-1', ...options });
-
-async function api(path: string, tenantId = TENANT_A): Promise<Json> {
-  const res = await ctx.app.inject({ url: path, headers: { authorization: `Bearer ${keys[tenantId]}` } });
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json<Json>();
-}
+  suite.ingest(files, { provider: 'AWS', region: 'us-east-1', ...options });
 const asset = async (id: string, tenantId = TENANT_A) =>
   (await api(`/v1/tenant/assets/${encodeURIComponent(id)}?include=rawData`, tenantId)).data as Json;
 const findings = async (assetId: string, tenantId = TENANT_A) =>
@@ -256,21 +243,18 @@ describe('tenants and bad input', () => {
     const total = async () => ((await api('/v1/tenant/assets?perPage=1')).meta as Json).total;
     const count = await total();
     const cut = ALL_STATUSES.slice(0, ALL_STATUSES.indexOf('"VulnerabilityID"', 3000) + 10);
-    const prowler = readFileSync(
-      new URL('../fixtures/ingest/assets/prowler-v3-ocsf-aws-one.json', import.meta.url),
-      'utf8',
-    );
+    const prowlerCsv = readFileSync(new URL('../fixtures/ingest/assets/prowler-csv-aws.csv', import.meta.url), 'utf8');
     const result = await ingest({
       'new.json': JSON.stringify({ ...JSON.parse(TEAMDOJO), ArtifactName: 'other:1' }),
       'cut.json': cut,
-      'prowler.json': prowler,
+      'prowler.csv': prowlerCsv,
     });
     expect(result.files).toEqual([]);
     expect(result.problems.map((p) => `${p.file}: ${p.message}`)).toEqual([
       expect.stringMatching(
         /^cut\.json: ends before the JSON is complete \(truncated\?\), inside \$\.Results\[0\]\.Vulnerabilities\[\d+\]/,
       ),
-      'prowler.json: is a prowler-ocsf report; this version of secinv ingests Trivy (images, file systems, Kubernetes, trivy-operator) and Grype JSON, CycloneDX and OpenVEX',
+      'prowler.csv: is Prowler CSV output, which is not supported: run prowler with `--output-formats json-ocsf`',
     ]);
     expect(await total()).toBe(count);
   });

@@ -1,0 +1,40 @@
+// One database for a test file, with the fixture inventory imported and a key per tenant: reports are ingested into it
+// (at a fixed time, as `secinv ingest` would read them), read back through the API as a tenant, and its stored checks
+// read straight from the database.
+import { afterAll, beforeAll, expect } from 'vitest';
+import type { IngestOptions, IngestResult } from '../../src/ingest/ingest.js';
+import { fixture } from '../fixtures.js';
+import { createKey, importRecords, setup, TENANT_A, TENANT_B, type TestContext } from '../helpers.js';
+import { storedChecks, type StoredCheck } from './checks.js';
+import { ingestTexts } from './run.js';
+
+type Json = Record<string, unknown>;
+
+export interface IngestSuite {
+  ingest: (files: Record<string, string>, options?: Partial<IngestOptions>) => Promise<IngestResult>;
+  /** A GET on the API as the tenant (A by default), answered 200. */
+  api: (path: string, tenantId?: string) => Promise<Json>;
+  /** The tenant's stored checks (A by default), optionally of one asset. */
+  checks: (tenantId?: string, assetId?: string) => Promise<StoredCheck[]>;
+}
+
+/** Registers the file's beforeAll and afterAll. */
+export function ingestSuite(): IngestSuite {
+  let ctx: TestContext;
+  let keys: Record<string, string>;
+  beforeAll(async () => {
+    ctx = await setup();
+    expect((await importRecords(ctx.storage, fixture)).problems).toEqual([]);
+    keys = { [TENANT_A]: await createKey(ctx.storage, TENANT_A), [TENANT_B]: await createKey(ctx.storage, TENANT_B) };
+  });
+  afterAll(async () => ctx.close());
+  return {
+    ingest: (files, options = {}) => ingestTexts(ctx.storage, files, options),
+    api: async (path, tenantId = TENANT_A) => {
+      const res = await ctx.app.inject({ url: path, headers: { authorization: `Bearer ${keys[tenantId]}` } });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json<Json>();
+    },
+    checks: (tenantId = TENANT_A, assetId) => storedChecks(ctx.url, tenantId, assetId),
+  };
+}
