@@ -43,7 +43,7 @@ export async function ingestCommand(
       },
     );
     progress.stop();
-    if (result.problems.length > 0) {
+    if (result.risks === null) {
       for (const p of result.problems) io.stderr.write(`${p.file}: ${p.path ? `${p.path}: ` : ''}${p.message}\n`);
       const n = result.problems.length;
       throw new UserError(`ingest rejected: ${n} problem${n === 1 ? '' : 's'}; nothing was written`);
@@ -65,6 +65,10 @@ export async function ingestCommand(
       io.stderr.write(`${f.file}: ${parts.join(', ')}\n`);
       for (const warning of f.warnings) io.stderr.write(`${f.file}: warning: ${warning}\n`);
     }
+    const { risks } = result;
+    io.stderr.write(
+      `risks: ${risks.risks} on the ${risks.assets} asset${risks.assets === 1 ? '' : 's'} written (${risks.added} new, ${risks.updated} changed, ${risks.removed} gone)\n`,
+    );
     io.stdout.write(
       `${flags.dryRun ? 'validated (dry run, nothing written)' : 'ingested'}: ${result.files.length} file${result.files.length === 1 ? '' : 's'}\n`,
     );

@@ -53,8 +53,19 @@ export interface RiskSubject {
   checks: FailedCheck[];
 }
 
-/** A finding can be cited by a rule: storage may pre-select findings with this test in SQL, never narrower. */
-export const isCitable = (f: Pick<SubjectFinding, 'hasKev' | 'isExploitable'>): boolean => f.hasKev || f.isExploitable;
+/**
+ * Which findings a rule can cite on an asset: known-exploited ones always; exploitable ones only when the asset is
+ * publicly exposed or privileged (the only rules that cite them need one of those). Storage pre-selects findings by
+ * this test in SQL; test/unit/risk-rules.test.ts shows that findings it leaves out change no risk.
+ */
+export const citesExploitable = (
+  asset: Pick<RiskSubject['asset'], 'isPubliclyExposed' | 'hasAdminPrivileges' | 'hasOverlyPermissivePrivileges'>,
+): boolean => asset.isPubliclyExposed || asset.hasAdminPrivileges || asset.hasOverlyPermissivePrivileges;
+
+export const isCitable = (
+  f: Pick<SubjectFinding, 'hasKev' | 'isExploitable'>,
+  asset: Parameters<typeof citesExploitable>[0],
+): boolean => f.hasKev || (f.isExploitable && citesExploitable(asset));
 
 /** Provenance of a factor: VERIFIED when a scanner or a public catalog reports it, UNVERIFIED for a model's estimate
  * or an attribute of the inventory that nothing checked. */

@@ -4,7 +4,8 @@ import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { UserError } from '../domain/errors.js';
 import type { Provider } from '../domain/enums.js';
-import type { Storage, VexDocumentMatch } from '../storage/index.js';
+import type { RiskDerivation, Storage, VexDocumentMatch } from '../storage/index.js';
+import { NO_DERIVATION } from '../storage/index.js';
 import { applyScan, type ApplyResult } from './apply.js';
 import { detectFormat, type Detection, type IngestFormat } from './detect.js';
 import { openReport } from './source.js';
@@ -60,7 +61,8 @@ export interface FileSummary extends Omit<ApplyResult, 'assetId'> {
   warnings: string[];
 }
 
-export type IngestResult = { files: FileSummary[]; problems: [] } | { files: []; problems: IngestProblem[] };
+export type IngestResult =
+  { files: FileSummary[]; problems: []; risks: RiskDerivation } | { files: []; problems: IngestProblem[]; risks: null };
 
 interface ReadContext {
   fileName: string;
@@ -129,6 +131,7 @@ export async function ingestFiles(
   const problems: IngestProblem[] = [];
   const files: FileSummary[] = [];
   const now = (options.now ?? (() => new Date()))().toISOString();
+  let risks: RiskDerivation | undefined;
   try {
     await storage.ingest(
       async (writer) => {
@@ -215,12 +218,14 @@ export async function ingestFiles(
               f.vex = { ...match, documentId: f.vex.documentId, unmatched: match.unmatched + f.vex.unmatched };
           }
         }
+        // The risk rules run over the assets the run wrote, before a dry run rolls back: it reports them too.
+        risks = await writer.settle();
       },
-      { dryRun: options.dryRun },
+      { dryRun: options.dryRun, deriveRisksAt: now },
     );
   } catch (error) {
-    if (error instanceof Rejected) return { files: [], problems };
+    if (error instanceof Rejected) return { files: [], problems, risks: null };
     throw error;
   }
-  return { files, problems: [] };
+  return { files, problems: [], risks: risks ?? NO_DERIVATION };
 }

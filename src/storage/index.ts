@@ -18,6 +18,7 @@ import type { IngestWriter, Storage } from './types.js';
 export type * from './types.js';
 export type { ConnectOptions } from './connect.js';
 export { displayDatabaseUrl, NoInventoryError, parseDatabaseUrl } from './connect.js';
+export { NO_DERIVATION } from './risk-derive.js';
 
 /** Thrown inside an ingest to roll it back without an error (dry runs). */
 class Rollback extends Error {}

@@ -6,7 +6,13 @@ import type { Kysely, Transaction } from 'kysely';
 import type { FailedCheck } from '../domain/checks.js';
 import { findingSeverities, type FindingSeverity, type LifecycleState } from '../domain/enums.js';
 import { intelKeys } from '../domain/intel.js';
-import { isCitable, type RiskSubject, type SubjectFinding, type SubjectSecret } from '../domain/risk-engine.js';
+import {
+  citesExploitable,
+  isCitable,
+  type RiskSubject,
+  type SubjectFinding,
+  type SubjectSecret,
+} from '../domain/risk-engine.js';
 import { deriveRisks, riskRecord } from '../domain/risk-rules.js';
 import { appendTo, fromTenant } from './scope.js';
 import { chunks, scoreScannedAssets } from './risk-lifecycle.js';
@@ -200,11 +206,19 @@ async function deriveBatch(
       secrets.set(r.id, secretsOf(JSON.parse(Buffer.from(r.doc).toString('utf8')) as Record<string, unknown>));
   }
 
-  // Findings matter only where a finding rule can apply (exposed or privileged assets), and only citable ones: the SQL
-  // selects `isCitable` findings (hasKev or isExploitable) that no exemption matches; the test below keeps it honest.
-  const findingAssets = assets
-    .filter((a) => a.is_publicly_exposed + a.has_admin_privileges + a.has_overly_permissive_privileges > 0)
-    .map((a) => a.id);
+  // Only findings a rule can cite, as src/domain/risk-engine.ts isCitable says: not exempted, and known-exploited, or
+  // exploitable on an exposed or privileged asset.
+  const reach = new Map(
+    assets.map((a) => [
+      a.id,
+      {
+        isPubliclyExposed: a.is_publicly_exposed === 1,
+        hasAdminPrivileges: a.has_admin_privileges === 1,
+        hasOverlyPermissivePrivileges: a.has_overly_permissive_privileges === 1,
+      },
+    ]),
+  );
+  const exploitableOn = new Set(assetIds.filter((id) => citesExploitable(reach.get(id)!)));
   const findingRows: {
     asset_id: string;
     vulnerability_id: string;
@@ -213,13 +227,26 @@ async function deriveBatch(
     is_exploitable: number;
     doc: Buffer;
   }[] = [];
-  for (const ids of chunks(findingAssets)) {
+  for (const ids of chunks(assetIds)) {
+    const exploitable = ids.filter((id) => exploitableOn.has(id));
     findingRows.push(
       ...(await fromTenant(q, 'vulnerabilities', tenantId)
         .select(['asset_id', 'vulnerability_id', 'has_kev', 'has_exploit', 'is_exploitable', 'doc'])
         .where('vulnerabilities.asset_id', 'in', ids)
         .where('vulnerabilities.is_exempted', '=', 0)
-        .where((eb) => eb.or([eb('vulnerabilities.has_kev', '=', 1), eb('vulnerabilities.is_exploitable', '=', 1)]))
+        .where((eb) =>
+          eb.or([
+            eb('vulnerabilities.has_kev', '=', 1),
+            ...(exploitable.length === 0
+              ? []
+              : [
+                  eb.and([
+                    eb('vulnerabilities.is_exploitable', '=', 1),
+                    eb('vulnerabilities.asset_id', 'in', exploitable),
+                  ]),
+                ]),
+          ]),
+        )
         .execute()),
     );
   }
@@ -227,7 +254,7 @@ async function deriveBatch(
   const findings = new Map<string, SubjectFinding[]>();
   for (const row of findingRows) {
     const finding = findingOf(row, epss.get(`${row.asset_id}\u0000${row.vulnerability_id}`) ?? null);
-    if (isCitable(finding)) appendTo(findings, row.asset_id, finding);
+    if (isCitable(finding, reach.get(row.asset_id)!)) appendTo(findings, row.asset_id, finding);
   }
 
   const checks = new Map<string, FailedCheck[]>();
@@ -251,9 +278,7 @@ async function deriveBatch(
         resourceType: a.resource_type,
         region: a.region,
         integrationId: a.integration_id,
-        isPubliclyExposed: a.is_publicly_exposed === 1,
-        hasAdminPrivileges: a.has_admin_privileges === 1,
-        hasOverlyPermissivePrivileges: a.has_overly_permissive_privileges === 1,
+        ...reach.get(a.id)!,
         isProduction: a.integration_id !== null && production.has(a.integration_id),
         secrets: secrets.get(a.id) ?? [],
       },

@@ -4,7 +4,9 @@ import { describe, expect, it } from 'vitest';
 import type { FailedCheck } from '../../src/domain/checks.js';
 import { CATALOG_END, CATALOG_START, renderCatalog, RULE_EXAMPLES } from '../../src/domain/risk-catalog.js';
 import {
+  citesExploitable,
   derivedRiskId,
+  isCitable,
   riskScore,
   severityOfScore,
   sideTotal,
@@ -287,6 +289,27 @@ describe('failed checks', () => {
   });
   it('a check reported by two scanners on one asset is one risk', () => {
     expect(deriveRisks(subject({}, { checks: [check(), check({ source: 'trivy' })] }))).toHaveLength(1);
+  });
+});
+
+describe('which findings storage reads (isCitable)', () => {
+  it('findings that are not citable on an asset change none of its risks', () => {
+    const all = [
+      finding({ vulnerabilityId: 'CVE-1', severity: 'CRITICAL', hasKev: true }),
+      finding({ vulnerabilityId: 'CVE-2', severity: 'CRITICAL' }),
+      finding({ vulnerabilityId: 'CVE-3', severity: 'HIGH', isExploitable: false, hasExploit: true }),
+      finding({ vulnerabilityId: 'CVE-4', severity: 'LOW', hasKev: true, isExploitable: false }),
+    ];
+    const flags = [false, true];
+    for (const isPubliclyExposed of flags)
+      for (const hasAdminPrivileges of flags)
+        for (const hasOverlyPermissivePrivileges of flags) {
+          const asset = { isPubliclyExposed, hasAdminPrivileges, hasOverlyPermissivePrivileges };
+          const full = subject(asset, { findings: all });
+          const read = subject(asset, { findings: all.filter((f) => isCitable(f, asset)) });
+          expect(JSON.stringify(deriveRisks(read))).toBe(JSON.stringify(deriveRisks(full)));
+          expect(read.findings.length).toBe(citesExploitable(asset) ? 3 : 2);
+        }
   });
 });
 
