@@ -1,6 +1,6 @@
 // The factors a risk rule may count, each with one weight on one side (likelihood or impact), and the helpers rules
 // share to count them and to say what to do (docs/RISKS.md lists them from this table).
-import type { FindingSeverity } from './enums.js';
+import { severityLevelValues, type FindingSeverity } from './enums.js';
 import {
   severityPoints,
   type CountedFactor,
@@ -106,14 +106,7 @@ const factor = (key: FactorKey, points: number, description: string, meta: Recor
 /** How many ids a description, a factor's meta or the resolutions name at most; the count is always given. */
 export const CITE_LIMIT = 10;
 
-const SEVERITY_ORDER: Readonly<Record<FindingSeverity, number>> = {
-  CRITICAL: 5,
-  HIGH: 4,
-  MEDIUM: 3,
-  LOW: 2,
-  INFORMATIONAL: 1,
-  UNKNOWN: 0,
-};
+const SEVERITY_ORDER: Readonly<Record<FindingSeverity, number>> = severityLevelValues;
 
 /** Cited findings, most urgent first (severity, KEV, exploit, EPSS, then id), so every run orders them alike. */
 export function cite(findings: readonly SubjectFinding[], keep: (f: SubjectFinding) => boolean): SubjectFinding[] {

@@ -36,6 +36,13 @@ export interface RiskRule {
   evaluate(subject: RiskSubject): RuleOutcome[];
 }
 
+/** The impact factors of the asset's context, which every rule counts. */
+const CONTEXT_IMPACT = [
+  'adminPrivileges',
+  'overlyPermissivePrivileges',
+  'productionEnvironment',
+] as const satisfies readonly FactorKey[];
+
 const VULNERABILITY_FACTORS = [
   'publicExposure',
   'knownExploited',
@@ -43,9 +50,7 @@ const VULNERABILITY_FACTORS = [
   'epss',
   'cvssExploitability',
   'vulnerabilitySeverity',
-  'adminPrivileges',
-  'overlyPermissivePrivileges',
-  'productionEnvironment',
+  ...CONTEXT_IMPACT,
 ] as const satisfies readonly FactorKey[];
 
 const vulnerabilities = (n: number) => plural(n, 'vulnerability', 'vulnerabilities');
@@ -125,30 +130,17 @@ export const RULES: readonly RiskRule[] = [
     riskTypeId: 'secinv.exposed-secret',
     title: 'Exposed secret on an asset',
     condition: 'A scanner found a secret (a key, a token, a password) on the asset: any of its `<level>Secrets`.',
-    factors: [
-      'publicExposure',
-      'exposedSecret',
-      'secretSeverity',
-      'adminPrivileges',
-      'overlyPermissivePrivileges',
-      'productionEnvironment',
-    ],
+    factors: ['publicExposure', 'exposedSecret', 'secretSeverity', ...CONTEXT_IMPACT],
     evaluate(subject) {
       const secrets = subject.asset.secrets;
       if (secrets.length === 0) return [];
-      const context = contextFactors(subject, true);
-      const [found, severity] = secretFactors(subject);
       const titles = [...new Set(secrets.map((s) => (s.target ? `${s.title} in ${s.target}` : s.title)))];
       return [
         {
           riskTypeId: 'secinv.exposed-secret',
           description: `${plural(secrets.length, 'secret was', 'secrets were')} found on ${assetLabel(subject)}: ${listed(titles)}.`,
-          factors: [
-            ...context.filter((f) => f.key === 'publicExposure'),
-            found!,
-            severity!,
-            ...context.filter((f) => f.key !== 'publicExposure'),
-          ],
+          // scoreOutcome orders factors by the catalog: likelihood first, then impact.
+          factors: [...contextFactors(subject, true), ...secretFactors(subject)],
           resolutions: [
             {
               key: 'rotate-secrets',
@@ -166,28 +158,14 @@ export const RULES: readonly RiskRule[] = [
     title: 'Failed configuration check (Prowler, Trivy misconfiguration)',
     condition:
       'A scanner reported the check as failed on the asset (Prowler status FAIL, Trivy misconfiguration status FAIL), and no later report of the same scanner passed it or left it out of a complete scan.',
-    factors: [
-      'publicExposure',
-      'failedCheck',
-      'checkSeverity',
-      'adminPrivileges',
-      'overlyPermissivePrivileges',
-      'productionEnvironment',
-    ],
+    factors: ['publicExposure', 'failedCheck', 'checkSeverity', ...CONTEXT_IMPACT],
     evaluate(subject) {
       return subject.checks.map((check) => {
-        const context = contextFactors(subject, true);
-        const [failed, severity] = checkFactors(check);
         const lines = [check.title ?? check.checkId, check.detail, check.description].filter((t) => t) as string[];
         return {
           riskTypeId: check.checkId,
           description: lines.join(' — '),
-          factors: [
-            ...context.filter((f) => f.key === 'publicExposure'),
-            failed!,
-            severity!,
-            ...context.filter((f) => f.key !== 'publicExposure'),
-          ],
+          factors: [...contextFactors(subject, true), ...checkFactors(check)],
           resolutions: [
             {
               key: `check:${check.checkId}`,
