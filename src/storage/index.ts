@@ -88,7 +88,7 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
     ...riskStore(read),
     ...vulnerabilityStore(read),
     ...feedStore(db, dialect),
-    ...riskWriteStore(db),
+    ...riskWriteStore(db, dialect),
 
     // Made once per database by migration 0003.
     async cursorKey(): Promise<Buffer> {
