@@ -10,8 +10,10 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** PostgreSQL: connections per process. */
   dbPoolMax: number;
-  /** PostgreSQL: how long a request waits for a connection before it is answered 503. */
+  /** PostgreSQL: opening a connection taking longer is answered 503 (the database is unreachable or stalled). */
   dbConnectTimeoutMs: number;
+  /** PostgreSQL: how long a request waits for a free connection of a busy pool before it is answered 503. */
+  dbQueueTimeoutMs: number;
   /** PostgreSQL: statements of the API running longer are cancelled and answered 503. */
   dbStatementTimeoutMs: number;
   /** Requests per minute per API key (0: no limit). */
@@ -39,7 +41,12 @@ export const ENVIRONMENT = [
   ['SECINV_PORT', 'port to listen on (flag --port)', '8080'],
   ['SECINV_LOG_LEVEL', 'fatal, error, warn, info, debug, trace or silent', 'info (demo: warn)'],
   ['SECINV_DB_POOL_MAX', 'PostgreSQL: connections per process', '10'],
-  ['SECINV_DB_CONNECT_TIMEOUT_MS', 'PostgreSQL: wait for a connection before answering 503', '2000'],
+  ['SECINV_DB_CONNECT_TIMEOUT_MS', 'PostgreSQL: opening a connection longer than this answers 503', '2000'],
+  [
+    'SECINV_DB_QUEUE_TIMEOUT_MS',
+    'PostgreSQL: wait for a free connection of a busy pool before answering 503',
+    '20000, at most the request timeout',
+  ],
   ['SECINV_DB_STATEMENT_TIMEOUT_MS', 'PostgreSQL: statements running longer are cancelled (503)', '10000'],
   ['SECINV_RATE_LIMIT_PER_MINUTE', 'requests per minute per API key, 0 for no limit', '1200'],
   ['SECINV_METRICS_PORT', 'serve unauthenticated Prometheus metrics on this port (flag --metrics-port)', 'none'],
@@ -83,6 +90,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
       throw new UserError(`invalid ${name} '${text}' (an integer from ${min} to ${max})`);
     return Number(text);
   };
+  const requestTimeoutMs = integer('SECINV_REQUEST_TIMEOUT_MS', 30_000, 1, 3_600_000);
   const metricsPort = overrides.metricsPort ?? env.SECINV_METRICS_PORT;
   if (metricsPort !== undefined && (!/^\d{1,5}$/.test(metricsPort) || Number(metricsPort) > 65535))
     throw new UserError(`invalid metrics port '${metricsPort}' (0 to 65535)`);
@@ -100,13 +108,15 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
     logLevel: logLevel as Config['logLevel'],
     dbPoolMax: integer('SECINV_DB_POOL_MAX', 10, 1, 1000),
     dbConnectTimeoutMs: integer('SECINV_DB_CONNECT_TIMEOUT_MS', 2000, 1, 600_000),
+    // A queued request still has to run its statements; one queued past the request timeout would be cut off unanswered.
+    dbQueueTimeoutMs: integer('SECINV_DB_QUEUE_TIMEOUT_MS', Math.min(20_000, requestTimeoutMs), 1, 3_600_000),
     dbStatementTimeoutMs: integer('SECINV_DB_STATEMENT_TIMEOUT_MS', 10_000, 1, 3_600_000),
     rateLimitPerMinute: integer('SECINV_RATE_LIMIT_PER_MINUTE', 1200, 0, 1_000_000),
     metricsPort: metricsPort === undefined ? undefined : Number(metricsPort),
     metricsToken,
     tlsCert,
     tlsKey,
-    requestTimeoutMs: integer('SECINV_REQUEST_TIMEOUT_MS', 30_000, 1, 3_600_000),
+    requestTimeoutMs,
     shutdownTimeoutMs: integer('SECINV_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 3_600_000),
   });
 }
@@ -117,6 +127,7 @@ export const apiConnectOptions = (config: Readonly<Config>, onConnectionError?: 
   apiUrl: config.apiDatabaseUrl,
   poolMax: config.dbPoolMax,
   connectTimeoutMs: config.dbConnectTimeoutMs,
+  queueTimeoutMs: config.dbQueueTimeoutMs,
   statementTimeoutMs: config.dbStatementTimeoutMs,
   ...(onConnectionError ? { onConnectionError } : {}),
 });

@@ -66,7 +66,13 @@ export interface ConnectOptions {
    */
   apiUrl?: string | undefined;
   poolMax: number;
+  /** PostgreSQL: opening one connection may take this long; past it the request fails (503). */
   connectTimeoutMs: number;
+  /**
+   * PostgreSQL: how long a request may wait for a client of a busy pool (every client checked out) before it fails
+   * (503). A burst larger than the pool queues within this wait.
+   */
+  queueTimeoutMs: number;
   statementTimeoutMs: number;
   /** Called with the SQL of every statement run (tests count statements per request). */
   onQuery?: (sql: string) => void;
@@ -83,6 +89,7 @@ export const defaultConnectOptions: ConnectOptions = {
   role: 'admin',
   poolMax: 10,
   connectTimeoutMs: 2000,
+  queueTimeoutMs: 20_000,
   statementTimeoutMs: 10_000,
 };
 
@@ -230,16 +237,33 @@ function openSqlite(path: string, options: ConnectOptions): Connection {
   };
 }
 
+/**
+ * A client constructor for pg-pool that ignores the options the pool passes (its own, whose connection timeout is the
+ * queue's) and builds every client from `config`. A plain function, not a class: called with `new`, the object it
+ * returns is the result.
+ */
+const clientsOf = (config: pg.ClientConfig) =>
+  function client() {
+    return new pg.Client(config);
+  } as unknown as new () => pg.Client;
+
 function openPostgres(url: string, options: ConnectOptions): Connection {
   // int8 columns (execution ids) fit in a double; return them as numbers like SQLite does.
   pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
   const pool = new pg.Pool({
-    connectionString: url,
     max: options.poolMax,
-    connectionTimeoutMillis: options.connectTimeoutMs,
+    // pg-pool's connectionTimeoutMillis bounds both the wait for a free client of a full pool and the opening of a new
+    // connection. One bound for both turned every burst longer than it into 503s from a healthy database, so the pool's
+    // bounds only the wait in its queue, and each client bounds its own opening: a server that refuses or stalls a new
+    // connection still fails within the connect timeout.
+    connectionTimeoutMillis: options.queueTimeoutMs,
+    Client: clientsOf({
+      connectionString: url,
+      connectionTimeoutMillis: options.connectTimeoutMs,
+      // A statement that outlives this is cancelled by the server (57014) and answered 503, not left hanging.
+      ...(options.role === 'api' ? { statement_timeout: options.statementTimeoutMs } : {}),
+    }),
     idleTimeoutMillis: 30_000,
-    // A statement that outlives this is cancelled by the server (57014) and answered 503, not left hanging.
-    ...(options.role === 'api' ? { statement_timeout: options.statementTimeoutMs } : {}),
   });
   // A client whose server went away emits 'error', idle in the pool or checked out between two statements; without a
   // listener that would crash the process. The failing query itself still rejects (503) and the pool replaces the client.

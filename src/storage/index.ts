@@ -47,13 +47,17 @@ const UNAVAILABLE_ERRNOS = new Set([
   'SQLITE_LOCKED',
 ]);
 
-/** True for failures of the database connection or capacity (answered 503), as opposed to bugs (500). */
+/**
+ * True for failures of the database connection or capacity (answered 503), as opposed to bugs (500). pg's messages:
+ * "timeout exceeded when trying to connect" is the pool's queue wait running out, "timeout expired" a new connection
+ * that did not open within the connect timeout.
+ */
 export function isUnavailable(error: unknown): boolean {
   const e = error as { code?: unknown; message?: unknown };
   const code = typeof e?.code === 'string' ? e.code : '';
   if (UNAVAILABLE_SQLSTATES.has(code) || code.startsWith('08') || UNAVAILABLE_ERRNOS.has(code)) return true;
   const message = typeof e?.message === 'string' ? e.message : '';
-  return /timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error|connection is not open|terminating connection|driver has already been destroyed|pool after calling end/i.test(
+  return /timeout exceeded when trying to connect|^timeout expired$|Connection terminated|Client has encountered a connection error|connection is not open|terminating connection|driver has already been destroyed|pool after calling end/i.test(
     message,
   );
 }

@@ -1,16 +1,18 @@
 // PostgreSQL going away and coming back, and statements that run too long: 503 with Retry-After, never a crash or a
-// hung request, and recovery without restarting. The API reaches PostgreSQL through a TCP proxy the test can cut.
+// hung request, and recovery without restarting; a burst larger than the pool waits for a connection instead. The API
+// reaches PostgreSQL through a TCP proxy the test can cut, or make accept connections it never answers.
 import net from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { openStorage, type Storage } from '../../src/storage/index.js';
+import { openStorage, type ConnectOptions, type Storage } from '../../src/storage/index.js';
 import { fixture } from '../fixtures.js';
 import { createKey, createTestDatabase, importRecords, TENANT_A, TEST_DIALECT } from '../helpers.js';
 
 function tcpProxy(targetPort: number) {
   let server: net.Server | undefined;
+  let stalled = false;
   const sockets = new Set<net.Socket>();
   const track = (socket: net.Socket) => {
     sockets.add(socket);
@@ -21,8 +23,9 @@ function tcpProxy(targetPort: number) {
     start: (port = 0) =>
       new Promise<number>((resolve, reject) => {
         server = net.createServer((client) => {
-          const upstream = net.connect(targetPort, '127.0.0.1');
           track(client);
+          if (stalled) return;
+          const upstream = net.connect(targetPort, '127.0.0.1');
           track(upstream);
           client.pipe(upstream).pipe(client);
           client.on('close', () => upstream.destroy());
@@ -31,6 +34,10 @@ function tcpProxy(targetPort: number) {
         server.once('error', reject);
         server.listen(port, '127.0.0.1', () => resolve((server!.address() as net.AddressInfo).port));
       }),
+    /** New connections are accepted but never forwarded (a server that hangs instead of refusing). */
+    stall: (on: boolean) => {
+      stalled = on;
+    },
     stop: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
@@ -50,18 +57,21 @@ describe.skipIf(TEST_DIALECT !== 'postgres')('PostgreSQL unavailability', () => 
   let port: number;
   const idleErrors: Error[] = [];
 
+  /** An API-role storage whose connections go through the proxy. */
+  const openThroughProxy = (options: Partial<ConnectOptions>) => {
+    const apiUrl = new URL(database.url);
+    apiUrl.username = 'secinv_api';
+    apiUrl.port = String(port);
+    return openStorage(database.url, { role: 'api', apiUrl: apiUrl.toString(), ...options });
+  };
+
   beforeAll(async () => {
     database = await createTestDatabase('postgres');
     admin = await openStorage(database.url);
     await importRecords(admin, fixture);
     key = await createKey(admin, TENANT_A);
     port = await proxy.start();
-    const apiUrl = new URL(database.url);
-    apiUrl.username = 'secinv_api';
-    apiUrl.port = String(port);
-    api = await openStorage(database.url, {
-      role: 'api',
-      apiUrl: apiUrl.toString(),
+    api = await openThroughProxy({
       poolMax: 2,
       connectTimeoutMs: 500,
       statementTimeoutMs: 300,
@@ -77,7 +87,9 @@ describe.skipIf(TEST_DIALECT !== 'postgres')('PostgreSQL unavailability', () => 
     await database.drop();
   });
 
-  const list = () => app.inject({ url: '/v1/tenant/assets?perPage=1', headers: { authorization: `Bearer ${key}` } });
+  const listOn = (server: FastifyInstance) =>
+    server.inject({ url: '/v1/tenant/assets?perPage=1', headers: { authorization: `Bearer ${key}` } });
+  const list = () => listOn(app);
 
   function expect503(res: Awaited<ReturnType<typeof list>>) {
     expect(res.statusCode, res.body).toBe(503);
@@ -88,9 +100,9 @@ describe.skipIf(TEST_DIALECT !== 'postgres')('PostgreSQL unavailability', () => 
   }
 
   /** Retries like a client honouring Retry-After would (without the wait), until a non-503 answer. */
-  async function untilAnswered(attempts = 10) {
+  async function untilAnswered(attempts = 10, server = app) {
     for (let i = 0; i < attempts; i += 1) {
-      const res = await list();
+      const res = await listOn(server);
       if (res.statusCode !== 503) return { res, attempts: i + 1 };
     }
     throw new Error('still 503');
@@ -135,5 +147,98 @@ describe.skipIf(TEST_DIALECT !== 'postgres')('PostgreSQL unavailability', () => 
       await locker.end();
     }
     expect((await list()).statusCode).toBe(200);
+  });
+
+  describe('a burst larger than the pool', () => {
+    // Two connections, a connect timeout far shorter than the wait the burst needs, a queue wait far longer.
+    const QUEUE_TIMEOUT_MS = 20_000;
+    const CONNECT_TIMEOUT_MS = 300;
+    const BURST = 8;
+    let queued: Storage;
+    let queuedApp: FastifyInstance;
+
+    beforeAll(async () => {
+      queued = await openThroughProxy({
+        poolMax: 2,
+        connectTimeoutMs: CONNECT_TIMEOUT_MS,
+        queueTimeoutMs: QUEUE_TIMEOUT_MS,
+        // Longer than the lock below is held, however slow the machine.
+        statementTimeoutMs: 25_000,
+      });
+      queuedApp = await buildApp({ storage: queued });
+    });
+    afterAll(async () => {
+      await queuedApp.close();
+      await queued.close();
+    });
+
+    const burst = () => Promise.all(Array.from({ length: BURST }, () => listOn(queuedApp)));
+
+    async function until(condition: () => Promise<boolean>) {
+      for (let i = 0; i < 200; i += 1) {
+        if (await condition()) return;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      throw new Error('condition never held');
+    }
+
+    it('waits in the queue for a free connection, longer than the connect timeout, and every request is answered', async () => {
+      const locker = new pg.Client({ connectionString: database.url });
+      await locker.connect();
+      let answers: Awaited<ReturnType<typeof burst>>;
+      try {
+        await locker.query('begin');
+        await locker.query('lock table assets in access exclusive mode');
+        const pending = burst();
+        // Both connections are held by requests blocked on the lock; the rest of the burst waits in the pool's queue.
+        await until(async () => {
+          // pg_stat_activity is read once per transaction unless its snapshot is cleared.
+          await locker.query('select pg_stat_clear_snapshot()');
+          const { rows } = await locker.query<{ n: number }>(
+            "select count(*)::int as n from pg_stat_activity where datname = current_database() and usename = 'secinv_api' and wait_event_type = 'Lock'",
+          );
+          // Waiting: the rest of the burst, and the key's lastUsedAt updates that its first requests start.
+          return rows[0]?.n === 2 && (queued.poolStats()?.waiting ?? 0) >= BURST - 2;
+        });
+        await new Promise((resolve) => setTimeout(resolve, 3 * CONNECT_TIMEOUT_MS));
+        await locker.query('rollback');
+        answers = await pending;
+      } finally {
+        await locker.end();
+      }
+      expect(answers.map((res) => res.statusCode)).toEqual(Array.from({ length: BURST }, () => 200));
+    });
+
+    // "Quickly": well before a queued request would have given up waiting for a connection.
+    async function expectFast503s() {
+      const started = performance.now();
+      for (const res of await burst()) expect503(res);
+      expect(performance.now() - started).toBeLessThan(QUEUE_TIMEOUT_MS / 2);
+    }
+
+    it('is still answered 503 at once when the database is cut off, queued requests included', async () => {
+      expect((await listOn(queuedApp)).statusCode).toBe(200);
+      await proxy.stop();
+      try {
+        await expectFast503s();
+      } finally {
+        await proxy.start(port);
+      }
+      expect((await untilAnswered(10, queuedApp)).res.statusCode).toBe(200);
+    });
+
+    it('is answered 503 within the connect timeout when new connections hang, not after the queue wait', async () => {
+      await proxy.stop();
+      proxy.stall(true);
+      await proxy.start(port);
+      try {
+        await expectFast503s();
+      } finally {
+        await proxy.stop();
+        proxy.stall(false);
+        await proxy.start(port);
+      }
+      expect((await untilAnswered(10, queuedApp)).res.statusCode).toBe(200);
+    });
   });
 });

@@ -27,4 +27,12 @@ describe('environment variables', () => {
       dbPoolMax: 3,
     });
   });
+
+  it('the wait for a pooled connection defaults to 20 s, never past the request timeout unless set', () => {
+    expect(loadConfig({}, {}).dbQueueTimeoutMs).toBe(20_000);
+    expect(loadConfig({}, { SECINV_REQUEST_TIMEOUT_MS: '5000' }).dbQueueTimeoutMs).toBe(5000);
+    expect(
+      loadConfig({}, { SECINV_REQUEST_TIMEOUT_MS: '5000', SECINV_DB_QUEUE_TIMEOUT_MS: '8000' }).dbQueueTimeoutMs,
+    ).toBe(8000);
+  });
 });
