@@ -7,7 +7,8 @@ import rateLimit from '@fastify/rate-limit';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { apiError } from './domain/errors.js';
 import { authenticate } from './http/auth.js';
-import { registerCaching } from './http/caching.js';
+import { registerCaching, serverFingerprint } from './http/caching.js';
+import type { CompressionOptions } from './http/compression.js';
 import { cursorCodec } from './http/cursor.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/errors.js';
 import { healthRoutes } from './http/health.js';
@@ -29,6 +30,8 @@ export interface HttpOptions {
   metricsToken?: string | undefined;
   /** Serve HTTPS with this certificate and key (PEM). */
   https?: { cert: Buffer; key: Buffer } | undefined;
+  /** Compression of tenant 200s and the cache of their compressed bodies (docs/DESIGN.md §25). */
+  compression: CompressionOptions;
 }
 
 export interface AppDependencies {
@@ -43,7 +46,13 @@ const API_PATHS = [ASSETS_PATH, ASSET_PATH, RISKS_PATH, VULNERABILITIES_PATH];
 const OTHER_METHODS = ['DELETE', 'PATCH', 'POST', 'PUT', 'OPTIONS'] as const;
 /** Longest request target accepted (414 beyond); headers as a whole are bounded by Node at 16 KiB (431 beyond). */
 export const MAX_URL_LENGTH = 8192;
-const defaults: HttpOptions = { rateLimitPerMinute: 1200, requestTimeoutMs: 30_000 };
+const defaults: HttpOptions = {
+  rateLimitPerMinute: 1200,
+  requestTimeoutMs: 30_000,
+  // Measured on a 100-row page (docs/BENCHMARKS.md, "Per-request overhead"): gzip 6 adds 0.8 times the cost of the
+  // page, brotli 4 2.4 times; gzip 1 and brotli 1 about a third, for 35% and 19% more bytes than gzip 6 and brotli 4.
+  compression: { threshold: 1024, gzipLevel: 1, brotliQuality: 1, cacheBytes: 32 * 1024 * 1024 },
+};
 
 export async function buildApp({ storage, logger = false, now, http = {} }: AppDependencies): Promise<FastifyInstance> {
   const options = { ...defaults, ...http };
@@ -96,12 +105,15 @@ export async function buildApp({ storage, logger = false, now, http = {} }: AppD
 
   // Security headers; the content security policy is left to /docs (swagger-ui sets its own), JSON needs none.
   await app.register(helmet, { contentSecurityPolicy: false, crossOriginEmbedderPolicy: false });
-  // gzip or brotli when the client asks; brotli at quality 4 costs about what gzip 6 does per request.
+  // gzip or brotli when the client asks, at the levels tenant 200s use; those are compressed (and their compressed
+  // bodies kept) by the caching hooks, which this plugin passes through: it serves the rest (the OpenAPI document,
+  // /docs, errors).
+  const { compression } = options;
   await app.register(compress, {
-    threshold: 1024,
+    threshold: compression.threshold,
     encodings: ['br', 'gzip'],
-    brotliOptions: { params: { [zlib.BROTLI_PARAM_QUALITY]: 4 } },
-    zlibOptions: { level: 6 },
+    brotliOptions: { params: { [zlib.BROTLI_PARAM_QUALITY]: compression.brotliQuality } },
+    zlibOptions: { level: compression.gzipLevel },
   });
   await registerOpenApi(app);
   await healthRoutes(app, { storage });
@@ -139,9 +151,10 @@ export async function buildApp({ storage, logger = false, now, http = {} }: AppD
           ),
       });
     }
-    registerCaching(api);
+    const secret = await storage.cursorKey();
+    registerCaching(api, { secret, serverVersion: serverFingerprint(), compression });
     await assetRoutes(api, { storage });
-    await riskRoutes(api, { storage, cursors: cursorCodec(await storage.cursorKey()) });
+    await riskRoutes(api, { storage, cursors: cursorCodec(secret) });
     await vulnerabilityRoutes(api, { storage });
   });
 

@@ -148,6 +148,23 @@ export async function createKey(
   return key.key;
 }
 
+/**
+ * setup() over these records with a key for each tenant named (in that order), and the SQL of every statement the
+ * app's storage runs, for tests that count statements per request.
+ */
+export async function setupWithKeys<const T extends readonly string[]>(
+  records: [string, Record<string, unknown>][],
+  tenants: T,
+): Promise<{ ctx: TestContext; statements: string[]; keys: { [I in keyof T]: string } }> {
+  const statements: string[] = [];
+  const ctx = await setup(undefined, { onQuery: (sql) => statements.push(sql) });
+  const { problems } = await importRecords(ctx.storage, records);
+  if (problems.length > 0) throw new Error(`the records did not import: ${JSON.stringify(problems.slice(0, 3))}`);
+  const keys: string[] = [];
+  for (const tenant of tenants) keys.push(await createKey(ctx.storage, tenant));
+  return { ctx, statements, keys: keys as { [I in keyof T]: string } };
+}
+
 export const TENANT_A = '11111111-1111-4111-8111-111111111111';
 export const TENANT_B = '22222222-2222-4222-8222-222222222222';
 export const ORG_A = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';

@@ -1,28 +1,118 @@
-// Conditional GETs for tenant data: a weak ETag on every 200 (weak because the same entity may be sent compressed or
-// not), 304 on a matching If-None-Match, and Cache-Control: private so shared caches never keep one tenant's data.
-// Written here rather than with @fastify/etag, which also tags error responses and could answer a 401 with a 304.
-import { createHash } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+// Conditional GETs for tenant data, answered before the data is read. A body is a function of the tenant's data (its
+// data version moves with every write that touches it), the route, the path parameters and the parsed query, and of
+// the code that builds it; the ETag is a MAC of exactly those, so it is known in preHandler, and a matching
+// If-None-Match is answered 304 without a storage read or a body. Weak tags on 200s only (never on errors or 401s),
+// Cache-Control: private so shared caches never keep one tenant's data. Written here rather than with @fastify/etag,
+// which hashes the body and also tags error responses. The reasoning: docs/DESIGN.md §25.
+import { createHash, createHmac } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { compressedBodies, negotiateCoding, type CompressionOptions } from './compression.js';
 
-const matches = (header: string | undefined, etag: string): boolean => {
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The ETag of the 200 this request would be answered with; set by the caching preHandler. */
+    etag?: string;
+  }
+}
+
+export interface CachingOptions {
+  /** A per-database secret (the cursor key): tags differ between databases and reveal nothing of the data version. */
+  secret: Buffer;
+  /** Changes with the code that builds bodies, so an upgrade invalidates every tag (see serverFingerprint). */
+  serverVersion: string;
+  compression: CompressionOptions;
+}
+
+/** Whether If-None-Match names this tag, by weak comparison (RFC 9110 §13.1.2: W/ prefixes are ignored). */
+const namesTag = (header: string | undefined, etag: string): boolean => {
   if (header === undefined) return false;
-  if (header.trim() === '*') return true;
-  // Weak comparison (RFC 9110 §13.1.2): W/ prefixes are ignored.
   const opaque = etag.replace(/^W\//, '');
   return header.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === opaque);
 };
 
-export function registerCaching(api: FastifyInstance): void {
+/**
+ * The parsed query with its names in one order: `?a=1&b=2` and `?b=2&a=1` share a tag. Values stay as the parser
+ * made them (enums canonical, defaults filled in, list items in the order given): two lists in different orders get
+ * different tags, which costs a 200 at worst, whereas sorting would wrongly merge any list whose order mattered.
+ */
+const normalisedQuery = (query: unknown): [string, unknown][] =>
+  Object.entries((query ?? {}) as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+
+/**
+ * The tag of the body a request would get. JSON keeps the parts apart (no separator can be forged by a value), and
+ * the MAC (128 bits) makes tags unguessable: a tag cannot be checked against a guessed tenant id or data version.
+ */
+export function etagOf({ secret, serverVersion }: Pick<CachingOptions, 'secret' | 'serverVersion'>) {
+  const key = createHmac('sha256', secret).update('secinv etag').digest();
+  return (request: FastifyRequest): string => {
+    const parts = [
+      serverVersion,
+      request.tenant.tenantId,
+      request.tenant.dataVersion,
+      request.routeOptions.url,
+      request.params ?? {},
+      normalisedQuery(request.query),
+    ];
+    const mac = createHmac('sha256', key).update(JSON.stringify(parts)).digest().subarray(0, 16);
+    return `W/"${mac.toString('base64url')}"`;
+  };
+}
+
+/**
+ * A digest of the running code (every file under src/ or dist/, where this module was loaded from, and package.json):
+ * any change of the code that builds bodies changes it, and processes running the same code agree on it,
+ * so several servers of one database share tags. Read once per process.
+ */
+export const serverFingerprint = (() => {
+  let memo: string | undefined;
+  const walk = (folder: string, hash: ReturnType<typeof createHash>): void => {
+    for (const entry of readdirSync(folder, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) walk(path, hash);
+      else if (entry.isFile()) hash.update(`${entry.name}\n`).update(readFileSync(path));
+    }
+  };
+  return (): string => {
+    if (memo === undefined) {
+      const hash = createHash('sha256').update(readFileSync(new URL('../../package.json', import.meta.url)));
+      walk(fileURLToPath(new URL('..', import.meta.url)), hash);
+      memo = hash.digest('base64url');
+    }
+    return memo;
+  };
+})();
+
+export function registerCaching(api: FastifyInstance, options: CachingOptions): void {
+  const tagOf = etagOf(options);
+  const bodies = compressedBodies(options.compression);
+  // After authentication, the rate limit and the query parser (a 401, 429 or 400 is never a 304); before the handler.
+  // A tag the client names was sent with a 200 for this same request and data version, so the answer is that 200
+  // again. `*` is different: it matches only if there is a body at all (not on a 404), so it waits for the handler.
+  api.addHook('preHandler', async (request, reply) => {
+    const etag = tagOf(request);
+    request.etag = etag;
+    if (namesTag(request.headers['if-none-match'], etag)) {
+      reply.header('ETag', etag);
+      return reply.code(304).send();
+    }
+  });
   api.addHook('onSend', async (request, reply, payload) => {
     reply.header('Cache-Control', 'private');
     reply.header('Vary', 'Authorization, Accept-Encoding');
-    if (reply.statusCode !== 200 || !(payload instanceof Buffer || typeof payload === 'string')) return payload;
-    const etag = `W/"${createHash('sha1').update(payload).digest('base64url')}"`;
-    reply.header('ETag', etag);
-    if (matches(request.headers['if-none-match'], etag)) {
+    if (reply.statusCode !== 200 || request.etag === undefined || !(payload instanceof Buffer)) return payload;
+    reply.header('ETag', request.etag);
+    if (request.headers['if-none-match']?.trim() === '*') {
       reply.code(304);
       return '';
     }
-    return payload;
+    // Compressed here, by tag, so a body sent again is not compressed again; @fastify/compress passes an encoded
+    // payload through and still serves everything else (errors, the OpenAPI document).
+    const coding = payload.length < options.compression.threshold ? undefined : negotiateCoding(request.headers);
+    if (coding === undefined) return payload;
+    reply.header('Content-Encoding', coding);
+    return bodies.get(request.etag, coding, payload);
   });
 }

@@ -232,8 +232,42 @@ function openSqlite(path: string, options: ConnectOptions): Connection {
     throw fail(reasonOf(error));
   }
   return {
-    db: new Kysely<Database>({ dialect: new SqliteDialect({ database }), log: queryLog(options) }),
+    db: new Kysely<Database>({
+      dialect: new SqliteDialect({ database: preparedOnce(database) }),
+      log: queryLog(options),
+    }),
     dialect: 'sqlite',
+  };
+}
+
+/** How many prepared statements a SQLite connection keeps, and the longest SQL text kept (a bulk insert is not). */
+const STATEMENTS_KEPT = 500;
+const LONGEST_KEPT_SQL = 16_384;
+
+/**
+ * Kysely prepares every statement it runs, and better-sqlite3 compiles SQL on every prepare: measured at 9-14% of a
+ * request's CPU (docs/BENCHMARKS.md, "Per-request overhead"). Statements are kept by SQL text, least recently used
+ * out; Kysely runs one statement at a time per connection (its connection mutex), so a kept statement is never busy
+ * when it is handed out again, and SQLite re-prepares a kept statement by itself after a schema change.
+ */
+function preparedOnce(database: SQLite.Database) {
+  const kept = new Map<string, SQLite.Statement>();
+  return {
+    close: () => database.close(),
+    prepare(text: string): SQLite.Statement {
+      const found = kept.get(text);
+      if (found !== undefined) {
+        kept.delete(text);
+        kept.set(text, found);
+        return found;
+      }
+      const statement = database.prepare(text);
+      if (text.length <= LONGEST_KEPT_SQL) {
+        kept.set(text, statement);
+        if (kept.size > STATEMENTS_KEPT) kept.delete(kept.keys().next().value as string);
+      }
+      return statement;
+    },
   };
 }
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Integration, Risk } from '../../src/domain/risks.js';
-import { createKey, importRecords, setup, TENANT_A, TENANT_B, type TestContext } from '../helpers.js';
+import { setupWithKeys, TENANT_A, TENANT_B, type TestContext } from '../helpers.js';
 import {
   A1,
   A2,
@@ -23,13 +23,14 @@ import {
 let ctx: TestContext;
 let keyA: string;
 let keyB: string;
-const statements: string[] = [];
+let statements: string[];
 
 beforeAll(async () => {
-  ctx = await setup(undefined, { onQuery: (sql) => statements.push(sql) });
-  expect((await importRecords(ctx.storage, [...fixture, ...riskFixture])).problems).toEqual([]);
-  keyA = await createKey(ctx.storage, TENANT_A);
-  keyB = await createKey(ctx.storage, TENANT_B);
+  ({
+    ctx,
+    statements,
+    keys: [keyA, keyB],
+  } = await setupWithKeys([...fixture, ...riskFixture], [TENANT_A, TENANT_B]));
 });
 afterAll(async () => ctx.close());
 

@@ -1,0 +1,85 @@
+// Compression of tenant 200s, with the compressed bodies kept by ETag: a tag names one body (src/http/caching.ts), so
+// the compressed bytes of a tag can be sent again without compressing again. Levels and the cache size were chosen by
+// measurement (docs/DESIGN.md §25, docs/BENCHMARKS.md "Per-request overhead").
+import type { IncomingHttpHeaders } from 'node:http';
+import { promisify } from 'node:util';
+import { brotliCompress, constants, gzip } from 'node:zlib';
+
+export type Coding = 'br' | 'gzip';
+
+export interface CompressionOptions {
+  /** Bodies shorter than this are sent as they are. */
+  threshold: number;
+  gzipLevel: number;
+  brotliQuality: number;
+  /** Bytes of compressed bodies kept, over all entries; 0 keeps none. */
+  cacheBytes: number;
+}
+
+/** Preference on equal quality values: brotli is smaller and, at the qualities used, cheaper than gzip. */
+const CODINGS: readonly Coding[] = ['br', 'gzip'];
+
+/**
+ * The coding to send for an Accept-Encoding header (RFC 9110 §12.5.3), or undefined for identity: the acceptable coding
+ * with the highest q, brotli first on a tie; `*` stands for every coding not named; `x-gzip` is gzip; q=0 refuses.
+ */
+export function negotiateCoding(headers: IncomingHttpHeaders): Coding | undefined {
+  const header = headers['accept-encoding'];
+  if (header === undefined || header === '') return undefined;
+  const quality = new Map<string, number>();
+  for (const item of header.toLowerCase().split(',')) {
+    const [name = '', ...params] = item.split(';').map((part) => part.trim());
+    const q = params.find((p) => p.startsWith('q='));
+    const value = q === undefined ? 1 : Number(q.slice(2));
+    quality.set(name === 'x-gzip' ? 'gzip' : name, Number.isFinite(value) ? value : 0);
+  }
+  let best: Coding | undefined;
+  let bestQ = 0;
+  for (const coding of CODINGS) {
+    const q = quality.get(coding) ?? quality.get('*') ?? 0;
+    if (q > bestQ) [best, bestQ] = [coding, q];
+  }
+  return best;
+}
+
+const gzipAsync = promisify(gzip);
+const brotliAsync = promisify(brotliCompress);
+
+/**
+ * Compressed bodies by (coding, tag), least recently used first out, bounded in bytes. A body larger than an eighth of
+ * the budget is compressed but not kept, so one export-sized page cannot empty the cache of everyday pages.
+ */
+export function compressedBodies({ gzipLevel, brotliQuality, cacheBytes }: CompressionOptions) {
+  const entries = new Map<string, Buffer>();
+  let bytes = 0;
+  const compress = (coding: Coding, body: Buffer): Promise<Buffer> =>
+    coding === 'gzip'
+      ? gzipAsync(body, { level: gzipLevel })
+      : brotliAsync(body, {
+          params: { [constants.BROTLI_PARAM_QUALITY]: brotliQuality, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
+        });
+
+  return {
+    async get(etag: string, coding: Coding, body: Buffer): Promise<Buffer> {
+      const key = `${coding} ${etag}`;
+      const kept = entries.get(key);
+      if (kept !== undefined) {
+        entries.delete(key);
+        entries.set(key, kept);
+        return kept;
+      }
+      const compressed = await compress(coding, body);
+      // Another request for the same tag may have kept it while this one was compressing.
+      if (!entries.has(key) && compressed.length <= cacheBytes / 8) {
+        entries.set(key, compressed);
+        bytes += compressed.length;
+        for (const [oldest, value] of entries) {
+          if (bytes <= cacheBytes) break;
+          entries.delete(oldest);
+          bytes -= value.length;
+        }
+      }
+      return compressed;
+    },
+  };
+}
