@@ -3,7 +3,7 @@
 import type { FailedCheck } from './checks.js';
 import type { RiskSubject, SubjectFinding } from './risk-engine.js';
 import { FACTOR_DEFINITIONS } from './risk-factors.js';
-import { deriveRisks, RULES } from './risk-rules.js';
+import { deriveRisks, madeBy, RULES } from './risk-rules.js';
 
 const finding = (over: Partial<SubjectFinding>): SubjectFinding => ({
   vulnerabilityId: 'CVE-2021-44228',
@@ -123,9 +123,7 @@ function example(index: number): string {
   const entry = RULE_EXAMPLES[index];
   const rule = RULES[index];
   if (!entry || !rule) return '';
-  const risk = deriveRisks(entry.subject).find(
-    (r) => r.riskTypeId === rule.riskTypeId || rule.riskTypeId === '<check id>',
-  );
+  const risk = deriveRisks(entry.subject).find((r) => madeBy(rule, r.riskTypeId));
   if (!risk) return `${entry.text}: no risk`;
   const side = (s: 'likelihood' | 'impact') =>
     risk.factors

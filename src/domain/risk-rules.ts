@@ -17,13 +17,19 @@ import {
   type FactorKey,
 } from './risk-factors.js';
 import {
-  riskRecord,
   scoreOutcome,
   type DerivedRisk,
   type RiskSubject,
   type RuleOutcome,
   type SubjectFinding,
 } from './risk-engine.js';
+
+/** The catalog's riskTypeId of the failed-check rule: each of its risks has the check's own id instead. */
+export const CHECK_RULE_ID = '<check id>';
+
+/** Whether a risk is one the rule makes. */
+export const madeBy = (rule: RiskRule, riskTypeId: string | null): boolean =>
+  rule.riskTypeId === CHECK_RULE_ID || rule.riskTypeId === riskTypeId;
 
 export interface RiskRule {
   /** The riskTypeId of the risks it makes (for the check rule: the check's own id, shown as a pattern). */
@@ -154,7 +160,7 @@ export const RULES: readonly RiskRule[] = [
     },
   },
   {
-    riskTypeId: '<check id>',
+    riskTypeId: CHECK_RULE_ID,
     title: 'Failed configuration check (Prowler, Trivy misconfiguration)',
     condition:
       'A scanner reported the check as failed on the asset (Prowler status FAIL, Trivy misconfiguration status FAIL), and no later report of the same scanner passed it or left it out of a complete scan.',
@@ -202,5 +208,3 @@ export function deriveRisks(subject: RiskSubject): DerivedRisk[] {
   const seen = new Set<string>();
   return risks.filter((r) => (seen.has(r.id) ? false : (seen.add(r.id), true)));
 }
-
-export { riskRecord };

@@ -5,7 +5,7 @@ import { sql, type Kysely } from 'kysely';
 import { deriveAssetFields, type CountedFinding } from '../domain/derived.js';
 import { compileExemption, matchingExemptions, type MatchableAsset } from '../domain/exemptions.js';
 import type { Exemption } from '../domain/vulnerabilities.js';
-import { fromTenant } from './scope.js';
+import { forAssetBatches, fromTenant } from './scope.js';
 import type { AssetTable, Database } from './tables.js';
 
 const BATCH = 500;
@@ -54,25 +54,7 @@ export async function recomputeDerived(
       ])
       .orderBy('assets.id');
 
-  if (scope === 'all') {
-    let after: string | null = null;
-    for (;;) {
-      const assets = await (after === null ? selectAssets() : selectAssets().where('assets.id', '>', after))
-        .limit(BATCH)
-        .execute();
-      if (assets.length === 0) break;
-      await recomputeBatch(db, tenantId, assets, exemptions);
-      after = assets[assets.length - 1]!.id;
-    }
-    return;
-  }
-  const ids = [...scope].sort();
-  for (let i = 0; i < ids.length; i += BATCH) {
-    const assets = await selectAssets()
-      .where('assets.id', 'in', ids.slice(i, i + BATCH))
-      .execute();
-    if (assets.length > 0) await recomputeBatch(db, tenantId, assets, exemptions);
-  }
+  await forAssetBatches(selectAssets, scope, BATCH, (assets) => recomputeBatch(db, tenantId, assets, exemptions));
 }
 
 type AssetRow = Derived & { id: string; region: string | null; tags: string };

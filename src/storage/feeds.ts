@@ -6,9 +6,10 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { FeedData, FeedLoad, FeedLoadResult, FeedName, FeedStatus, Intel } from '../domain/intel.js';
 import { recomputeDerived } from './derive.js';
+import { bumpDataVersion } from './tenants.js';
 import { addDerivations, deriveTenantRisks, NO_DERIVATION } from './risk-derive.js';
 import { feedIntel, intelOf } from './intel.js';
-import { appendTo } from './scope.js';
+import { appendTo, bulkTransaction } from './scope.js';
 import type { Database } from './tables.js';
 import type { Dialect } from './types.js';
 
@@ -254,8 +255,7 @@ const ownOf = (stored: Partial<Intel>): Intel => ({
 export function feedStore(db: Kysely<Database>, dialect: Dialect) {
   return {
     async loadFeeds(feeds: readonly FeedData[], at: string): Promise<FeedLoad> {
-      return db.transaction().execute(async (tx) => {
-        if (dialect === 'postgres') await sql`set local enable_seqscan = off`.execute(tx);
+      return bulkTransaction(db, dialect, async (tx) => {
         const results: FeedLoadResult[] = [];
         const touched = new Set<string>();
         let epssChanged = false;
@@ -291,11 +291,7 @@ export function feedStore(db: Kysely<Database>, dialect: Dialect) {
           const scope = epssChanged ? 'all' : enriched.assets;
           if (scope !== 'all' && scope.size === 0) continue;
           risks = addDerivations(risks, await deriveTenantRisks(tx, tenant_id, scope, at));
-          await tx
-            .updateTable('tenants')
-            .set((eb) => ({ data_version: eb('data_version', '+', 1) }))
-            .where('tenant_id', '=', tenant_id)
-            .execute();
+          await bumpDataVersion(tx, tenant_id);
         }
         return {
           feeds: results,

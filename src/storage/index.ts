@@ -12,7 +12,7 @@ import { riskWriteStore } from './risk-store.js';
 import { tenantStore } from './tenants.js';
 import { riskStore } from './risks.js';
 import { vulnerabilityStore } from './vulnerabilities.js';
-import { tenantReader } from './scope.js';
+import { bulkTransaction, tenantReader } from './scope.js';
 import type { IngestWriter, Storage } from './types.js';
 
 export type * from './types.js';
@@ -110,10 +110,7 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
     ): Promise<T> {
       let result: T | undefined;
       try {
-        await db.transaction().execute(async (tx) => {
-          // Rows written in this transaction are invisible to autoanalyze, so PostgreSQL would plan the import's key
-          // lookups for empty tables and scan ever larger ones. Every lookup here is by key: use the indexes.
-          if (dialect === 'postgres') await sql`set local enable_seqscan = off`.execute(tx);
+        await bulkTransaction(db, dialect, async (tx) => {
           const writer = ingestWriter(tx, { deriveRisksAt: ingestOptions.deriveRisksAt });
           result = await work(writer);
           if (ingestOptions.dryRun) throw new Rollback();

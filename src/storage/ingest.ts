@@ -11,7 +11,7 @@ import { addDerivations, deriveTenantRisks, NO_DERIVATION, type RiskDerivation }
 import { feedIntel, hasFindingFeeds, intelOf } from './intel.js';
 import { deleteFindingRows, resolveFindings, scanReads } from './scans.js';
 import { hasVexStatements, rematchVex, replaceVexDocument } from './vex.js';
-import { tenantOrganization } from './tenants.js';
+import { bumpDataVersion, tenantOrganization } from './tenants.js';
 import { appendTo, fromTenant } from './scope.js';
 import type { AssetTable, Database } from './tables.js';
 import type { IngestWriter } from './types.js';
@@ -394,13 +394,7 @@ export function ingestWriter(
     /** Settles what is buffered, then bumps the data version of every tenant the run wrote to. */
     async finish(): Promise<void> {
       await this.settle();
-      for (const tenantId of written) {
-        await tx
-          .updateTable('tenants')
-          .set((eb) => ({ data_version: eb('data_version', '+', 1) }))
-          .where('tenant_id', '=', tenantId)
-          .execute();
-      }
+      for (const tenantId of written) await bumpDataVersion(tx, tenantId);
     },
 
     async assetExists(tenantId: string, assetId: string): Promise<boolean> {

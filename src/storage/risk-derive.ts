@@ -12,10 +12,11 @@ import {
   type RiskSubject,
   type SubjectFinding,
   type SubjectSecret,
+  riskRecord,
 } from '../domain/risk-engine.js';
-import { deriveRisks, riskRecord } from '../domain/risk-rules.js';
-import { appendTo, fromTenant } from './scope.js';
-import { chunks, scoreScannedAssets } from './risk-lifecycle.js';
+import { deriveRisks } from '../domain/risk-rules.js';
+import { appendTo, chunks, forAssetBatches, fromTenant } from './scope.js';
+import { scoreScannedAssets } from './risk-lifecycle.js';
 import { tenantOrganization } from './tenants.js';
 import type { Database } from './tables.js';
 
@@ -143,22 +144,16 @@ export async function deriveTenantRisks(
   const organizationId = await tenantOrganization(db, tenantId);
   if (organizationId === undefined) return NO_DERIVATION;
   const production = await productionIntegrations(db, tenantId);
-  const base = () => assetQuery(db, tenantId);
   let total = NO_DERIVATION;
-  const run = async (assets: AssetRow[]) => {
-    if (assets.length > 0)
+  await forAssetBatches(
+    () => assetQuery(db, tenantId),
+    scope,
+    BATCH,
+    async (assets) => {
       total = addDerivations(total, await deriveBatch(db, tenantId, organizationId, production, assets, at));
-  };
+    },
+  );
   if (scope === 'all') {
-    let after: string | null = null;
-    for (;;) {
-      const assets: AssetRow[] = await (after === null ? base() : base().where('assets.id', '>', after))
-        .limit(BATCH)
-        .execute();
-      if (assets.length === 0) break;
-      await run(assets);
-      after = assets[assets.length - 1]!.id;
-    }
     // Risks derived for an asset that is no longer in the inventory leave with it.
     const orphans = await fromTenant(db as Kysely<Database>, 'risks', tenantId)
       .select('risks.id')
@@ -180,7 +175,6 @@ export async function deriveTenantRisks(
     total = { ...total, removed: total.removed + orphans.length };
     return total;
   }
-  for (const ids of chunks([...scope].sort(), BATCH)) await run(await base().where('assets.id', 'in', ids).execute());
   return total;
 }
 

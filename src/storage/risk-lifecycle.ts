@@ -3,17 +3,10 @@
 // the scores of their OPEN risks (docs/RISKS.md).
 import type { Kysely, Transaction } from 'kysely';
 import type { LifecycleState } from '../domain/enums.js';
-import { fromTenant } from './scope.js';
+import { chunks, fromTenant } from './scope.js';
 import type { Database } from './tables.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
-
-/** Splits a list for `in (…)` lists of a bounded length. */
-export const chunks = <T>(items: readonly T[], size = 500): T[][] => {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-};
 
 /**
  * Sets a risk's lifecycle state (any risk of the tenant, derived or imported) and remembers it by id; updates the

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { sql, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
 import type { Database, TENANT_TABLES } from './tables.js';
 import type { Dialect, TenantScope } from './types.js';
 
@@ -16,6 +16,56 @@ export function fromTenant<T extends TenantTableName>(
   // Widened to the union: Kysely cannot pick its selectFrom overload for a generic table name.
   const name: TenantTableName = table;
   return db.selectFrom(name).where(sql.ref(`${table}.tenant_id`), '=', tenantId);
+}
+
+/**
+ * A transaction for a bulk write (import, ingest, feeds, risk derivation). Rows written in it are invisible to
+ * autoanalyze, so PostgreSQL would plan its key lookups for the tables as they were before it (empty, for a first
+ * import or derivation) and scan ever larger ones; every lookup of a bulk write is by key, so it uses the indexes.
+ */
+export const bulkTransaction = <T>(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  work: (tx: Transaction<Database>) => Promise<T>,
+): Promise<T> =>
+  db.transaction().execute(async (tx) => {
+    if (dialect === 'postgres') await sql`set local enable_seqscan = off`.execute(tx);
+    return work(tx);
+  });
+
+/** Splits a list for `in (…)` lists of a bounded length. */
+export const chunks = <T>(items: readonly T[], size = 500): T[][] => {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+};
+
+/**
+ * Runs `each` over a tenant's assets in id order, `size` at a time: every asset (keyset pages, so the last page costs
+ * what the first does), or the given ones. `select` is the asset query without its limit, ordered by `assets.id`.
+ */
+export async function forAssetBatches<R extends { id: string }>(
+  select: () => SelectQueryBuilder<Database, 'assets', R>,
+  scope: 'all' | ReadonlySet<string>,
+  size: number,
+  each: (assets: R[]) => Promise<void>,
+): Promise<void> {
+  if (scope !== 'all') {
+    for (const ids of chunks([...scope].sort(), size)) {
+      const assets = await select().where('assets.id', 'in', ids).execute();
+      if (assets.length > 0) await each(assets);
+    }
+    return;
+  }
+  let after: string | null = null;
+  for (;;) {
+    const assets: R[] = await (after === null ? select() : select().where('assets.id', '>', after))
+      .limit(size)
+      .execute();
+    if (assets.length === 0) return;
+    await each(assets);
+    after = assets[assets.length - 1]!.id;
+  }
 }
 
 /** Appends a value to the list of a key (creating it): grouping rows without copying the list at each row. */

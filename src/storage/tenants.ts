@@ -14,6 +14,14 @@ export async function tenantOrganization(db: Kysely<Database>, tenantId: string)
   return row?.organization_id;
 }
 
+/** Bumps a tenant's data version after a write: it keys cached counts and ETags, which then never go stale. */
+export const bumpDataVersion = (db: Kysely<Database>, tenantId: string): Promise<unknown> =>
+  db
+    .updateTable('tenants')
+    .set((eb) => ({ data_version: eb('data_version', '+', 1) }))
+    .where('tenant_id', '=', tenantId)
+    .execute();
+
 type TenantStore = Pick<Storage, 'tenantOrganization' | 'listTenants' | 'createTenant' | 'tenantSummaries'>;
 
 export function tenantStore(db: Kysely<Database>): TenantStore {

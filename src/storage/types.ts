@@ -110,8 +110,9 @@ export interface IngestWriter {
   resolveFindings(tenantId: string, assetId: string, source: string, keep: ReadonlySet<string>): Promise<number>;
   /**
    * Records what a report says about an asset's configuration checks from `source`: failures are added or updated
-   * (an updated one keeps its firstObservedAt), passed checks resolve earlier failures, and a complete report with
-   * `resolve` also resolves the failures it no longer lists. Returns the counts.
+   * (an updated one keeps its firstObservedAt), passed checks resolve earlier failures whatever `resolve` says (a
+   * caller that must resolve nothing passes none), and a complete report with `resolve` also resolves the failures
+   * it no longer lists. Returns the counts.
    */
   recordChecks(
     tenantId: string,
