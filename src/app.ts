@@ -154,8 +154,9 @@ export async function buildApp({ storage, logger = false, now, http = {} }: AppD
     const secret = await storage.cursorKey();
     registerCaching(api, { secret, serverVersion: serverFingerprint(), compression });
     await assetRoutes(api, { storage });
-    await riskRoutes(api, { storage, cursors: cursorCodec(secret) });
-    await vulnerabilityRoutes(api, { storage });
+    const cursors = cursorCodec(secret);
+    await riskRoutes(api, { storage, cursors });
+    await vulnerabilityRoutes(api, { storage, cursors });
   });
 
   for (const url of API_PATHS) {

@@ -45,6 +45,8 @@ export interface QueryOptions {
   ranges?: readonly (readonly [string, string])[];
   /** `[a, b]`: a may only be given together with b. */
   requires?: readonly (readonly [string, string])[];
+  /** `[a, b]`: a and b may not be given together. */
+  conflicts?: readonly (readonly [string, string, reason: string])[];
 }
 
 /** A list operation's parameters and cross-parameter rules. */

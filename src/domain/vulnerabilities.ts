@@ -167,7 +167,18 @@ export const listVulnerabilitiesSpec = querySpec(
       max: 1_000_000,
       default: 1,
       description:
-        'Page number, an integer from 1 to 1000000 (default 1). A page past the end answers an empty `data` with the true `total`.',
+        'Page number, an integer from 1 to 1000000 (default 1). A page past the end answers an empty `data` with the true `total`. Not with `cursor`.',
+    },
+    cursor: {
+      kind: 'string',
+      description:
+        'The opaque `meta.cursor` of the previous response, passed unchanged with the same filters and sort (else 400 invalid_cursor): the findings after it. Not with `page`.',
+    },
+    includeTotal: {
+      kind: 'boolean',
+      default: true,
+      description:
+        'true (default): `meta` holds `page`, `total`, `hasNextPage` and `hasPreviousPage` (not with `cursor`); false: `meta` is `{perPage, cursor}` and no count is made.',
     },
     perPage: {
       kind: 'integer',
@@ -177,6 +188,9 @@ export const listVulnerabilitiesSpec = querySpec(
       description: 'Page size, an integer from 1 to 2000 (default 100).',
     },
   },
-  { ranges: [['firstObservedAtStart', 'firstObservedAtEnd']] },
+  {
+    ranges: [['firstObservedAtStart', 'firstObservedAtEnd']],
+    conflicts: [['page', 'cursor', 'a cursor continues from its own position']],
+  },
 );
 export type ListVulnerabilitiesQuery = ParsedQuery<typeof listVulnerabilitiesSpec.params>;

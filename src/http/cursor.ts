@@ -1,15 +1,22 @@
 // Opaque, tamper-evident list cursors. A cursor carries only the position of the last item sent (its sort value and
-// id); it is signed with a per-database key together with what it is bound to (the tenant and the normalised query),
+// its key: a risk's id, a finding's asset and vulnerability ids); it is signed with a per-database key together with what it is bound to (the tenant and the normalised query),
 // so an altered cursor, or one replayed with other filters, another sort or projection, or another tenant's key, fails
 // verification and is answered 400 invalid_cursor: never a 500, never another tenant's data.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { apiError } from '../domain/errors.js';
 
-export type Position = readonly [sortValue: string | number, id: string];
+/** The sort value of the last item sent, then its key (one or more strings, the tie-break order). */
+export type Position = readonly [sortValue: string | number, ...key: string[]];
 
 const VERSION = 1;
 const MAC_BYTES = 16;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
+
+/** The position of a list whose key has one string (risks: the id) or two (findings: asset and vulnerability ids). */
+type Decode = {
+  (cursor: string, binding: string, keys: 1): readonly [sortValue: string | number, id: string];
+  (cursor: string, binding: string, keys: 2): readonly [sortValue: string | number, assetId: string, id: string];
+};
 
 const invalid = () =>
   apiError(
@@ -28,8 +35,8 @@ export function cursorCodec(key: Buffer) {
       return `${body}.${mac(binding, body).toString('base64url')}`;
     },
 
-    /** The position in a cursor issued for this binding; throws invalid_cursor otherwise. */
-    decode(cursor: string, binding: string): Position {
+    /** The position in a cursor issued for this binding, with a key of `keys` strings; throws invalid_cursor otherwise. */
+    decode: ((cursor: string, binding: string, keys: number): Position => {
       const [body, signature, extra] = cursor.split('.');
       // Strict alphabet: base64url decoding would otherwise ignore stray characters, and an altered cursor could pass.
       if (!body || !signature || extra !== undefined || !BASE64URL.test(body) || !BASE64URL.test(signature))
@@ -49,24 +56,36 @@ export function cursorCodec(key: Buffer) {
       } catch {
         throw invalid();
       }
-      if (!Array.isArray(parsed) || parsed.length !== 3 || parsed[0] !== VERSION) throw invalid();
-      const [, sortValue, id] = parsed as [number, unknown, unknown];
-      if ((typeof sortValue !== 'string' && typeof sortValue !== 'number') || typeof id !== 'string') throw invalid();
-      return [sortValue, id];
-    },
+      if (!Array.isArray(parsed) || parsed.length < 3 || parsed[0] !== VERSION) throw invalid();
+      const [, sortValue, ...key] = parsed as unknown[];
+      if (
+        (typeof sortValue !== 'string' && typeof sortValue !== 'number') ||
+        key.length !== keys ||
+        !key.every((k) => typeof k === 'string')
+      )
+        throw invalid();
+      return [sortValue, ...key];
+    }) as Decode,
   };
 }
 
 export type CursorCodec = ReturnType<typeof cursorCodec>;
 
 /**
- * What a cursor is bound to: the tenant and the query normalised (list items as sets, defaults explicit), without
- * the cursor itself and perPage (which may change between batches).
+ * Parameters that say how much to send or where to start, not which records in which order: a cursor is not bound to
+ * them. perPage may change between batches, a numbered page hands out the cursor of its end, and the total and the
+ * format only shape the answer.
  */
-export function cursorBinding(tenantId: string, query: Record<string, unknown>): string {
+const UNBOUND = new Set(['cursor', 'perPage', 'page', 'includeTotal', 'format']);
+
+/**
+ * What a cursor is bound to: the list (a route path), the tenant and the query normalised (list items as sets,
+ * defaults explicit), without the parameters of UNBOUND.
+ */
+export function cursorBinding(list: string, tenantId: string, query: Record<string, unknown>): string {
   const normalised = Object.entries(query)
-    .filter(([name, value]) => name !== 'cursor' && name !== 'perPage' && value !== undefined)
+    .filter(([name, value]) => !UNBOUND.has(name) && value !== undefined)
     .map(([name, value]) => [name, Array.isArray(value) ? (value as unknown[]).map(String).sort() : value] as const)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return JSON.stringify([tenantId, normalised]);
+  return JSON.stringify([list, tenantId, normalised]);
 }

@@ -45,7 +45,16 @@ export const ErrorBody = Type.Object(
 );
 
 /** The names of `components.schemas`; registerOpenApi() registers one schema under each. */
-export type ComponentName = 'Error' | 'Asset' | 'Integration' | 'Risk' | 'Vulnerability' | 'PageMeta' | 'CursorMeta';
+export type ComponentName =
+  | 'Error'
+  | 'Asset'
+  | 'Integration'
+  | 'Risk'
+  | 'Vulnerability'
+  | 'PageMeta'
+  | 'CursorMeta'
+  | 'FindingPageMeta'
+  | 'FindingBatchMeta';
 
 /** A reference to a component schema (resolved by @fastify/swagger to `#/components/schemas/<name>`). */
 export const ref = (name: ComponentName): TSchema => Type.Ref(name);

@@ -59,6 +59,15 @@ export function defineQuery<const S extends Record<string, ParamSpec>>({
         problems.push({ code: 'invalid_parameter', field: name, message: `${name} requires ${needed}` });
       }
     }
+    for (const [name, other, reason] of options.conflicts ?? []) {
+      if (name in raw && other in raw) {
+        problems.push({
+          code: 'invalid_parameter',
+          field: name,
+          message: `${name} and ${other} exclude each other: ${reason}`,
+        });
+      }
+    }
     if (problems.length > 0) throw new ApiError(problems);
     return out as ParsedQuery<S>;
   };

@@ -34,6 +34,15 @@ export interface Page {
 /** Where a risk batch starts: after the item with this sort value and id. */
 export type RiskPosition = readonly [string | number, string];
 
+/** Where a batch of findings starts: after the finding with this sort value, asset id and vulnerability id. */
+export type FindingPosition = readonly [string | number, string, string];
+
+/** A batch of a keyset list: the items, and where the next batch starts (null on the last). */
+export interface Batch<P> {
+  items: Buffer[];
+  next: P | null;
+}
+
 export interface TenantInfo {
   tenantId: string;
   organizationId: string;
@@ -155,7 +164,15 @@ export interface Storage {
     query: ListRisksQuery,
     after: RiskPosition | undefined,
   ): Promise<Page & { next: RiskPosition | null }>;
-  listVulnerabilities(scope: TenantScope, query: ListVulnerabilitiesQuery): Promise<Page>;
+  /**
+   * A page of findings: after `after` when given (a keyset batch), else the numbered page `query.page`; the total only
+   * when asked (`includeTotal` and no `after`); and where the batch after it starts (null: last).
+   */
+  listVulnerabilities(
+    scope: TenantScope,
+    query: ListVulnerabilitiesQuery,
+    after: FindingPosition | undefined,
+  ): Promise<Batch<FindingPosition> & { total?: number }>;
 
   // Tenants and keys.
   listTenants(): Promise<TenantInfo[]>;

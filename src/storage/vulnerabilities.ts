@@ -1,15 +1,19 @@
 // Vulnerability finding reads: every filter answered by SQL (package filters through the packages child table, asset
-// filters through semi-joins), page-numbered with the (asset_id, vulnerability_id) tie-break, exemptions spliced in.
+// filters through semi-joins), numbered pages or keyset batches over (sort value, asset_id, vulnerability_id), so a
+// batch deep in the list costs what the first does; exemptions spliced in.
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
 import { severityLevelValues } from '../domain/enums.js';
 import type { ListVulnerabilitiesQuery, VulnerabilitySortField } from '../domain/vulnerabilities.js';
 import { columnFilters, environmentFilter, groupMemberFilter, type ColumnFilters } from './filters.js';
 import { appendTo, countCache, fromTenant, type TenantReader } from './scope.js';
 import type { Database } from './tables.js';
-import type { Storage } from './types.js';
+import type { FindingPosition, Storage } from './types.js';
 
 type Eb = ExpressionBuilder<Database, 'vulnerabilities'>;
-export type VulnerabilityFilters = Omit<ListVulnerabilitiesQuery, 'sortBy' | 'sortOrder' | 'page' | 'perPage'>;
+export type VulnerabilityFilters = Omit<
+  ListVulnerabilitiesQuery,
+  'sortBy' | 'sortOrder' | 'page' | 'perPage' | 'cursor' | 'includeTotal'
+>;
 
 const sortColumns: Record<
   VulnerabilitySortField,
@@ -91,20 +95,37 @@ export function vulnerabilityStore(read: TenantReader): Pick<Storage, 'listVulne
     fromTenant(db, 'vulnerabilities', tenantId).where((eb) => eb.and(filterExpressions(eb, tenantId, filters)));
 
   return {
-    listVulnerabilities: (scope, query) =>
+    listVulnerabilities: (scope, query, after) =>
       read(scope.tenantId, async (db) => {
-        const { sortBy, sortOrder, page, perPage, ...filters } = query;
+        const { sortBy, sortOrder, page, perPage, cursor: _cursor, includeTotal, ...filters } = query;
         const column = sortColumns[sortBy];
         const direction = sortOrder === 'DESC' ? 'desc' : 'asc';
-        // Page the narrow keys first, then read the documents of that page (as for assets).
-        const keys = await filtered(db, scope.tenantId, filters)
-          .select(['vulnerabilities.asset_id', 'vulnerabilities.vulnerability_id', 'vulnerabilities.is_exempted'])
+        // Page the narrow keys first, then read the documents of that page (as for assets). A keyset batch seeks past
+        // its position on the (tenant_id, is_exempted, sort, asset_id, vulnerability_id) index; a numbered page skips.
+        let select = filtered(db, scope.tenantId, filters).select([
+          'vulnerabilities.asset_id',
+          'vulnerabilities.vulnerability_id',
+          'vulnerabilities.is_exempted',
+          `vulnerabilities.${column} as sortValue`,
+        ]);
+        if (after) {
+          select = select.where((eb) =>
+            eb(
+              eb.refTuple(`vulnerabilities.${column}`, 'vulnerabilities.asset_id', 'vulnerabilities.vulnerability_id'),
+              direction === 'desc' ? '<' : '>',
+              eb.tuple(after[0] as never, after[1], after[2]),
+            ),
+          );
+        }
+        // One row more than asked tells whether another batch follows.
+        const fetched = await select
           .orderBy(`vulnerabilities.${column}`, direction)
           .orderBy('vulnerabilities.asset_id', direction)
           .orderBy('vulnerabilities.vulnerability_id', direction)
-          .limit(perPage)
-          .offset((page - 1) * perPage)
+          .limit(perPage + 1)
+          .offset(after ? 0 : (page - 1) * perPage)
           .execute();
+        const keys = fetched.slice(0, perPage);
 
         const docs = new Map<string, Buffer>();
         const exemptionsOf = new Map<string, string[]>();
@@ -157,6 +178,10 @@ export function vulnerabilityStore(read: TenantReader): Pick<Storage, 'listVulne
             Buffer.from(`,"exemptions":[${exemptions.join(',')}]}`),
           ]);
         });
+        const last = keys[keys.length - 1];
+        const next: FindingPosition | null =
+          fetched.length > perPage && last ? [last.sortValue, last.asset_id, last.vulnerability_id] : null;
+        if (!includeTotal || after) return { items, next };
         const total = await count(scope, filters, async () =>
           Number(
             (
@@ -166,7 +191,7 @@ export function vulnerabilityStore(read: TenantReader): Pick<Storage, 'listVulne
             ).n,
           ),
         );
-        return { items, total };
+        return { items, total, next };
       }),
   };
 }

@@ -310,13 +310,20 @@ describe('vulnerability list: limits, sorting and pages', () => {
     const seen: string[] = [];
     for (let page = 1; page <= 4; page += 1) {
       const { body } = await get(`perPage=1&page=${page}`);
-      expect(body.meta).toEqual({ page, perPage: 1, total: 4, hasNextPage: page < 4, hasPreviousPage: page > 1 });
+      expect(body.meta).toEqual({
+        page,
+        perPage: 1,
+        total: 4,
+        hasNextPage: page < 4,
+        hasPreviousPage: page > 1,
+        cursor: page < 4 ? expect.any(String) : null,
+      });
       seen.push(...body.data.map(idOf));
     }
     expect(seen).toEqual([F1, F4, F5, F8]);
     expect((await get('page=3&perPage=2')).body).toEqual({
       data: [],
-      meta: { page: 3, perPage: 2, total: 4, hasNextPage: false, hasPreviousPage: true },
+      meta: { page: 3, perPage: 2, total: 4, hasNextPage: false, hasPreviousPage: true, cursor: null },
     });
   });
 

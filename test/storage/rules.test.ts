@@ -170,14 +170,19 @@ for (const dialect of TEST_DIALECTS) {
           unknown
         >;
         const findings = (
-          await storage.listVulnerabilities(scope, {
-            assetIds: [idOf(i)],
-            isExempted: false,
-            sortBy: 'severityLevelValue',
-            sortOrder: 'DESC',
-            page: 1,
-            perPage: 100,
-          })
+          await storage.listVulnerabilities(
+            scope,
+            {
+              assetIds: [idOf(i)],
+              isExempted: false,
+              sortBy: 'severityLevelValue',
+              sortOrder: 'DESC',
+              page: 1,
+              perPage: 100,
+              includeTotal: false,
+            },
+            undefined,
+          )
         ).items.map(
           (b) =>
             JSON.parse(b.toString()) as {

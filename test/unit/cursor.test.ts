@@ -4,7 +4,7 @@ import { ApiError } from '../../src/domain/errors.js';
 import { cursorBinding, cursorCodec } from '../../src/http/cursor.js';
 
 const codec = cursorCodec(randomBytes(32));
-const binding = cursorBinding('tenant-a', {
+const binding = cursorBinding('/risks', 'tenant-a', {
   severityLevels: ['HIGH', 'CRITICAL'],
   sortBy: 'score',
   sortOrder: 'desc',
@@ -13,7 +13,7 @@ const binding = cursorBinding('tenant-a', {
 
 const rejects = (cursor: string, b = binding) => {
   try {
-    codec.decode(cursor, b);
+    codec.decode(cursor, b, 1);
     return false;
   } catch (error) {
     return error instanceof ApiError && error.problems[0]?.code === 'invalid_cursor' && error.status === 400;
@@ -28,7 +28,7 @@ describe('cursor codec', () => {
       [0, ''],
       [-1e-9, 'ünïcødé/id'],
     ] as const) {
-      expect(codec.decode(codec.encode(position, binding), binding)).toEqual(position);
+      expect(codec.decode(codec.encode(position, binding), binding, 1)).toEqual(position);
     }
   });
 
@@ -37,29 +37,63 @@ describe('cursor codec', () => {
     expect(
       codec.decode(
         cursor,
-        cursorBinding('tenant-a', {
+        cursorBinding('/risks', 'tenant-a', {
           perPage: 100,
           sortOrder: 'desc',
           sortBy: 'score',
           severityLevels: ['CRITICAL', 'HIGH'],
         }),
+        1,
       ),
     ).toEqual([1, 'x']);
     expect(
       rejects(
         cursor,
-        cursorBinding('tenant-b', { severityLevels: ['HIGH', 'CRITICAL'], sortBy: 'score', sortOrder: 'desc' }),
+        cursorBinding('/risks', 'tenant-b', {
+          severityLevels: ['HIGH', 'CRITICAL'],
+          sortBy: 'score',
+          sortOrder: 'desc',
+        }),
       ),
-    ).toBe(true);
-    expect(
-      rejects(cursor, cursorBinding('tenant-a', { severityLevels: ['HIGH'], sortBy: 'score', sortOrder: 'desc' })),
     ).toBe(true);
     expect(
       rejects(
         cursor,
-        cursorBinding('tenant-a', { severityLevels: ['HIGH', 'CRITICAL'], sortBy: 'score', sortOrder: 'asc' }),
+        cursorBinding('/risks', 'tenant-a', { severityLevels: ['HIGH'], sortBy: 'score', sortOrder: 'desc' }),
       ),
     ).toBe(true);
+    expect(
+      rejects(
+        cursor,
+        cursorBinding('/risks', 'tenant-a', {
+          severityLevels: ['HIGH', 'CRITICAL'],
+          sortBy: 'score',
+          sortOrder: 'asc',
+        }),
+      ),
+    ).toBe(true);
+  });
+
+  it('binds to the list, and not to the page, the total or the format', () => {
+    const cursor = codec.encode([1, 'x'], binding);
+    const query = { severityLevels: ['HIGH', 'CRITICAL'], sortBy: 'score', sortOrder: 'desc' };
+    expect(rejects(cursor, cursorBinding('/vulnerabilities', 'tenant-a', query))).toBe(true);
+    expect(
+      codec.decode(
+        cursor,
+        cursorBinding('/risks', 'tenant-a', { ...query, page: 3, includeTotal: false, format: 'json' }),
+        1,
+      ),
+    ).toEqual([1, 'x']);
+  });
+
+  it('carries keys of several strings and rejects a key of another length', () => {
+    const position = [4, 'sirn:assets:a', 'CVE-2024-1'] as const;
+    const cursor = codec.encode(position, binding);
+    expect(codec.decode(cursor, binding, 2)).toEqual(position);
+    expect(rejects(cursor)).toBe(true);
+    expect(rejects(codec.encode([4, 'x'], binding), binding)).toBe(false);
+    expect(() => codec.decode(codec.encode([4, 'x'], binding), binding, 2)).toThrow(ApiError);
   });
 
   it('rejects every single-character change of a cursor', () => {

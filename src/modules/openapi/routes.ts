@@ -12,6 +12,7 @@ import { ASSET_PATH, ASSETS_PATH } from '../assets/routes.js';
 import { Integration, Risk } from '../../domain/risks.js';
 import { CursorMeta } from '../risks/schemas.js';
 import { Vulnerability } from '../../domain/vulnerabilities.js';
+import { FindingBatchMeta, FindingPageMeta } from '../vulnerabilities/schemas.js';
 import { ErrorBody, examplesOf, type ComponentName } from '../../http/docs.js';
 
 // The same relative path from src/modules/openapi (tests, tsx) and dist/modules/openapi (the built server).
@@ -39,6 +40,8 @@ const components: Record<ComponentName, TSchema> = {
   ),
   PageMeta,
   CursorMeta,
+  FindingPageMeta,
+  FindingBatchMeta,
 };
 
 function withDescription(schema: TSchema, description: string): TSchema {
@@ -56,8 +59,8 @@ const info = {
       'without a body) and answers JSON (`application/json; charset=utf-8`).',
     '**Authentication.** Every operation needs `Authorization: Bearer <key>` with a tenant API key (`secinv keys create ' +
       '--tenant <tenantId>`). A key sees the records of its own tenant only.',
-    '**Lists.** A list answers `{ "data": [...], "meta": {...} }`; assets and vulnerabilities come in numbered pages ' +
-      '(`page`, `perPage`), risks in cursor-paginated batches (`cursor`). The get operation answers `{ "data": {...} }`. ' +
+    '**Lists.** A list answers `{ "data": [...], "meta": {...} }`; assets come in numbered pages (`page`, `perPage`), ' +
+      'risks in cursor-paginated batches (`cursor`), vulnerabilities in either. The get operation answers `{ "data": {...} }`. ' +
       'Every field of a resource is present in every object: a scalar or object without a value is `null`, an array ' +
       'without one `[]`. Timestamps are `yyyy-MM-ddTHH:mm:ss.SSSZ` in UTC.',
     '**Query parameters.** List parameters are comma-separated and may be repeated (their items are united); items are ' +

@@ -55,8 +55,8 @@ export async function riskRoutes(
     },
     async (request, reply) => {
       const query = request.query;
-      const binding = cursorBinding(request.tenant.tenantId, query);
-      const after = query.cursor === undefined ? undefined : cursors.decode(query.cursor, binding);
+      const binding = cursorBinding(RISKS_PATH, request.tenant.tenantId, query);
+      const after = query.cursor === undefined ? undefined : cursors.decode(query.cursor, binding, 1);
       const { items, total, next } = await storage.listRisks(request.tenant, query, after);
       const cursor = next === null ? null : cursors.encode(next, binding);
       return sendJson(reply, listBody(items, { perPage: query.perPage, total, cursor }));

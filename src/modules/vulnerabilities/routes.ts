@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { cursorBinding, type CursorCodec } from '../../http/cursor.js';
 import { errorResponses, jsonResponse } from '../../http/docs.js';
 import { listBody, pageMeta, sendJson } from '../../http/respond.js';
 import type { Storage } from '../../storage/index.js';
@@ -11,7 +12,10 @@ import {
 
 export const VULNERABILITIES_PATH = '/v1/tenant/vulnerabilities';
 
-export async function vulnerabilityRoutes(app: FastifyInstance, { storage }: { storage: Storage }): Promise<void> {
+export async function vulnerabilityRoutes(
+  app: FastifyInstance,
+  { storage, cursors }: { storage: Storage; cursors: CursorCodec },
+): Promise<void> {
   app.get<{ Querystring: ListVulnerabilitiesQuery }>(
     VULNERABILITIES_PATH,
     {
@@ -20,12 +24,19 @@ export async function vulnerabilityRoutes(app: FastifyInstance, { storage }: { s
         summary: 'List vulnerability findings',
         description:
           'The vulnerability findings (one vulnerability on one asset) of the tenant of the key, filtered, sorted and ' +
-          'in numbered pages.\n\n' +
+          'in numbered pages or cursor-paginated batches.\n\n' +
           'Default order: `severityLevelValue` descending (CRITICAL 5 … UNKNOWN 0); ties break by (`assetId`, ' +
           "`vulnerabilityId`) in the sort's direction. Package filters (`packageName`, `targetName`, `targetType`, " +
           '`targetClass`) must all hold for one same package of the finding. By default only the findings no exemption ' +
           'matches are listed; `isExempted=true` lists the exempted ones instead. Each finding carries the exemptions that ' +
           'match it.\n\n' +
+          'Every response carries `meta.cursor`: pass it back as `cursor`, with the same filters, `sortBy` and `sortOrder` ' +
+          '(`perPage` may change), for the findings after it, until it is `null`. Cursors are keyset positions: a walk ' +
+          'neither skips nor repeats a finding because others were added or removed before it, and a batch deep in the ' +
+          'list costs what the first does. A cursor used with other filters, another sort or another key, or altered, ' +
+          'is `400 invalid_cursor`; `page` and `cursor` together are `400`. With `cursor`, or with `includeTotal=false`, ' +
+          '`meta` is `{perPage, cursor}` and no count is made; otherwise `meta` is the numbered page (`page`, `total`, ' +
+          '`hasNextPage`, `hasPreviousPage`) plus `cursor`.\n\n' +
           'Request rules: as on every operation (see List assets); `400` lists every problem.',
         tags: ['Vulnerabilities'],
         querystring: listVulnerabilitiesQuery.schema,
@@ -39,16 +50,29 @@ export async function vulnerabilityRoutes(app: FastifyInstance, { storage }: { s
             badRequest: {
               errors: [
                 { code: 'invalid_parameter', field: 'assetIds', message: 'assetIds must list at most 10 items' },
+                {
+                  code: 'invalid_parameter',
+                  field: 'page',
+                  message: 'page and cursor exclude each other: a cursor continues from its own position',
+                },
               ],
             },
+            cursor: true,
           }),
         },
       },
     },
     async (request, reply) => {
       const query = request.query;
-      const { items, total } = await storage.listVulnerabilities(request.tenant, query);
-      return sendJson(reply, listBody(items, pageMeta(query.page, query.perPage, total)));
+      const binding = cursorBinding(VULNERABILITIES_PATH, request.tenant.tenantId, query);
+      const after = query.cursor === undefined ? undefined : cursors.decode(query.cursor, binding, 2);
+      const { items, total, next } = await storage.listVulnerabilities(request.tenant, query, after);
+      const cursor = next === null ? null : cursors.encode(next, binding);
+      const meta =
+        total === undefined
+          ? { perPage: query.perPage, cursor }
+          : { ...pageMeta(query.page, query.perPage, total), cursor };
+      return sendJson(reply, listBody(items, meta));
     },
   );
 }

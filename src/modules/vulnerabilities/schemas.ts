@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import { listVulnerabilitiesSpec, type Vulnerability } from '../../domain/vulnerabilities.js';
 import { defineQuery } from '../../http/query.js';
 import { queryExamples, ref } from '../../http/docs.js';
+import { PageMeta } from '../assets/schemas.js';
 
 export type { ListVulnerabilitiesQuery } from '../../domain/vulnerabilities.js';
 
@@ -11,9 +12,24 @@ export const listVulnerabilitiesQuery = defineQuery(listVulnerabilitiesSpec);
 
 // ---- OpenAPI documentation of the vulnerability list (see src/http/docs.ts) ----
 
+const nextCursor = Type.Union([Type.String(), Type.Null()], {
+  description:
+    'Pass it as `cursor` (with the same filters and sort) for the findings after this page or batch; `null` on the last',
+});
+
+export const FindingPageMeta = Type.Object(
+  { ...PageMeta.properties, cursor: nextCursor },
+  { description: 'A numbered page (no `cursor` given, `includeTotal` true): its position, the total and the cursor' },
+);
+
+export const FindingBatchMeta = Type.Object(
+  { perPage: Type.Integer({ description: 'The batch size of this response' }), cursor: nextCursor },
+  { description: 'A batch after a `cursor`, or any page with `includeTotal=false`: no count is made' },
+);
+
 export const ListVulnerabilitiesResponse = Type.Object({
   data: Type.Array(ref('Vulnerability'), { description: 'The findings of this page' }),
-  meta: ref('PageMeta'),
+  meta: Type.Union([ref('FindingPageMeta'), ref('FindingBatchMeta')]),
 });
 
 export const vulnerabilityExample: Vulnerability = {
@@ -102,7 +118,14 @@ export const vulnerabilityExample: Vulnerability = {
 /** A page of `isExempted=true`: the exempted findings, each with the exemptions that match it. */
 export const listVulnerabilitiesExample = {
   data: [vulnerabilityExample],
-  meta: { page: 1, perPage: 1, total: 3, hasNextPage: true, hasPreviousPage: false },
+  meta: {
+    page: 1,
+    perPage: 1,
+    total: 3,
+    hasNextPage: true,
+    hasPreviousPage: false,
+    cursor: 'WzEsNCwic2lybjphc3NldHM6NGYxMGQ4ZjgiLCJDVkUtMjAyMy0xOTQwNCJd.mD3vYq3f0u7Rz8xk2sB1Aw',
+  },
 };
 
 queryExamples(listVulnerabilitiesQuery, {
