@@ -111,6 +111,9 @@ export async function buildApp({ storage, logger = false, now, http = {} }: AppD
   const { compression } = options;
   await app.register(compress, {
     threshold: compression.threshold,
+    // Besides what mime-db calls compressible (text/csv among them): JSON, and the NDJSON of exports, which streams
+    // through this plugin at the same levels (src/http/export.ts).
+    customTypes: /^application\/(?:json|x-ndjson)(?:;|$)/,
     encodings: ['br', 'gzip'],
     brotliOptions: { params: { [zlib.BROTLI_PARAM_QUALITY]: compression.brotliQuality } },
     zlibOptions: { level: compression.gzipLevel },

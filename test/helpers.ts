@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll } from 'vitest';
 import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import { importSources, type ImportResult } from '../src/import/importer.js';
@@ -163,6 +164,22 @@ export async function setupWithKeys<const T extends readonly string[]>(
   const keys: string[] = [];
   for (const tenant of tenants) keys.push(await createKey(ctx.storage, tenant));
   return { ctx, statements, keys: keys as { [I in keyof T]: string } };
+}
+
+/**
+ * setupWithKeys() for a whole test file: run in beforeAll, closed in afterAll. The context, keys (in the order of
+ * `tenants`) and statements are on the returned object once the hook has run.
+ */
+export function sharedSetup<const T extends readonly string[]>(
+  records: [string, Record<string, unknown>][],
+  tenants: T,
+): Awaited<ReturnType<typeof setupWithKeys<T>>> {
+  const shared = {} as Awaited<ReturnType<typeof setupWithKeys<T>>>;
+  beforeAll(async () => {
+    Object.assign(shared, await setupWithKeys(records, tenants));
+  });
+  afterAll(async () => shared.ctx.close());
+  return shared;
 }
 
 export const TENANT_A = '11111111-1111-4111-8111-111111111111';

@@ -8,6 +8,7 @@ export const errorStatus = {
   unauthorized: 401,
   not_found: 404,
   method_not_allowed: 405,
+  not_acceptable: 406,
   uri_too_long: 414,
   rate_limited: 429,
   headers_too_large: 431,

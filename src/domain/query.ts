@@ -47,7 +47,26 @@ export interface QueryOptions {
   requires?: readonly (readonly [string, string])[];
   /** `[a, b]`: a and b may not be given together. */
   conflicts?: readonly (readonly [string, string, reason: string])[];
+  /**
+   * Parameters that shape a page (`page`, `perPage`, `cursor`, `includeTotal`): given with an export (a `format` other
+   * than json, from the parameter or the Accept header), they are 400, since an export sends every matching record.
+   */
+  paging?: readonly string[];
 }
+
+/** How a list answers: `json` pages (the default) or the whole result streamed as NDJSON or CSV. */
+export const listFormats = ['json', 'ndjson', 'csv'] as const;
+export type ListFormat = (typeof listFormats)[number];
+export type ExportFormat = Exclude<ListFormat, 'json'>;
+
+/** The `format` parameter of every list. Without it, the Accept header chooses (json when it names none). */
+export const formatParam = {
+  kind: 'enum',
+  values: listFormats,
+  description:
+    'json (default): the paged answer. ndjson or csv: every matching record (all pages) streamed as one download. ' +
+    'Without it, `Accept: application/x-ndjson` or `Accept: text/csv` asks for the same; it wins over Accept.',
+} as const;
 
 /** A list operation's parameters and cross-parameter rules. */
 export interface QuerySpec<S extends Record<string, ParamSpec>> {

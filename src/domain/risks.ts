@@ -1,7 +1,7 @@
 // The risk, the integration that produced it, and the vocabulary of the risk list.
 import { Type, type Static } from 'typebox';
 import { lifecycleStates, riskSeverities } from './enums.js';
-import { querySpec, type ParsedQuery } from './query.js';
+import { formatParam, querySpec, type ParsedQuery } from './query.js';
 import {
   FreeObject,
   Nullable,
@@ -126,7 +126,8 @@ export const listRisksSpec = querySpec(
       default: 100,
       description: 'Batch size, an integer from 1 to 100 (default 100); may change between batches.',
     },
+    format: formatParam,
   },
-  { ranges: [['discoveredAtStart', 'discoveredAtEnd']] },
+  { ranges: [['discoveredAtStart', 'discoveredAtEnd']], paging: ['perPage', 'cursor'] },
 );
 export type ListRisksQuery = ParsedQuery<typeof listRisksSpec.params>;

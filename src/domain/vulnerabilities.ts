@@ -2,7 +2,7 @@
 // the vulnerability list.
 import { Type, type Static } from 'typebox';
 import { findingSeverities, providers } from './enums.js';
-import { querySpec, type ParsedQuery } from './query.js';
+import { formatParam, querySpec, type ParsedQuery } from './query.js';
 import { Bool, CalendarDate, Nullable, NullableString, NullableTimestamp, StringEnum, Timestamp } from './schema.js';
 
 export const ExemptionRule = Type.Object({
@@ -187,10 +187,12 @@ export const listVulnerabilitiesSpec = querySpec(
       default: 100,
       description: 'Page size, an integer from 1 to 2000 (default 100).',
     },
+    format: formatParam,
   },
   {
     ranges: [['firstObservedAtStart', 'firstObservedAtEnd']],
     conflicts: [['page', 'cursor', 'a cursor continues from its own position']],
+    paging: ['page', 'perPage', 'cursor', 'includeTotal'],
   },
 );
 export type ListVulnerabilitiesQuery = ParsedQuery<typeof listVulnerabilitiesSpec.params>;

@@ -7,6 +7,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { compressedBodies, negotiateCoding, type CompressionOptions } from './compression.js';
@@ -101,10 +102,22 @@ export function registerCaching(api: FastifyInstance, options: CachingOptions): 
   });
   api.addHook('onSend', async (request, reply, payload) => {
     reply.header('Cache-Control', 'private');
-    reply.header('Vary', 'Authorization, Accept-Encoding');
-    if (reply.statusCode !== 200 || request.etag === undefined || !(payload instanceof Buffer)) return payload;
+    // Accept: a list answers a page or an export by it (src/http/export.ts).
+    reply.header('Vary', 'Authorization, Accept, Accept-Encoding');
+    if (reply.statusCode !== 200 || request.etag === undefined) return payload;
+    const noneMatchesAny = request.headers['if-none-match']?.trim() === '*';
+    // An export is a stream, tagged like any 200 (its format is part of the parsed query, whether a parameter or
+    // Accept chose it); @fastify/compress compresses it as it streams, and nothing of it is kept.
+    if (payload instanceof Readable) {
+      reply.header('ETag', request.etag);
+      if (!noneMatchesAny) return payload;
+      payload.destroy();
+      reply.code(304);
+      return '';
+    }
+    if (!(payload instanceof Buffer)) return payload;
     reply.header('ETag', request.etag);
-    if (request.headers['if-none-match']?.trim() === '*') {
+    if (noneMatchesAny) {
       reply.code(304);
       return '';
     }

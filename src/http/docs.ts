@@ -78,17 +78,60 @@ export const jsonResponse = (
   content: { 'application/json': { schema, example } },
 });
 
-type ErrorStatus = 400 | 401 | 404 | 405 | 429 | 500 | 503;
+/**
+ * A list's 200 with its export media types beside JSON: the same operation streams every matching record as NDJSON or
+ * CSV when asked with `format` or Accept (src/http/export.ts).
+ */
+export const listResponse = (description: string, schema: TSchema, example: unknown, item: ComponentName) => {
+  const json = jsonResponse(description, schema, example);
+  return {
+    ...json,
+    description:
+      `${description} With \`format=ndjson\` or \`format=csv\` (or \`Accept: application/x-ndjson\` / \`text/csv\`): ` +
+      'every matching record, all pages, as one streamed download.',
+    headers: {
+      ...json.headers,
+      'Content-Disposition': header(
+        'Exports only: `attachment; filename="<list>-<yyyy-MM-dd>.<ndjson|csv>"` (the date of the request, UTC).',
+      ),
+      ETag: header(
+        'A weak tag of this representation (the data version, the query and the format); `If-None-Match` with it is `304` until the data changes.',
+      ),
+    },
+    content: {
+      ...json.content,
+      'application/x-ndjson': {
+        schema: {
+          type: 'string',
+          description: `One ${item} per line (the items of \`data\`, with the same \`fields\` and \`include\`), in the order of the list, each line ending with \`\\n\`.`,
+        },
+      },
+      'text/csv': {
+        schema: {
+          type: 'string',
+          description:
+            'RFC 4180 CSV in UTF-8 with a byte order mark: a header row, then one row per record, `\\r\\n` after each. One ' +
+            'column per top-level field in the order of the contract (with `fields`, those fields; then the `include` ' +
+            'embeds). Objects and arrays are compact JSON, `null` an empty cell, booleans `true` / `false`. A text cell ' +
+            "that starts with `=`, `+`, `-`, `@`, tab or CR is prefixed with `'` so that spreadsheets do not run it.",
+        },
+      },
+    },
+  };
+};
+
+type ErrorStatus = 400 | 401 | 404 | 405 | 406 | 429 | 500 | 503;
 
 const problem = (code: ErrorCode, message: string) => ({ errors: [{ code, message }] });
 
 const errorDocs: Record<ErrorStatus, (options: ErrorOptions) => ReturnType<typeof jsonResponse>> = {
-  400: ({ badRequest, cursor }) =>
+  400: ({ badRequest, cursor, exports }) =>
     jsonResponse(
       'Invalid request: an unknown query parameter, an empty value, a scalar parameter given more than once, a value of the ' +
         'wrong type, format or range, a list with too many items, or a range whose start is after its end' +
         `${cursor ? ', or a cursor not issued for this query' : ''}. Every problem of the request is listed, each naming its ` +
-        `parameter in \`field\`. Codes: \`invalid_parameter\`, \`unknown_parameter\`${cursor ? ', `invalid_cursor`' : ''}.`,
+        `parameter in \`field\`. Codes: \`invalid_parameter\`, \`unknown_parameter\`${cursor ? ', `invalid_cursor`' : ''}.` +
+        `${exports ? ' An export (`format` ndjson or csv, or by Accept) with a parameter that shapes a page (`page`, `perPage`, `cursor`, `includeTotal`) is `400` too.' : ''}`,
       ref('Error'),
       badRequest,
     ),
@@ -113,6 +156,16 @@ const errorDocs: Record<ErrorStatus, (options: ErrorOptions) => ReturnType<typeo
       ref('Error'),
       problem('method_not_allowed', 'only GET and HEAD are allowed here'),
       { Allow: header('The allowed methods: `GET, HEAD`.') },
+    ),
+  406: () =>
+    jsonResponse(
+      'The `Accept` header admits none of the media types of the list (`application/json`, `application/x-ndjson`, ' +
+        '`text/csv`) and no `format` parameter was given. Code: `not_acceptable`.',
+      ref('Error'),
+      problem(
+        'not_acceptable',
+        'Accept names no media type of this list; it answers application/json, application/x-ndjson, text/csv (or use the format parameter: json, ndjson, csv)',
+      ),
     ),
   429: () =>
     jsonResponse(
@@ -151,13 +204,22 @@ interface ErrorOptions {
   cursor?: boolean;
   /** The operation names one record (404 when it does not exist). */
   notFound?: boolean;
+  /** The operation also answers exports (406 for an Accept header it cannot satisfy). */
+  exports?: boolean;
 }
 
-/** The error responses of an operation: 400, 401, 404 (with `notFound`), 405, 429, 500 and 503. */
+/** The error responses of an operation: 400, 401, 404 (with `notFound`), 405, 406 (with `exports`), 429, 500, 503. */
 export function errorResponses(options: ErrorOptions) {
-  const statuses: ErrorStatus[] = options.notFound
-    ? [400, 401, 404, 405, 429, 500, 503]
-    : [400, 401, 405, 429, 500, 503];
+  const statuses: ErrorStatus[] = [
+    400,
+    401,
+    ...(options.notFound ? [404 as const] : []),
+    405,
+    ...(options.exports ? [406 as const] : []),
+    429,
+    500,
+    503,
+  ];
   return Object.fromEntries(statuses.map((status) => [status, errorDocs[status](options)]));
 }
 

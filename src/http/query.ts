@@ -15,6 +15,13 @@ export interface QueryDefinition<S extends Record<string, ParamSpec>> {
 
 const parsers = new WeakMap<object, (raw: Record<string, unknown>) => unknown>();
 
+/**
+ * The list format negotiated from the Accept header (src/http/export.ts), set on the raw query under this key before
+ * the parser runs, so that the export rules are checked with every other parameter rule and one 400 lists all of them.
+ * A symbol: it is not a query parameter, and no query string can set it.
+ */
+export const ACCEPTED_FORMAT = Symbol('format from Accept');
+
 export function defineQuery<const S extends Record<string, ParamSpec>>({
   params,
   options,
@@ -37,6 +44,8 @@ export function defineQuery<const S extends Record<string, ParamSpec>>({
       if ('problem' in result) problems.push({ code: 'invalid_parameter', field: name, message: result.problem });
       else out[name] = result.value;
     }
+    const accepted = (raw as { [ACCEPTED_FORMAT]?: string })[ACCEPTED_FORMAT];
+    if (accepted !== undefined && 'format' in params && !('format' in raw)) out.format = accepted;
     for (const [name, spec] of Object.entries(params)) {
       if (
         out[name] === undefined &&
@@ -66,6 +75,18 @@ export function defineQuery<const S extends Record<string, ParamSpec>>({
           field: name,
           message: `${name} and ${other} exclude each other: ${reason}`,
         });
+      }
+    }
+    const format = out.format;
+    if (typeof format === 'string' && format !== 'json') {
+      for (const name of options.paging ?? []) {
+        if (name in raw) {
+          problems.push({
+            code: 'invalid_parameter',
+            field: name,
+            message: `${name} does not apply to an export (format ${format}), which sends every matching record`,
+          });
+        }
       }
     }
     if (problems.length > 0) throw new ApiError(problems);

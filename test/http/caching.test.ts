@@ -46,7 +46,7 @@ describe('a 304 without reading the data', () => {
       expect(res.headers).toMatchObject({
         etag,
         'cache-control': 'private',
-        vary: 'Authorization, Accept-Encoding',
+        vary: 'Authorization, Accept, Accept-Encoding',
       });
       // The key lookup (and at most the once-a-minute lastUsedAt write): no tenant table, no transaction.
       expect(statements.length).toBeGreaterThan(0);
@@ -162,7 +162,7 @@ describe('compression', () => {
       for (const res of [first, second]) {
         expect(res.headers['content-encoding']).toBe(coding);
         expect(res.headers.etag).toBe(plain.headers.etag);
-        expect(res.headers.vary).toBe('Authorization, Accept-Encoding');
+        expect(res.headers.vary).toBe('Authorization, Accept, Accept-Encoding');
         expect(decode(res.rawPayload).toString()).toBe(plain.body);
       }
       expect(second.rawPayload.equals(first.rawPayload)).toBe(true);

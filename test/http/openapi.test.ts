@@ -49,12 +49,17 @@ const REGENERATE =
 
 const operations: Record<
   string,
-  { path: string; query: QueryDefinition<Record<string, ParamSpec>>; notFound: boolean }
+  { path: string; query: QueryDefinition<Record<string, ParamSpec>>; notFound: boolean; exports: boolean }
 > = {
-  listAssets: { path: '/v1/tenant/assets', query: listAssetsQuery, notFound: false },
-  getAsset: { path: '/v1/tenant/assets/{assetId}', query: getAssetQuery, notFound: true },
-  listRisks: { path: '/v1/tenant/risks', query: listRisksQuery, notFound: false },
-  listVulnerabilities: { path: '/v1/tenant/vulnerabilities', query: listVulnerabilitiesQuery, notFound: false },
+  listAssets: { path: '/v1/tenant/assets', query: listAssetsQuery, notFound: false, exports: false },
+  getAsset: { path: '/v1/tenant/assets/{assetId}', query: getAssetQuery, notFound: true, exports: false },
+  listRisks: { path: '/v1/tenant/risks', query: listRisksQuery, notFound: false, exports: true },
+  listVulnerabilities: {
+    path: '/v1/tenant/vulnerabilities',
+    query: listVulnerabilitiesQuery,
+    notFound: false,
+    exports: true,
+  },
 };
 
 let ctx: TestContext;
@@ -172,13 +177,27 @@ describe('the document', () => {
   });
 
   it('documents the 200 body with an example, and every error response with the Error schema', () => {
-    for (const [operationId, { notFound }] of Object.entries(operations)) {
+    for (const [operationId, { notFound, exports }] of Object.entries(operations)) {
       const { responses } = operation(operationId);
-      const expected = ['200', '400', '401', ...(notFound ? ['404'] : []), '405', '429', '500', '503'];
+      const expected = [
+        '200',
+        '400',
+        '401',
+        ...(notFound ? ['404'] : []),
+        '405',
+        ...(exports ? ['406'] : []),
+        '429',
+        '500',
+        '503',
+      ];
       expect(Object.keys(responses).sort(), operationId).toEqual(expected);
       const ok = responses['200']!.content?.['application/json'];
       expect(ok?.schema, operationId).toBeDefined();
       expect(ok?.example ?? ok?.examples, operationId).toBeDefined();
+      // A list that exports documents its two download media types beside JSON.
+      expect(Object.keys(responses['200']!.content ?? {}).sort(), operationId).toEqual(
+        exports ? ['application/json', 'application/x-ndjson', 'text/csv'] : ['application/json'],
+      );
       for (const status of expected.filter((s) => s !== '200')) {
         const response = responses[status]!;
         expect(response.description, `${operationId} ${status}`).not.toMatch(/^(Default Response)?$/);

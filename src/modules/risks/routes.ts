@@ -1,8 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { cursorBinding, type CursorCodec } from '../../http/cursor.js';
-import { errorResponses, jsonResponse } from '../../http/docs.js';
+import { errorResponses, listResponse } from '../../http/docs.js';
+import { batchesOf, EXPORT_BATCH, EXPORT_DOC, negotiateFormat, sendExport } from '../../http/export.js';
+import { riskFieldNames, riskIncludes } from '../../domain/risks.js';
 import { listBody, sendJson } from '../../http/respond.js';
-import type { Storage } from '../../storage/index.js';
+import type { RiskPosition, Storage } from '../../storage/index.js';
 import { ListRisksResponse, listRisksExample, listRisksQuery, type ListRisksQuery } from './schemas.js';
 
 export const RISKS_PATH = '/v1/tenant/risks';
@@ -14,6 +16,7 @@ export async function riskRoutes(
   app.get<{ Querystring: ListRisksQuery }>(
     RISKS_PATH,
     {
+      preValidation: negotiateFormat,
       schema: {
         operationId: 'listRisks',
         summary: 'List risks',
@@ -26,11 +29,17 @@ export async function riskRoutes(
           '`fields` returns only the named risk properties (so, with `fields`, the items of `data` hold only those; `include` ' +
           'is independent of it). `include=primaryAsset` adds `primaryAsset` (the asset as the asset operations return it, ' +
           'without `rawData`, or `null` when it is not in the inventory), `include=integration` adds `integration` (or `null`).\n\n' +
+          EXPORT_DOC +
           'Request rules: as on every operation (see List assets); `400` lists every problem.',
         tags: ['Risks'],
         querystring: listRisksQuery.schema,
         response: {
-          200: jsonResponse('A batch of risks and the cursor of the next one.', ListRisksResponse, listRisksExample),
+          200: listResponse(
+            'A batch of risks and the cursor of the next one.',
+            ListRisksResponse,
+            listRisksExample,
+            'Risk',
+          ),
           ...errorResponses({
             badRequest: {
               errors: [
@@ -49,12 +58,26 @@ export async function riskRoutes(
               ],
             },
             cursor: true,
+            exports: true,
           }),
         },
       },
     },
     async (request, reply) => {
       const query = request.query;
+      if (query.format !== undefined && query.format !== 'json') {
+        const { fields, include } = query;
+        const batch = { ...query, perPage: EXPORT_BATCH };
+        return sendExport(request, reply, query.format, {
+          name: 'risks',
+          // The risk's fields (those of `fields` when given), then the embeds asked for, as the paged items hold them.
+          columns: [
+            ...riskFieldNames.filter((name) => fields?.includes(name) ?? true),
+            ...riskIncludes.filter((name) => include?.includes(name)),
+          ],
+          batches: batchesOf<RiskPosition>((after) => storage.listRisks(request.tenant, batch, after)),
+        });
+      }
       const binding = cursorBinding(RISKS_PATH, request.tenant.tenantId, query);
       const after = query.cursor === undefined ? undefined : cursors.decode(query.cursor, binding, 1);
       const { items, total, next } = await storage.listRisks(request.tenant, query, after);

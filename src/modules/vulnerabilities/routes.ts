@@ -1,8 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { cursorBinding, type CursorCodec } from '../../http/cursor.js';
-import { errorResponses, jsonResponse } from '../../http/docs.js';
+import { errorResponses, listResponse } from '../../http/docs.js';
+import { batchesOf, EXPORT_BATCH, EXPORT_DOC, negotiateFormat, sendExport } from '../../http/export.js';
 import { listBody, pageMeta, sendJson } from '../../http/respond.js';
-import type { Storage } from '../../storage/index.js';
+import { Vulnerability } from '../../domain/vulnerabilities.js';
+import type { FindingPosition, Storage } from '../../storage/index.js';
 import {
   ListVulnerabilitiesResponse,
   listVulnerabilitiesExample,
@@ -19,6 +21,7 @@ export async function vulnerabilityRoutes(
   app.get<{ Querystring: ListVulnerabilitiesQuery }>(
     VULNERABILITIES_PATH,
     {
+      preValidation: negotiateFormat,
       schema: {
         operationId: 'listVulnerabilities',
         summary: 'List vulnerability findings',
@@ -37,14 +40,16 @@ export async function vulnerabilityRoutes(
           'is `400 invalid_cursor`; `page` and `cursor` together are `400`. With `cursor`, or with `includeTotal=false`, ' +
           '`meta` is `{perPage, cursor}` and no count is made; otherwise `meta` is the numbered page (`page`, `total`, ' +
           '`hasNextPage`, `hasPreviousPage`) plus `cursor`.\n\n' +
+          EXPORT_DOC +
           'Request rules: as on every operation (see List assets); `400` lists every problem.',
         tags: ['Vulnerabilities'],
         querystring: listVulnerabilitiesQuery.schema,
         response: {
-          200: jsonResponse(
+          200: listResponse(
             'A page of findings and its position.',
             ListVulnerabilitiesResponse,
             listVulnerabilitiesExample,
+            'Vulnerability',
           ),
           ...errorResponses({
             badRequest: {
@@ -58,12 +63,21 @@ export async function vulnerabilityRoutes(
               ],
             },
             cursor: true,
+            exports: true,
           }),
         },
       },
     },
     async (request, reply) => {
       const query = request.query;
+      if (query.format !== undefined && query.format !== 'json') {
+        const batch = { ...query, perPage: EXPORT_BATCH, includeTotal: false };
+        return sendExport(request, reply, query.format, {
+          name: 'vulnerabilities',
+          columns: Object.keys(Vulnerability.properties),
+          batches: batchesOf<FindingPosition>((after) => storage.listVulnerabilities(request.tenant, batch, after)),
+        });
+      }
       const binding = cursorBinding(VULNERABILITIES_PATH, request.tenant.tenantId, query);
       const after = query.cursor === undefined ? undefined : cursors.decode(query.cursor, binding, 2);
       const { items, total, next } = await storage.listVulnerabilities(request.tenant, query, after);

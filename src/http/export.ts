@@ -1,0 +1,151 @@
+// Exports: a list's whole filtered, sorted result as one streamed NDJSON or CSV download (docs/DESIGN.md §27). The rows
+// come in keyset batches, each read in a storage call of its own, and the next batch is read only when the response
+// has taken the previous one: a slow client holds no database connection and makes the server buffer at most one
+// batch, whatever the size of the result.
+import { Readable } from 'node:stream';
+import { stringify } from 'csv-stringify/sync';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import Negotiator from 'negotiator';
+import { apiError } from '../domain/errors.js';
+import type { ExportFormat, ListFormat } from '../domain/query.js';
+import { ACCEPTED_FORMAT } from './query.js';
+
+/** Rows per storage read of an export: ~1-3 MB of JSON, few enough reads that each costs little beside its rows. */
+export const EXPORT_BATCH = 1000;
+
+/** How the list operations describe their exports in the OpenAPI document. */
+export const EXPORT_DOC =
+  '**Export.** `format=ndjson` or `format=csv` (or `Accept: application/x-ndjson` / `Accept: text/csv`; the parameter ' +
+  'wins over Accept) answers every matching record, in the order of the list, as one streamed download with ' +
+  '`Content-Disposition: attachment`: the same filters, sort, `fields` and `include` as the pages, the same items. ' +
+  'Parameters that shape a page (`page`, `perPage`, `cursor`, `includeTotal`) are `400` with an export. An Accept ' +
+  'header that admits none of `application/json`, `application/x-ndjson`, `text/csv` is `406`. An export is one ' +
+  'request for the rate limit; it carries an ETag (`304` while the data is unchanged) and is compressed as it streams ' +
+  'when `Accept-Encoding` asks. Should the database fail after the download started, the response is cut off ' +
+  '(the chunked body lacks its end), never completed.\n\n';
+
+/** The media types of a list, the paged JSON first: it is the answer to `*\/*` and to an absent Accept. */
+const MEDIA_TYPES: Record<string, ListFormat> = {
+  'application/json': 'json',
+  'application/x-ndjson': 'ndjson',
+  'text/csv': 'csv',
+};
+
+const CONTENT_TYPES: Record<ExportFormat, string> = {
+  ndjson: 'application/x-ndjson; charset=utf-8',
+  csv: 'text/csv; charset=utf-8; header=present',
+};
+
+/**
+ * preValidation hook of a list route: the format the Accept header asks for, handed to the query parser (which
+ * checks it against page, perPage, cursor and includeTotal with the other parameter rules). The `format` parameter,
+ * when given, decides alone. An Accept header that admits none of the list's media types is 406.
+ */
+export async function negotiateFormat(request: FastifyRequest): Promise<void> {
+  const query = request.query as Record<string | symbol, unknown>;
+  const accept = request.headers.accept;
+  if ('format' in query || accept === undefined || accept.trim() === '') return;
+  const [best] = new Negotiator({ headers: { accept } }).mediaTypes(Object.keys(MEDIA_TYPES));
+  const format = best === undefined ? undefined : MEDIA_TYPES[best];
+  if (format === undefined) {
+    throw apiError(
+      'not_acceptable',
+      `Accept names no media type of this list; it answers ${Object.keys(MEDIA_TYPES).join(', ')} ` +
+        '(or use the format parameter: json, ndjson, csv)',
+    );
+  }
+  if (format !== 'json') query[ACCEPTED_FORMAT] = format;
+}
+
+/** A list read in keyset batches: the batch after a position (the first without one), and the next position. */
+export type BatchReader<P> = (after: P | undefined) => Promise<{ items: Buffer[]; next: P | null }>;
+
+/** Every batch of a list, reading the next one only when the previous one has been taken. */
+export async function* batchesOf<P>(read: BatchReader<P>): AsyncGenerator<Buffer[]> {
+  let after: P | undefined;
+  for (;;) {
+    const { items, next } = await read(after);
+    yield items;
+    if (next === null) return;
+    after = next;
+  }
+}
+
+export interface ExportSource {
+  /** The start of the file name: `<name>-<yyyy-MM-dd>.<format>`. */
+  name: string;
+  /** The CSV columns, one per top-level field, in the order of the contract. */
+  columns: readonly string[];
+  batches: AsyncIterable<Buffer[]>;
+}
+
+const NEWLINE = Buffer.from('\n');
+
+const ndjson = (items: Buffer[]): Buffer => Buffer.concat(items.flatMap((item) => [item, NEWLINE]));
+
+/**
+ * CSV of RFC 4180 (CRLF, quotes doubled, a header row) with a UTF-8 byte order mark, so that spreadsheets read the
+ * file as UTF-8. Nested objects and arrays are compact JSON, null is an empty cell, booleans are true/false; a text
+ * cell that starts with = + - @ tab or CR gets a leading ' (OWASP, CSV injection), numbers are left as they are.
+ */
+const csv = (columns: readonly string[], items: Buffer[], first: boolean): string =>
+  stringify(
+    items.map((item) => {
+      const record = JSON.parse(item.toString('utf8')) as Record<string, unknown>;
+      return columns.map((column) => record[column]);
+    }),
+    {
+      header: first,
+      columns: [...columns],
+      bom: first,
+      record_delimiter: 'windows',
+      escape_formulas: true,
+      cast: { boolean: (value) => String(value), object: (value) => JSON.stringify(value) },
+    },
+  );
+
+/**
+ * The body of an export after its first batch: a byte stream that reads the next batch only when the response has
+ * taken the previous one (it holds one chunk beyond a small byte budget, then waits), and stops reading when the
+ * response is destroyed (the client went away).
+ */
+export function exportBody(
+  format: ExportFormat,
+  columns: readonly string[],
+  first: IteratorResult<Buffer[]>,
+  rest: AsyncIterator<Buffer[]>,
+): Readable {
+  async function* chunks(): AsyncGenerator<Buffer | string> {
+    try {
+      for (let batch = first, index = 0; batch.done !== true; batch = await rest.next(), index += 1) {
+        yield format === 'ndjson' ? ndjson(batch.value) : csv(columns, batch.value, index === 0);
+      }
+    } finally {
+      await rest.return?.();
+    }
+  }
+  return Readable.from(chunks(), { objectMode: false, highWaterMark: 64 * 1024 });
+}
+
+/**
+ * Sends a list as a download. The first batch is read before anything is sent, so a failure there (the database is
+ * unavailable) is still an ordinary error response; a failure after it cuts the response off, and the client sees a
+ * truncated body (chunked transfer without its last chunk), never a complete-looking one.
+ */
+export async function sendExport(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  format: ExportFormat,
+  { name, columns, batches }: ExportSource,
+): Promise<FastifyReply> {
+  const iterator = batches[Symbol.asyncIterator]();
+  const first = await iterator.next();
+  reply
+    .type(CONTENT_TYPES[format])
+    .header('Content-Disposition', `attachment; filename="${name}-${new Date().toISOString().slice(0, 10)}.${format}"`);
+  if (request.method === 'HEAD') {
+    await iterator.return?.();
+    return reply.send(Readable.from([]));
+  }
+  return reply.send(exportBody(format, columns, first, iterator));
+}
