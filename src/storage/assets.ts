@@ -1,5 +1,12 @@
 // Asset reads: the list with every filter and sort of the contract answered by SQL, and the get.
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
+import {
+  sql,
+  type Expression,
+  type ExpressionBuilder,
+  type Kysely,
+  type SelectQueryBuilder,
+  type SqlBool,
+} from 'kysely';
 import type { AssetSortField, ListAssetsQuery } from '../domain/assets.js';
 import { OPERATIONAL_STATE_TYPES } from '../domain/enums.js';
 import { META_SEPARATOR } from '../domain/search.js';
@@ -61,7 +68,20 @@ const plainFilters: ColumnFilters = {
 
 export type AssetFilters = Omit<ListAssetsQuery, 'sortBy' | 'sortOrder' | 'page' | 'perPage'>;
 
-function filterExpressions(eb: Eb, tenantId: string, q: AssetFilters, dialect: SqlDialect): Expression<SqlBool>[] {
+/**
+ * How the `metadata` filter reaches the documents: a page probes them asset by asset in the page's order and stops
+ * after a page of matches (14 ms on 100,000 assets); a count reads them once (0.5 s there, against 1.1 s for 100,000
+ * probes). Both select the same assets.
+ */
+type DocumentAccess = 'probe' | 'scan';
+
+function filterExpressions(
+  eb: Eb,
+  tenantId: string,
+  q: AssetFilters,
+  dialect: SqlDialect,
+  access: DocumentAccess,
+): Expression<SqlBool>[] {
   const where = columnFilters(eb, q, plainFilters);
   if (q.assetGroupIds) where.push(groupMemberFilter(eb, tenantId, q.assetGroupIds, eb.ref('assets.id')));
   if (q.environmentIds) where.push(environmentFilter(eb, tenantId, q.environmentIds, eb.ref('assets.integration_id')));
@@ -79,11 +99,12 @@ function filterExpressions(eb: Eb, tenantId: string, q: AssetFilters, dialect: S
   }
   if (q.query !== undefined) where.push(dialect.contains(eb.ref('name_lc'), q.query.toLowerCase()));
   if (q.metadata !== undefined) {
+    const metadata = q.metadata.toLowerCase();
     // A needle that spans the separator would match across two tokens; no single key or value contains it.
     where.push(
       q.metadata.includes(META_SEPARATOR)
         ? sql<SqlBool>`1 = 0`
-        : dialect.contains(eb.ref('meta_search'), q.metadata.toLowerCase()),
+        : metadataFilter(eb, tenantId, metadata, dialect, access),
     );
   }
   if (q.riskScoreGte !== undefined) where.push(eb('risk_score', '>=', q.riskScoreGte));
@@ -93,6 +114,23 @@ function filterExpressions(eb: Eb, tenantId: string, q: AssetFilters, dialect: S
     );
   }
   return where;
+}
+
+function metadataFilter(
+  eb: Eb,
+  tenantId: string,
+  needle: string,
+  dialect: SqlDialect,
+  access: DocumentAccess,
+): Expression<SqlBool> {
+  // The searched text lives with the documents (docs/DESIGN.md §26). An ExpressionBuilder starts subqueries like a
+  // Kysely instance.
+  const documents = fromTenant(eb as unknown as Kysely<Database>, 'asset_documents', tenantId).where((d) =>
+    dialect.contains(d.ref('asset_documents.meta_search'), needle),
+  );
+  return access === 'scan'
+    ? eb('assets.id', 'in', documents.select('asset_documents.asset_id'))
+    : eb.exists(documents.select(sql.lit(1).as('one')).where('asset_documents.asset_id', '=', eb.ref('assets.id')));
 }
 
 export const DERIVED_COLUMNS = [
@@ -106,7 +144,7 @@ export const DERIVED_COLUMNS = [
   'has_exploit',
   'is_exploitable',
 ] as const;
-type DerivedRow = Pick<AssetTable, (typeof DERIVED_COLUMNS)[number] | 'doc'>;
+type DerivedRow = Pick<AssetTable, (typeof DERIVED_COLUMNS)[number]> & { doc: Buffer };
 
 /**
  * Mapper from a row to the API object's JSON bytes. The stored document lacks the derived fields, which change when
@@ -123,13 +161,35 @@ export function assetJson(row: DerivedRow, rawData?: string): Buffer {
   return Buffer.concat([Buffer.from(derived), doc.subarray(1, doc.length - 1), Buffer.from(`,"rawData":${rawData}}`)]);
 }
 
+/** Joins each asset row to its documents (one row each, same tenant). */
+const withDocuments = <O>(select: SelectQueryBuilder<Database, 'assets', O>) =>
+  select.innerJoin('asset_documents', (join) =>
+    join
+      .onRef('asset_documents.tenant_id', '=', 'assets.tenant_id')
+      .onRef('asset_documents.asset_id', '=', 'assets.id'),
+  );
+
+/** The served rows (derived columns and document) of the given assets, by id: a page, or the assets a page embeds. */
+export async function assetDocuments(
+  db: Kysely<Database>,
+  tenantId: string,
+  ids: readonly string[],
+): Promise<Map<string, DerivedRow & { id: string }>> {
+  if (ids.length === 0) return new Map();
+  const rows = await withDocuments(fromTenant(db, 'assets', tenantId))
+    .select(['assets.id', ...DERIVED_COLUMNS, 'asset_documents.doc'])
+    .where('assets.id', 'in', ids)
+    .execute();
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
 export function assetStore(read: TenantReader, dialect: SqlDialect): Pick<Storage, 'listAssets' | 'getAsset'> {
   // Counting every match costs far more than fetching a page (docs/DESIGN.md §6).
   const count = countCache();
 
-  const filtered = (db: Kysely<Database>, scope: TenantScope, filters: AssetFilters) =>
+  const filtered = (db: Kysely<Database>, scope: TenantScope, filters: AssetFilters, access: DocumentAccess) =>
     fromTenant(db, 'assets', scope.tenantId).where((eb) =>
-      eb.and(filterExpressions(eb, scope.tenantId, filters, dialect)),
+      eb.and(filterExpressions(eb, scope.tenantId, filters, dialect, access)),
     );
 
   return {
@@ -140,7 +200,7 @@ export function assetStore(read: TenantReader, dialect: SqlDialect): Pick<Storag
         const direction = sortOrder === 'DESC' ? 'desc' : 'asc';
         // Two steps: order and page the narrow (id) rows first, then fetch the documents of that page only, so the sort
         // never carries kilobytes of JSON per row and deep offsets skip ids, not documents.
-        let select = filtered(db, scope, filters).select('assets.id');
+        let select = filtered(db, scope, filters, 'probe').select('assets.id');
         if (nullable) {
           for (const term of dialect.nullsLastOrder(column, direction)) select = select.orderBy(term);
         } else {
@@ -153,19 +213,12 @@ export function assetStore(read: TenantReader, dialect: SqlDialect): Pick<Storag
             .offset((page - 1) * perPage)
             .execute()
         ).map((r) => r.id);
-        const rows =
-          ids.length === 0
-            ? []
-            : await fromTenant(db, 'assets', scope.tenantId)
-                .select(['assets.id', ...DERIVED_COLUMNS, 'doc'])
-                .where('assets.id', 'in', ids)
-                .execute();
-        const byId = new Map(rows.map((row) => [row.id, row]));
+        const byId = await assetDocuments(db, scope.tenantId, ids);
 
         const total = await count(scope, filters, async () =>
           Number(
             (
-              await filtered(db, scope, filters)
+              await filtered(db, scope, filters, 'scan')
                 .select((eb) => eb.fn.countAll<number | string>().as('n'))
                 .executeTakeFirstOrThrow()
             ).n,
@@ -176,8 +229,8 @@ export function assetStore(read: TenantReader, dialect: SqlDialect): Pick<Storag
 
     getAsset: (scope: TenantScope, id: string, withRawData: boolean): Promise<Buffer | undefined> =>
       read(scope.tenantId, async (db) => {
-        const row = await fromTenant(db, 'assets', scope.tenantId)
-          .select([...DERIVED_COLUMNS, 'doc', 'raw_data'])
+        const row = await withDocuments(fromTenant(db, 'assets', scope.tenantId))
+          .select([...DERIVED_COLUMNS, 'asset_documents.doc', 'asset_documents.raw_data'])
           .where('assets.id', '=', id)
           .executeTakeFirst();
         return row && assetJson(row, withRawData ? row.raw_data : undefined);

@@ -8,6 +8,7 @@ import type { Dialect } from './dialect.js';
 import { migrations } from './migrations/index.js';
 import { API_ROLE } from './roles.js';
 import type { Database } from './tables.js';
+import { lruCache } from './scope.js';
 
 export type DatabaseLocation = { dialect: 'sqlite'; path: string } | { dialect: 'postgres'; url: string };
 
@@ -240,32 +241,30 @@ function openSqlite(path: string, options: ConnectOptions): Connection {
   };
 }
 
-/** How many prepared statements a SQLite connection keeps, and the longest SQL text kept (a bulk insert is not). */
+/** How many prepared statements a SQLite connection keeps, and how many of them may be long (bulk writes). */
 const STATEMENTS_KEPT = 500;
-const LONGEST_KEPT_SQL = 16_384;
+const LONG_STATEMENTS_KEPT = 16;
+const LONG_SQL = 16_384;
 
 /**
  * Kysely prepares every statement it runs, and better-sqlite3 compiles SQL on every prepare: measured at 9-14% of a
  * request's CPU (docs/BENCHMARKS.md, "Per-request overhead"). Statements are kept by SQL text, least recently used
  * out; Kysely runs one statement at a time per connection (its connection mutex), so a kept statement is never busy
- * when it is handed out again, and SQLite re-prepares a kept statement by itself after a schema change.
+ * when it is handed out again, and SQLite re-prepares a kept statement by itself after a schema change. The multi-row
+ * statements of a bulk write (tens of kilobytes of SQL, the same text for every full batch) cost 4% of an import to
+ * prepare and finalise each time; a few of them are kept apart, so they cannot push out the requests' statements.
  */
 function preparedOnce(database: SQLite.Database) {
-  const kept = new Map<string, SQLite.Statement>();
+  const short = lruCache<SQLite.Statement>(STATEMENTS_KEPT);
+  const long = lruCache<SQLite.Statement>(LONG_STATEMENTS_KEPT);
   return {
     close: () => database.close(),
     prepare(text: string): SQLite.Statement {
-      const found = kept.get(text);
-      if (found !== undefined) {
-        kept.delete(text);
-        kept.set(text, found);
-        return found;
-      }
+      const cache = text.length <= LONG_SQL ? short : long;
+      const found = cache.get(text);
+      if (found !== undefined) return found;
       const statement = database.prepare(text);
-      if (text.length <= LONGEST_KEPT_SQL) {
-        kept.set(text, statement);
-        if (kept.size > STATEMENTS_KEPT) kept.delete(kept.keys().next().value as string);
-      }
+      cache.set(text, statement);
       return statement;
     },
   };

@@ -13,6 +13,7 @@ import { tenantStore } from './tenants.js';
 import { riskStore } from './risks.js';
 import { vulnerabilityStore } from './vulnerabilities.js';
 import { bulkTransaction, tenantReader } from './scope.js';
+import { deferIndexes } from './bulk-indexes.js';
 import type { IngestWriter, Storage } from './types.js';
 
 export type * from './types.js';
@@ -81,6 +82,8 @@ function guarded<T extends Record<string, unknown>>(methods: T): T {
   return out as T;
 }
 
+const noRebuild = (): Promise<void> => Promise.resolve();
+
 export async function openStorage(url: string, options: Partial<ConnectOptions> = {}): Promise<Storage> {
   const { db, dialect, pool } = await connect(url, { ...defaultConnectOptions, ...options });
   const read = tenantReader(db, dialect);
@@ -111,10 +114,12 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
       let result: T | undefined;
       try {
         await bulkTransaction(db, dialect, async (tx) => {
+          const rebuildIndexes = ingestOptions.dryRun ? noRebuild : await deferIndexes(tx, dialect);
           const writer = ingestWriter(tx, { deriveRisksAt: ingestOptions.deriveRisksAt });
           result = await work(writer);
           if (ingestOptions.dryRun) throw new Rollback();
           await writer.finish();
+          await rebuildIndexes();
         });
       } catch (error) {
         if (!(error instanceof Rollback)) throw error;

@@ -13,7 +13,7 @@ import { deleteFindingRows, resolveFindings, scanReads } from './scans.js';
 import { hasVexStatements, rematchVex, replaceVexDocument } from './vex.js';
 import { bumpDataVersion, tenantOrganization } from './tenants.js';
 import { appendTo, fromTenant } from './scope.js';
-import type { AssetTable, Database } from './tables.js';
+import type { AssetDocumentTable, AssetTable, Database } from './tables.js';
 import type { IngestWriter } from './types.js';
 
 const json = (value: unknown): Buffer => Buffer.from(JSON.stringify(value));
@@ -56,10 +56,17 @@ function assetRow({ tenantId, asset: a, rawData }: RecordsByKind['asset']): Inse
     has_exploit: 0,
     is_exploitable: 0,
     tags: JSON.stringify(a.tags),
-    meta_search: metadataSearchText(rawData),
+    scanned: flag(isScannedAsset(rawData)),
+  };
+}
+
+function assetDocumentRow({ tenantId, asset: a, rawData }: RecordsByKind['asset']): Insertable<AssetDocumentTable> {
+  return {
+    tenant_id: tenantId,
+    asset_id: a.id,
     doc: json(a),
     raw_data: JSON.stringify(rawData),
-    scanned: flag(isScannedAsset(rawData)),
+    meta_search: metadataSearchText(rawData),
   };
 }
 
@@ -200,7 +207,10 @@ export function ingestWriter(
         ['tenant_id', 'exemption_id'],
         records.map((r) => ({ tenant_id: r.tenantId, exemption_id: r.exemptionId, doc: JSON.stringify(r.exemption) })),
       ),
-    asset: (records) => upsert(tx, 'assets', ['tenant_id', 'id'], records.map(assetRow)),
+    asset: async (records) => {
+      await upsert(tx, 'assets', ['tenant_id', 'id'], records.map(assetRow));
+      await upsert(tx, 'asset_documents', ['tenant_id', 'asset_id'], records.map(assetDocumentRow));
+    },
     vulnerability: async (records) => {
       // A finding's packages are replaced whole, so the packages of findings that already exist are deleted first.
       // Which exist is read by index, two ways: a batch of a few assets (a scan: one asset, many findings) asks per

@@ -195,9 +195,12 @@ async function deriveBatch(
     .map((a) => a.id);
   const secrets = new Map<string, SubjectSecret[]>();
   for (const ids of chunks(withSecrets)) {
-    const rows = await fromTenant(q, 'assets', tenantId).select(['id', 'doc']).where('assets.id', 'in', ids).execute();
+    const rows = await fromTenant(q, 'asset_documents', tenantId)
+      .select(['asset_id', 'doc'])
+      .where('asset_documents.asset_id', 'in', ids)
+      .execute();
     for (const r of rows)
-      secrets.set(r.id, secretsOf(JSON.parse(Buffer.from(r.doc).toString('utf8')) as Record<string, unknown>));
+      secrets.set(r.asset_id, secretsOf(JSON.parse(Buffer.from(r.doc).toString('utf8')) as Record<string, unknown>));
   }
 
   // Only findings a rule can cite, as src/domain/risk-engine.ts isCitable says: not exempted, and known-exploited, or

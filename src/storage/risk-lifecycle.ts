@@ -67,15 +67,24 @@ export async function scoreScannedAssets(
   }
   const changed = assets.filter((a) => a.risk_score !== (highest.get(a.id) ?? 0));
   for (const ids of chunks(changed.map((a) => a.id))) {
-    const rows = await fromTenant(q, 'assets', tenantId).select(['id', 'doc']).where('assets.id', 'in', ids).execute();
+    const rows = await fromTenant(q, 'asset_documents', tenantId)
+      .select(['asset_id', 'doc'])
+      .where('asset_documents.asset_id', 'in', ids)
+      .execute();
     for (const r of rows) {
-      const riskScore = highest.get(r.id) ?? 0;
+      const riskScore = highest.get(r.asset_id) ?? 0;
       const doc = JSON.parse(Buffer.from(r.doc).toString('utf8')) as Record<string, unknown>;
       await db
         .updateTable('assets')
-        .set({ risk_score: riskScore, doc: Buffer.from(JSON.stringify({ ...doc, riskScore })) })
+        .set({ risk_score: riskScore })
         .where('tenant_id', '=', tenantId)
-        .where('id', '=', r.id)
+        .where('id', '=', r.asset_id)
+        .execute();
+      await db
+        .updateTable('asset_documents')
+        .set({ doc: Buffer.from(JSON.stringify({ ...doc, riskScore })) })
+        .where('tenant_id', '=', tenantId)
+        .where('asset_id', '=', r.asset_id)
         .execute();
     }
   }

@@ -2,7 +2,7 @@
 // the primary asset and integration of a whole batch fetched in one query each.
 import type { Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely';
 import type { ListRisksQuery } from '../domain/risks.js';
-import { assetJson, DERIVED_COLUMNS } from './assets.js';
+import { assetDocuments, assetJson } from './assets.js';
 import { columnFilters, environmentFilter, type ColumnFilters } from './filters.js';
 import { countCache, fromTenant, type TenantReader } from './scope.js';
 import type { Database } from './tables.js';
@@ -118,14 +118,8 @@ export function riskStore(read: TenantReader): Pick<Storage, 'listRisks'> {
 
         if (include?.includes('primaryAsset')) {
           const ids = [...new Set(rows.map((r) => r.primaryAssetId).filter((id): id is string => id !== null))];
-          const assets =
-            ids.length === 0
-              ? []
-              : await fromTenant(db, 'assets', scope.tenantId)
-                  .select(['assets.id', ...DERIVED_COLUMNS, 'doc'])
-                  .where('assets.id', 'in', ids)
-                  .execute();
-          const byId = new Map(assets.map((a) => [a.id, assetJson(a)]));
+          const assets = await assetDocuments(db, scope.tenantId, ids);
+          const byId = new Map([...assets].map(([id, a]) => [id, assetJson(a)]));
           for (const row of rows)
             row.primaryAsset = (row.primaryAssetId !== null && byId.get(row.primaryAssetId)) || null;
         }

@@ -10,9 +10,9 @@ type Db = Kysely<Database> | Transaction<Database>;
 
 export const scanReads = (db: Db): Pick<IngestWriter, 'storedAsset' | 'storedFindings'> => ({
   async storedAsset(tenantId, assetId) {
-    const row = await fromTenant(db, 'assets', tenantId)
+    const row = await fromTenant(db as Kysely<Database>, 'asset_documents', tenantId)
       .select(['doc', 'raw_data'])
-      .where('assets.id', '=', assetId)
+      .where('asset_documents.asset_id', '=', assetId)
       .executeTakeFirst();
     if (!row) return undefined;
     return {

@@ -84,13 +84,22 @@ export interface AssetTable {
   is_exploitable: number;
   /** JSON array of the asset's `{Key, Value}` tags, for exemption matching. */
   tags: string;
-  /** Lower-cased keys and scalar values of rawData joined by U+001F, for the `metadata` filter. */
-  meta_search: string;
+  /** 1 when a scanner's report made or updated the asset: its riskScore is then derived from its risks. */
+  scanned: Generated<number>;
+}
+
+/**
+ * An asset's documents, one row per asset, apart from the narrow `assets` row that every filter, sort and count reads:
+ * ~3 KB of JSON per asset would otherwise make each of those read ~8× the pages (docs/DESIGN.md §26).
+ */
+export interface AssetDocumentTable {
+  tenant_id: string;
+  asset_id: string;
   /** The API object as UTF-8 JSON, without the derived fields (spliced in when served) and without rawData. */
   doc: Buffer;
   raw_data: string;
-  /** 1 when a scanner's report made or updated the asset: its riskScore is then derived from its risks. */
-  scanned: Generated<number>;
+  /** Lower-cased keys and scalar values of rawData joined by U+001F, for the `metadata` filter. */
+  meta_search: string;
 }
 
 export interface VulnerabilityTable {
@@ -252,6 +261,7 @@ export interface Database {
   asset_group_members: AssetGroupMemberTable;
   exemptions: ExemptionTable;
   assets: AssetTable;
+  asset_documents: AssetDocumentTable;
   vulnerabilities: VulnerabilityTable;
   vulnerability_packages: VulnerabilityPackageTable;
   vulnerability_exemptions: VulnerabilityExemptionTable;
@@ -276,6 +286,7 @@ export const TENANT_TABLES = [
   'asset_group_members',
   'exemptions',
   'assets',
+  'asset_documents',
   'vulnerabilities',
   'vulnerability_packages',
   'vulnerability_exemptions',

@@ -3,11 +3,12 @@
 // changes nothing. To regenerate the snapshot after adding a migration, run this file with
 // SECINV_WRITE_SCHEMA_SNAPSHOT=1 and review the diff of test/storage/schema-snapshot.json.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, sql, SqliteDialect } from 'kysely';
 import Sqlite from 'better-sqlite3';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { migrations } from '../../src/storage/migrations/index.js';
+import { openStorage } from '../../src/storage/index.js';
 import { createTestDatabase, TEST_DIALECTS, type TestDialect } from '../helpers.js';
 import { introspectSchema, type Schema } from './introspect.js';
 
@@ -43,6 +44,52 @@ for (const dialect of TEST_DIALECTS) {
         expect(await introspectSchema(dialect, database.url)).toEqual(schema);
       } finally {
         await db.destroy();
+        await database.drop();
+      }
+    });
+  });
+}
+
+for (const dialect of TEST_DIALECTS) {
+  describe(`0009_asset_documents on ${dialect}`, () => {
+    it('moves each stored asset’s document, raw data and search text to asset_documents, served as before', async () => {
+      const database = await createTestDatabase(dialect);
+      const db = kysely(dialect, database.url);
+      const doc = { id: 'asset-1', name: 'web', provider: 'AWS', riskScore: 3 };
+      try {
+        const migrator = new Migrator({ db, provider: migrations(dialect) });
+        expect((await migrator.migrateTo('0008_checks_and_derived_risks')).error).toBeUndefined();
+        const blob =
+          dialect === 'sqlite' ? sql`${Buffer.from(JSON.stringify(doc))}` : sql`${JSON.stringify(doc)}::bytea`;
+        await sql`insert into tenants (tenant_id, organization_id, data_version) values ('t1', 'o1', 1)`.execute(db);
+        await sql`insert into assets (tenant_id, id, provider, name, name_lc, first_observed_at, last_observed_at,
+          risk_score, is_publicly_exposed, has_admin_privileges, has_overly_permissive_privileges,
+          is_susceptible_to_privilege_escalation, n_low_secrets, n_medium_secrets, n_high_secrets, n_critical_secrets,
+          n_low, n_medium, n_high, n_critical, vulnerability_score, is_vulnerable, has_kev, has_exploit, is_exploitable,
+          tags, meta_search, doc, raw_data)
+          values ('t1', 'asset-1', 'AWS', 'web', 'web', '2024-01-01T00:00:00.000Z', '2024-01-02T00:00:00.000Z', 3,
+          0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0.5, 1, 0, 0, 0, '[]', ${'staterunning'}, ${blob}, ${'{"state":"running"}'})`.execute(
+          db,
+        );
+        expect((await migrator.migrateToLatest()).error).toBeUndefined();
+      } finally {
+        await db.destroy();
+      }
+      const storage = await openStorage(database.url);
+      try {
+        const scope = { tenantId: 't1', dataVersion: 1 };
+        const asset = await storage.getAsset(scope, 'asset-1', true);
+        expect(JSON.parse(asset!.toString('utf8'))).toMatchObject({
+          ...doc,
+          numberOfLowVulnerabilities: 1,
+          vulnerabilityScore: 0.5,
+          rawData: { state: 'running' },
+        });
+        const page = (metadata: string) => storage.listAssets(scope, { metadata, page: 1, perPage: 10 });
+        expect((await page('runn')).total).toBe(1);
+        expect((await page('stopped')).total).toBe(0);
+      } finally {
+        await storage.close();
         await database.drop();
       }
     });

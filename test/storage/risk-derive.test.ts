@@ -117,9 +117,14 @@ describe.each(TEST_DIALECTS)('risk derivation on %s', (dialect) => {
   const riskScoreOf = async (id: string) => {
     const row = await raw.db
       .selectFrom('assets')
+      .innerJoin('asset_documents', (j) =>
+        j
+          .onRef('asset_documents.tenant_id', '=', 'assets.tenant_id')
+          .onRef('asset_documents.asset_id', '=', 'assets.id'),
+      )
       .select(['risk_score', 'doc'])
-      .where('tenant_id', '=', TENANT_A)
-      .where('id', '=', id)
+      .where('assets.tenant_id', '=', TENANT_A)
+      .where('assets.id', '=', id)
       .executeTakeFirstOrThrow();
     return [row.risk_score, (JSON.parse(Buffer.from(row.doc).toString('utf8')) as { riskScore: number }).riskScore];
   };

@@ -12,6 +12,7 @@ import { migration as findingSources } from './0005_finding_sources.js';
 import { migration as feedsAndAliases } from './0006_feeds_and_aliases.js';
 import { migration as vexAndPurls } from './0007_vex_and_purls.js';
 import { migration as checksAndDerivedRisks } from './0008_checks_and_derived_risks.js';
+import { migration as assetDocuments } from './0009_asset_documents.js';
 
 const ordered: Record<string, FrozenMigration> = {
   '0001_initial': initial,
@@ -22,6 +23,7 @@ const ordered: Record<string, FrozenMigration> = {
   '0006_feeds_and_aliases': feedsAndAliases,
   '0007_vex_and_purls': vexAndPurls,
   '0008_checks_and_derived_risks': checksAndDerivedRisks,
+  '0009_asset_documents': assetDocuments,
 };
 
 export const migrations = (dialect: Dialect): MigrationProvider => ({
