@@ -3,7 +3,7 @@
 import { Type, type Static } from 'typebox';
 import type { DerivedAssetFields } from './derived.js';
 import { operationalStates, providers, riskSeverities } from './enums.js';
-import { querySpec, type ParsedQuery } from './query.js';
+import { formatParam, querySpec, type ParsedQuery } from './query.js';
 import {
   Bool,
   FreeObject,
@@ -226,8 +226,13 @@ export const listAssetsSpec = querySpec(
       default: 100,
       description: 'Page size, an integer from 1 to 1000 (default 100).',
     },
+    format: formatParam,
   },
-  { ranges: [['firstObservedAtStart', 'firstObservedAtEnd']], requires: [['sortOrder', 'sortBy']] },
+  {
+    ranges: [['firstObservedAtStart', 'firstObservedAtEnd']],
+    requires: [['sortOrder', 'sortBy']],
+    paging: ['page', 'perPage'],
+  },
 );
 export type ListAssetsQuery = ParsedQuery<typeof listAssetsSpec.params>;
 

@@ -18,7 +18,7 @@ import type { Page, Storage, TenantScope } from './types.js';
 
 type Eb = ExpressionBuilder<Database, 'assets'>;
 
-const sortColumns: Record<AssetSortField, { column: keyof AssetTable; nullable: boolean }> = {
+export const sortColumns: Record<AssetSortField, { column: keyof AssetTable; nullable: boolean }> = {
   id: { column: 'id', nullable: false },
   executionId: { column: 'execution_id', nullable: true },
   integrationId: { column: 'integration_id', nullable: true },
@@ -75,7 +75,7 @@ export type AssetFilters = Omit<ListAssetsQuery, 'sortBy' | 'sortOrder' | 'page'
  */
 type DocumentAccess = 'probe' | 'scan';
 
-function filterExpressions(
+export function filterExpressions(
   eb: Eb,
   tenantId: string,
   q: AssetFilters,

@@ -2,6 +2,7 @@
 // over SQLite or PostgreSQL; nothing outside src/storage/ sees SQL.
 import { sql } from 'kysely';
 import { UnavailableError } from '../domain/errors.js';
+import { assetBatchStore } from './asset-batches.js';
 import { assetStore } from './assets.js';
 import { connect, defaultConnectOptions, type ConnectOptions } from './connect.js';
 import { sqlDialects } from './dialect.js';
@@ -92,6 +93,7 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
     ...keyStore(db),
     ...tenantStore(db),
     ...assetStore(read, sqlDialects[dialect]),
+    ...assetBatchStore(read, sqlDialects[dialect]),
     ...riskStore(read),
     ...vulnerabilityStore(read),
     ...feedStore(db, dialect),

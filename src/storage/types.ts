@@ -37,6 +37,9 @@ export type RiskPosition = readonly [string | number, string];
 /** Where a batch of findings starts: after the finding with this sort value, asset id and vulnerability id. */
 export type FindingPosition = readonly [string | number, string, string];
 
+/** Where a batch of assets starts: after the asset with this sort value (null: none, the nulls-last segment) and id. */
+export type AssetPosition = readonly [string | number | null, string];
+
 /** A batch of a keyset list: the items, and where the next batch starts (null on the last). */
 export interface Batch<P> {
   items: Buffer[];
@@ -156,6 +159,16 @@ export interface Storage {
 
   // API reads: each runs in the tenant of its scope (on PostgreSQL also under row-level security).
   listAssets(scope: TenantScope, query: ListAssetsQuery): Promise<Page>;
+  /**
+   * `size` assets of the list after `after` (the first without it), in the order of its numbered pages, and where the
+   * batch after them starts (null: last). For exports; `page` and `perPage` of the query are not read.
+   */
+  listAssetBatch(
+    scope: TenantScope,
+    query: ListAssetsQuery,
+    size: number,
+    after: AssetPosition | undefined,
+  ): Promise<Batch<AssetPosition>>;
   /** The asset's JSON (with `rawData` when asked), or undefined when the tenant has no asset with this id. */
   getAsset(scope: TenantScope, id: string, withRawData: boolean): Promise<Buffer | undefined>;
   /** One batch after `after` (or the first), the total under the filters, and where the next batch starts (null: last). */

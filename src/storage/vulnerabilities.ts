@@ -100,8 +100,11 @@ export function vulnerabilityStore(read: TenantReader): Pick<Storage, 'listVulne
         const { sortBy, sortOrder, page, perPage, cursor: _cursor, includeTotal, ...filters } = query;
         const column = sortColumns[sortBy];
         const direction = sortOrder === 'DESC' ? 'desc' : 'asc';
-        // Page the narrow keys first, then read the documents of that page (as for assets). A keyset batch seeks past
-        // its position on the (tenant_id, is_exempted, sort, asset_id, vulnerability_id) index; a numbered page skips.
+        // A keyset batch seeks past its position on the (tenant_id, is_exempted, sort, asset_id, vulnerability_id)
+        // index and reads the documents with the keys, each row once. A numbered page past the first skips: it pages
+        // the narrow keys first, then reads the documents of that page (as for assets), so that the rows it skips
+        // never carry their documents.
+        const offset = after ? 0 : (page - 1) * perPage;
         let select = filtered(db, scope.tenantId, filters).select([
           'vulnerabilities.asset_id',
           'vulnerabilities.vulnerability_id',
@@ -118,18 +121,25 @@ export function vulnerabilityStore(read: TenantReader): Pick<Storage, 'listVulne
           );
         }
         // One row more than asked tells whether another batch follows.
-        const fetched = await select
+        const ordered = select
           .orderBy(`vulnerabilities.${column}`, direction)
           .orderBy('vulnerabilities.asset_id', direction)
           .orderBy('vulnerabilities.vulnerability_id', direction)
-          .limit(perPage + 1)
-          .offset(after ? 0 : (page - 1) * perPage)
-          .execute();
+          .limit(perPage + 1);
+        const fetched: {
+          asset_id: string;
+          vulnerability_id: string;
+          is_exempted: number;
+          sortValue: string | number;
+        }[] =
+          offset === 0 ? await ordered.select('vulnerabilities.doc').execute() : await ordered.offset(offset).execute();
         const keys = fetched.slice(0, perPage);
 
         const docs = new Map<string, Buffer>();
-        const exemptionsOf = new Map<string, string[]>();
-        if (keys.length > 0) {
+        if (offset === 0) {
+          for (const row of keys as ((typeof keys)[number] & { doc: Buffer })[])
+            docs.set(key(row.asset_id, row.vulnerability_id), row.doc);
+        } else if (keys.length > 0) {
           const assetIds = [...new Set(keys.map((k) => k.asset_id))];
           const vulnerabilityIds = [...new Set(keys.map((k) => k.vulnerability_id))];
           // Both IN lists together can match more pairs than the page holds (bounded by the page's assets); the map
@@ -140,23 +150,17 @@ export function vulnerabilityStore(read: TenantReader): Pick<Storage, 'listVulne
             .where('vulnerabilities.vulnerability_id', 'in', vulnerabilityIds)
             .execute();
           for (const row of rows) docs.set(key(row.asset_id, row.vulnerability_id), row.doc);
+        }
 
-          const exemptedAssets = [...new Set(keys.filter((k) => k.is_exempted === 1).map((k) => k.asset_id))];
-          if (exemptedAssets.length > 0) {
-            const matches = await fromTenant(db, 'vulnerability_exemptions', scope.tenantId)
-              .select([
-                'vulnerability_exemptions.asset_id',
-                'vulnerability_exemptions.vulnerability_id',
-                'exemption_id',
-              ])
-              .where('vulnerability_exemptions.asset_id', 'in', exemptedAssets)
-              .orderBy('exemption_id')
-              .execute();
-            for (const m of matches) {
-              const k = key(m.asset_id, m.vulnerability_id);
-              appendTo(exemptionsOf, k, m.exemption_id);
-            }
-          }
+        const exemptionsOf = new Map<string, string[]>();
+        const exemptedAssets = [...new Set(keys.filter((k) => k.is_exempted === 1).map((k) => k.asset_id))];
+        if (exemptedAssets.length > 0) {
+          const matches = await fromTenant(db, 'vulnerability_exemptions', scope.tenantId)
+            .select(['vulnerability_exemptions.asset_id', 'vulnerability_exemptions.vulnerability_id', 'exemption_id'])
+            .where('vulnerability_exemptions.asset_id', 'in', exemptedAssets)
+            .orderBy('exemption_id')
+            .execute();
+          for (const m of matches) appendTo(exemptionsOf, key(m.asset_id, m.vulnerability_id), m.exemption_id);
         }
         const exemptionIds = [...new Set([...exemptionsOf.values()].flat())];
         const exemptionDocs = new Map<string, string>();

@@ -4,6 +4,7 @@
 import { gunzipSync } from 'node:zlib';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
+import { Asset } from '../../src/domain/assets.js';
 import { riskFieldNames } from '../../src/domain/risks.js';
 import { Vulnerability } from '../../src/domain/vulnerabilities.js';
 import { buildApp } from '../../src/app.js';
@@ -19,6 +20,7 @@ const SEVERITIES = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFORMATIONAL', 'UNKNO
 /** More findings than an export reads at once, so that exports cross batch boundaries. */
 const FINDINGS = EXPORT_BATCH * 2 + 137;
 const RISKS = EXPORT_BATCH + 59;
+const ASSETS = EXPORT_BATCH + 41;
 
 /** Text that a spreadsheet would run as a formula, and text that CSV must quote. */
 const HOSTILE = ['=HYPERLINK("http://x","y")', '+1+2', '-2+3', '@SUM(A1)', '\tcmd', '\rcmd', 'a,b "c"\nd', 'ünï ✓'];
@@ -52,6 +54,22 @@ const records: Rec[] = [
       },
     },
   ],
+  // Assets with and without the nullable sort values, so that the nulls-last segment starts inside a batch.
+  ...Array.from({ length: ASSETS }, (_, i): Rec => [
+    'asset',
+    {
+      tenantId: TENANT_A,
+      id: `sirn:assets:gen:aws:s3:bucket:eu-west-${i % 3}:bucket-${String(i).padStart(5, '0')}`,
+      provider: i % 4 === 0 ? 'GCP' : 'AWS',
+      type: 'AWS::S3::Bucket',
+      name: i % 5 === 0 ? null : HOSTILE[i % HOSTILE.length],
+      region: i % 7 === 0 ? null : `eu-west-${i % 3}`,
+      riskScore: i % 3 === 0 ? null : (i % 11) / 2,
+      tags: i % 2 === 0 ? [{ Key: 'team', Value: 'a,b' }] : [],
+      firstObservedAt: `2025-0${1 + (i % 9)}-01T00:00:00Z`,
+      lastObservedAt: '2025-10-01T00:00:00Z',
+    },
+  ]),
   ...Array.from({ length: RISKS }, (_, i): Rec => [
     'risk',
     {
@@ -295,6 +313,44 @@ describe('risk export', () => {
   });
 });
 
+describe('asset export', () => {
+  const QUERIES = [
+    '',
+    'sortBy=id&sortOrder=DESC',
+    'sortBy=riskScore',
+    'sortBy=riskScore&sortOrder=DESC',
+    'sortBy=name&sortOrder=DESC&providers=AWS',
+    'sortBy=region',
+    'sortBy=vulnerabilityScore&sortOrder=DESC',
+    'sortBy=firstObservedAt&regions=eu-west-1,eu-west-2',
+    'query=cmd&sortBy=riskScore',
+    'ids=nothing',
+  ];
+
+  it.each(QUERIES)('NDJSON and CSV equal every page concatenated: "%s"', async (query) => {
+    const pages = await allPages('/v1/tenant/assets', query);
+    const ndjson = await exported(join('/v1/tenant/assets', query, 'format=ndjson'));
+    expect(ndjson.headers['content-disposition']).toMatch(/^attachment; filename="assets-\d{4}-\d{2}-\d{2}\.ndjson"$/);
+    expect(ndjsonItems(ndjson.body)).toEqual(pages);
+
+    const csv = await exported(join('/v1/tenant/assets', query, 'format=csv'));
+    const columns = Object.keys(Asset.properties);
+    expect(csvRows(csv.rawPayload)).toEqual([columns, ...pages.map((item) => columns.map((c) => cell(item[c])))]);
+  });
+
+  it('exports more assets than one batch reads, each once', async () => {
+    const items = ndjsonItems((await exported('/v1/tenant/assets?format=ndjson&sortBy=riskScore')).body);
+    expect(items.length).toBeGreaterThan(ASSETS);
+    expect(new Set(items.map((a) => a.id)).size).toBe(items.length);
+  });
+
+  it('page and perPage with an export are 400', async () => {
+    const res = await get('/v1/tenant/assets?page=2&perPage=10', { accept: 'text/csv' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json<{ errors: { field: string }[] }>().errors.map((e) => e.field)).toEqual(['page', 'perPage']);
+  });
+});
+
 describe('exports: bad input', () => {
   const problems = async (url: string, headers: Record<string, string> = {}) => {
     const res = await get(url, headers);
@@ -329,7 +385,7 @@ describe('exports: bad input', () => {
   });
 
   it('format=xml is 400 naming the formats', async () => {
-    for (const path of ['/v1/tenant/vulnerabilities', '/v1/tenant/risks'])
+    for (const path of ['/v1/tenant/vulnerabilities', '/v1/tenant/risks', '/v1/tenant/assets'])
       expect(await problems(`${path}?format=xml`)).toEqual([
         { code: 'invalid_parameter', field: 'format', message: 'format must be one of json, ndjson, csv' },
       ]);
@@ -337,7 +393,7 @@ describe('exports: bad input', () => {
 
   it('an Accept with only unsupported types is 406 listing the supported ones', async () => {
     for (const accept of ['application/xml', 'text/html, image/*', 'application/json;q=0'])
-      for (const path of ['/v1/tenant/vulnerabilities', '/v1/tenant/risks']) {
+      for (const path of ['/v1/tenant/vulnerabilities', '/v1/tenant/risks', '/v1/tenant/assets']) {
         const res = await get(path, { accept });
         expect(res.statusCode, `${path} ${accept}`).toBe(406);
         expect(res.json()).toEqual({

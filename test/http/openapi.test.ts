@@ -51,7 +51,7 @@ const operations: Record<
   string,
   { path: string; query: QueryDefinition<Record<string, ParamSpec>>; notFound: boolean; exports: boolean }
 > = {
-  listAssets: { path: '/v1/tenant/assets', query: listAssetsQuery, notFound: false, exports: false },
+  listAssets: { path: '/v1/tenant/assets', query: listAssetsQuery, notFound: false, exports: true },
   getAsset: { path: '/v1/tenant/assets/{assetId}', query: getAssetQuery, notFound: true, exports: false },
   listRisks: { path: '/v1/tenant/risks', query: listRisksQuery, notFound: false, exports: true },
   listVulnerabilities: {

@@ -1,8 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { apiError } from '../../domain/errors.js';
-import { errorResponses, jsonResponse } from '../../http/docs.js';
+import { errorResponses, jsonResponse, listResponse } from '../../http/docs.js';
+import { batchesOf, EXPORT_DOC, negotiateFormat, sendExport } from '../../http/export.js';
+import { Asset } from '../../domain/assets.js';
 import { itemBody, listBody, pageMeta, sendJson } from '../../http/respond.js';
-import type { Storage } from '../../storage/index.js';
+import type { AssetPosition, Storage } from '../../storage/index.js';
 import {
   GetAssetResponse,
   ListAssetsResponse,
@@ -22,6 +24,7 @@ export async function assetRoutes(app: FastifyInstance, { storage }: { storage: 
   app.get<{ Querystring: ListAssetsQuery }>(
     ASSETS_PATH,
     {
+      preValidation: negotiateFormat,
       schema: {
         operationId: 'listAssets',
         summary: 'List assets',
@@ -33,11 +36,12 @@ export async function assetRoutes(app: FastifyInstance, { storage }: { storage: 
           '`vulnerabilityScore`) count only the findings no exemption matches.\n\n' +
           'Request rules (every operation): an unknown parameter, an empty value, a scalar parameter given twice, an ' +
           'invalid enum, boolean, number or date, or a range whose start is after its end is `400`, listing every problem. ' +
-          'Enum values match in any case. Date-times are RFC 3339 or `yyyy-MM-dd` (midnight UTC); ranges are inclusive.',
+          'Enum values match in any case. Date-times are RFC 3339 or `yyyy-MM-dd` (midnight UTC); ranges are inclusive.\n\n' +
+          EXPORT_DOC,
         tags: ['Assets'],
         querystring: listAssetsQuery.schema,
         response: {
-          200: jsonResponse('A page of assets and its position.', ListAssetsResponse, listAssetsExample),
+          200: listResponse('A page of assets and its position.', ListAssetsResponse, listAssetsExample, 'Asset'),
           ...errorResponses({
             badRequest: {
               errors: [
@@ -45,12 +49,22 @@ export async function assetRoutes(app: FastifyInstance, { storage }: { storage: 
                 { code: 'unknown_parameter', field: 'provider', message: "unknown query parameter 'provider'" },
               ],
             },
+            exports: true,
           }),
         },
       },
     },
     async (request, reply) => {
       const query = request.query;
+      if (query.format !== undefined && query.format !== 'json') {
+        return sendExport(request, reply, query.format, {
+          name: 'assets',
+          columns: Object.keys(Asset.properties),
+          batches: batchesOf<AssetPosition>((after, size) =>
+            storage.listAssetBatch(request.tenant, query, size, after),
+          ),
+        });
+      }
       const { items, total } = await storage.listAssets(request.tenant, query);
       return sendJson(reply, listBody(items, pageMeta(query.page, query.perPage, total)));
     },

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { cursorBinding, type CursorCodec } from '../../http/cursor.js';
 import { errorResponses, listResponse } from '../../http/docs.js';
-import { batchesOf, EXPORT_BATCH, EXPORT_DOC, negotiateFormat, sendExport } from '../../http/export.js';
+import { batchesOf, EXPORT_DOC, negotiateFormat, sendExport } from '../../http/export.js';
 import { riskFieldNames, riskIncludes } from '../../domain/risks.js';
 import { listBody, sendJson } from '../../http/respond.js';
 import type { RiskPosition, Storage } from '../../storage/index.js';
@@ -67,7 +67,6 @@ export async function riskRoutes(
       const query = request.query;
       if (query.format !== undefined && query.format !== 'json') {
         const { fields, include } = query;
-        const batch = { ...query, perPage: EXPORT_BATCH };
         return sendExport(request, reply, query.format, {
           name: 'risks',
           // The risk's fields (those of `fields` when given), then the embeds asked for, as the paged items hold them.
@@ -75,7 +74,9 @@ export async function riskRoutes(
             ...riskFieldNames.filter((name) => fields?.includes(name) ?? true),
             ...riskIncludes.filter((name) => include?.includes(name)),
           ],
-          batches: batchesOf<RiskPosition>((after) => storage.listRisks(request.tenant, batch, after)),
+          batches: batchesOf<RiskPosition>((after, size) =>
+            storage.listRisks(request.tenant, { ...query, perPage: size }, after),
+          ),
         });
       }
       const binding = cursorBinding(RISKS_PATH, request.tenant.tenantId, query);

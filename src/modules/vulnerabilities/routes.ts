@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { cursorBinding, type CursorCodec } from '../../http/cursor.js';
 import { errorResponses, listResponse } from '../../http/docs.js';
-import { batchesOf, EXPORT_BATCH, EXPORT_DOC, negotiateFormat, sendExport } from '../../http/export.js';
+import { batchesOf, EXPORT_DOC, negotiateFormat, sendExport } from '../../http/export.js';
 import { listBody, pageMeta, sendJson } from '../../http/respond.js';
 import { Vulnerability } from '../../domain/vulnerabilities.js';
 import type { FindingPosition, Storage } from '../../storage/index.js';
@@ -71,11 +71,12 @@ export async function vulnerabilityRoutes(
     async (request, reply) => {
       const query = request.query;
       if (query.format !== undefined && query.format !== 'json') {
-        const batch = { ...query, perPage: EXPORT_BATCH, includeTotal: false };
         return sendExport(request, reply, query.format, {
           name: 'vulnerabilities',
           columns: Object.keys(Vulnerability.properties),
-          batches: batchesOf<FindingPosition>((after) => storage.listVulnerabilities(request.tenant, batch, after)),
+          batches: batchesOf<FindingPosition>((after, size) =>
+            storage.listVulnerabilities(request.tenant, { ...query, perPage: size, includeTotal: false }, after),
+          ),
         });
       }
       const binding = cursorBinding(VULNERABILITIES_PATH, request.tenant.tenantId, query);
