@@ -12,7 +12,7 @@ import { ACCEPTED_FORMAT } from './query.js';
 /** Rows per storage read of an export: ~1-3 MB of JSON, few enough reads that each costs little beside its rows. */
 export const EXPORT_BATCH = 1000;
 /** Rows of the first read, which the response waits for: small, so that the download starts at once. */
-export const FIRST_EXPORT_BATCH = 100;
+const FIRST_EXPORT_BATCH = 100;
 
 /** How the list operations describe their exports in the OpenAPI document. */
 export const EXPORT_DOC =
@@ -109,7 +109,7 @@ const csvRow = (cells: readonly unknown[]): string => `${cells.map(csvCell).join
  * spreadsheets read the file as UTF-8. Written here rather than with csv-stringify, which cost 170 µs per finding
  * (27 cells) against 28 µs for this (docs/DESIGN.md §27).
  */
-export function csv(columns: readonly string[], items: Buffer[], first: boolean): string {
+function csv(columns: readonly string[], items: Buffer[], first: boolean): string {
   let out = first ? `\uFEFF${csvRow(columns)}` : '';
   for (const item of items) {
     const record = JSON.parse(item.toString('utf8')) as Record<string, unknown>;

@@ -2,7 +2,6 @@
 // chosen by `format` or by Accept; the request rules of exports; CSV that a spreadsheet reads as written; the headers,
 // tags, compression and rate limit of a download.
 import { gunzipSync } from 'node:zlib';
-import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { Asset } from '../../src/domain/assets.js';
 import { riskFieldNames } from '../../src/domain/risks.js';
@@ -12,79 +11,8 @@ import { UnavailableError } from '../../src/domain/errors.js';
 import { EXPORT_BATCH } from '../../src/http/export.js';
 import type { Storage } from '../../src/storage/index.js';
 import { sharedSetup, TENANT_A, TENANT_B } from '../helpers.js';
-import { A1, ALL_A, fixture, riskFixture } from '../fixtures.js';
-
-type Rec = [string, Record<string, unknown>];
-type Item = Record<string, unknown>;
-const SEVERITIES = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFORMATIONAL', 'UNKNOWN'];
-/** More findings than an export reads at once, so that exports cross batch boundaries. */
-const FINDINGS = EXPORT_BATCH * 2 + 137;
-const RISKS = EXPORT_BATCH + 59;
-const ASSETS = EXPORT_BATCH + 41;
-
-/** Text that a spreadsheet would run as a formula, and text that CSV must quote. */
-const HOSTILE = ['=HYPERLINK("http://x","y")', '+1+2', '-2+3', '@SUM(A1)', '\tcmd', '\rcmd', 'a,b "c"\nd', 'ünï ✓'];
-
-const records: Rec[] = [
-  ...fixture,
-  ...riskFixture,
-  ...Array.from({ length: FINDINGS }, (_, i): Rec => [
-    'vulnerability',
-    {
-      tenantId: TENANT_A,
-      assetId: ALL_A[i % ALL_A.length],
-      vulnerabilityId: `CVE-2025-${String(i).padStart(5, '0')}`,
-      severityLevel: SEVERITIES[i % SEVERITIES.length],
-      hasKev: i % 7 === 0,
-      title: HOSTILE[i % HOSTILE.length],
-      packages: i % 5 === 0 ? [{ packageName: 'openssl', fixedVersion: i % 10 === 0 ? '3.0.9' : null }] : [],
-      firstObservedAt: `2025-0${1 + (i % 9)}-01T00:00:00Z`,
-      lastObservedAt: '2025-10-01T00:00:00Z',
-    },
-  ]),
-  [
-    'exemption',
-    {
-      tenantId: TENANT_A,
-      exemptionId: 'ex-openssl',
-      exemption: {
-        name: 'openssl accepted',
-        reason: 'RISK_ACCEPTED',
-        rules: [{ vulnerabilityIds: ['CVE-2025-00005'] }],
-      },
-    },
-  ],
-  // Assets with and without the nullable sort values, so that the nulls-last segment starts inside a batch.
-  ...Array.from({ length: ASSETS }, (_, i): Rec => [
-    'asset',
-    {
-      tenantId: TENANT_A,
-      id: `sirn:assets:gen:aws:s3:bucket:eu-west-${i % 3}:bucket-${String(i).padStart(5, '0')}`,
-      provider: i % 4 === 0 ? 'GCP' : 'AWS',
-      type: 'AWS::S3::Bucket',
-      name: i % 5 === 0 ? null : HOSTILE[i % HOSTILE.length],
-      region: i % 7 === 0 ? null : `eu-west-${i % 3}`,
-      riskScore: i % 3 === 0 ? null : (i % 11) / 2,
-      tags: i % 2 === 0 ? [{ Key: 'team', Value: 'a,b' }] : [],
-      firstObservedAt: `2025-0${1 + (i % 9)}-01T00:00:00Z`,
-      lastObservedAt: '2025-10-01T00:00:00Z',
-    },
-  ]),
-  ...Array.from({ length: RISKS }, (_, i): Rec => [
-    'risk',
-    {
-      tenantId: TENANT_A,
-      id: `risk-x-${String(i).padStart(5, '0')}`,
-      riskTypeId: 'generated',
-      primaryAssetId: ALL_A[i % ALL_A.length],
-      severityLevel: SEVERITIES[i % 4],
-      lifecycleState: 'OPEN',
-      description: HOSTILE[i % HOSTILE.length],
-      discoveredAt: `2025-0${1 + (i % 9)}-1${i % 10}T00:00:00Z`,
-      score: (i % 100) / 10,
-    },
-  ]),
-];
+import { A1 } from '../fixtures.js';
+import { ASSETS, cell, csvRows, join, ndjsonItems, records, RISKS, type Item } from './export-records.js';
 
 const shared = sharedSetup(records, [TENANT_A, TENANT_B]);
 
@@ -97,10 +25,7 @@ const json = async <T>(url: string): Promise<T> => {
   return res.json<T>();
 };
 
-const join = (path: string, query: string, extra: string) =>
-  `${path}?${[query, extra].filter((part) => part !== '').join('&')}`;
-
-/** Every numbered page of a list (perPage 7), concatenated. */
+/** Every numbered page of a list, concatenated (pages of 997 findings or assets: the export's batches are 1,000). */
 async function allPages(path: string, query: string): Promise<Item[]> {
   const items: Item[] = [];
   for (let page = 1; ; page += 1) {
@@ -126,36 +51,11 @@ async function allRiskBatches(query: string): Promise<Item[]> {
   return items;
 }
 
-/** What a CSV cell holds for a JSON value: text as is (formula-like text behind a '), JSON for objects and arrays. */
-const cell = (value: unknown): string => {
-  if (value === null || value === undefined) return '';
-  if (typeof value === 'string') return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return JSON.stringify(value);
-};
-
 async function exported(url: string, headers: Record<string, string> = {}) {
   const res = await get(url, headers);
   expect(res.statusCode, res.body.slice(0, 500)).toBe(200);
   return res;
 }
-
-const ndjsonItems = (body: string): Item[] => {
-  if (body !== '') expect(body.endsWith('\n')).toBe(true);
-  return body
-    .slice(0, -1)
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as Item);
-};
-
-const csvRows = (raw: Buffer): string[][] => {
-  // A UTF-8 byte order mark, so spreadsheets read the file as UTF-8; CRLF between records (RFC 4180).
-  expect([...raw.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
-  expect(raw.toString('utf8')).toMatch(/^\uFEFF[^\n]*\r\n/);
-  const rows: string[][] = parse(raw, { bom: true, relaxColumnCount: false });
-  return rows;
-};
 
 const VULNERABILITY_QUERIES = [
   '',
