@@ -12,7 +12,7 @@ import type { FindingPosition, Storage } from './types.js';
 type Eb = ExpressionBuilder<Database, 'vulnerabilities'>;
 export type VulnerabilityFilters = Omit<
   ListVulnerabilitiesQuery,
-  'sortBy' | 'sortOrder' | 'page' | 'perPage' | 'cursor' | 'includeTotal'
+  'sortBy' | 'sortOrder' | 'page' | 'perPage' | 'cursor' | 'includeTotal' | 'format'
 >;
 
 const sortColumns: Record<
@@ -97,7 +97,7 @@ export function vulnerabilityStore(read: TenantReader): Pick<Storage, 'listVulne
   return {
     listVulnerabilities: (scope, query, after) =>
       read(scope.tenantId, async (db) => {
-        const { sortBy, sortOrder, page, perPage, cursor: _cursor, includeTotal, ...filters } = query;
+        const { sortBy, sortOrder, page, perPage, cursor: _cursor, includeTotal, format: _format, ...filters } = query;
         const column = sortColumns[sortBy];
         const direction = sortOrder === 'DESC' ? 'desc' : 'asc';
         // A keyset batch seeks past its position on the (tenant_id, is_exempted, sort, asset_id, vulnerability_id)
