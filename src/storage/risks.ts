@@ -9,7 +9,10 @@ import type { Database } from './tables.js';
 import type { RiskPosition, Storage } from './types.js';
 
 type Eb = ExpressionBuilder<Database, 'risks'>;
-export type RiskFilters = Omit<ListRisksQuery, 'sortBy' | 'sortOrder' | 'perPage' | 'cursor' | 'fields' | 'include'>;
+export type RiskFilters = Omit<
+  ListRisksQuery,
+  'sortBy' | 'sortOrder' | 'perPage' | 'cursor' | 'fields' | 'include' | 'format'
+>;
 
 const sortColumns = { discoveredAt: 'discovered_at', score: 'score' } as const;
 
@@ -84,7 +87,7 @@ export function riskStore(read: TenantReader): Pick<Storage, 'listRisks'> {
      */
     listRisks: (scope, query, after) =>
       read(scope.tenantId, async (db) => {
-        const { sortBy, sortOrder, perPage, cursor: _cursor, fields, include, ...filters } = query;
+        const { sortBy, sortOrder, perPage, cursor: _cursor, fields, include, format: _format, ...filters } = query;
         const column = sortColumns[sortBy];
         let select = filtered(db, scope.tenantId, filters).select([
           'risks.id',
