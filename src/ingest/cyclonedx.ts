@@ -8,15 +8,7 @@ import { PackageURL } from 'packageurl-js';
 import { mapSeverity, targetClassOf } from '../domain/scan.js';
 import { isExempting, ociDigest, purlKey, type VexProduct, type VexStatement } from '../domain/vex.js';
 import { isObject, objects, text, timestamp, type Json } from './json.js';
-import {
-  firstSentence,
-  mergeFinding,
-  noChecks,
-  type Ingested,
-  type ScanFinding,
-  type ScanPackage,
-  type ScannedArtifact,
-} from './scan.js';
+import { firstSentence, findingSet, noChecks, type Ingested, type ScanPackage, type ScannedArtifact } from './scan.js';
 import { formatPath, streamJson } from './stream.js';
 import type { FieldProblem } from './trivy.js';
 
@@ -126,7 +118,7 @@ export async function readCycloneDx(
     return local.startsWith('pkg:') ? { purl: local } : null;
   };
 
-  const findings = new Map<string, ScanFinding>();
+  const findings = findingSet();
   const statements: VexStatement[] = [];
   let unmatchable = 0;
   for (const { value, path } of entries) {
@@ -191,7 +183,7 @@ export async function readCycloneDx(
     );
     const rating = chosenRating(value);
     const description = [text(value.description), text(value.detail)].filter((d) => d !== null).join('\n\n') || null;
-    mergeFinding(findings, {
+    findings.merge({
       vulnerabilityId: id,
       title: firstSentence(text(value.description)) ?? id,
       description,

@@ -2,7 +2,7 @@
 // `source`, `distro` and `descriptor` follow them, so what the matches need from those is filled in at the end.
 import { mapSeverity, targetClassOf } from '../domain/scan.js';
 import { isObject, objects, text, texts, timestamp, type Json } from './json.js';
-import { firstSentence, mergeFinding, noChecks, type Scan, type ScanFinding, type ScannedArtifact } from './scan.js';
+import { findingSet, firstSentence, noChecks, type Scan, type ScanFinding, type ScannedArtifact } from './scan.js';
 import { formatPath, streamJson } from './stream.js';
 import type { FieldProblem } from './trivy.js';
 
@@ -101,17 +101,23 @@ function artifactOf(report: Json): { artifact: ScannedArtifact; targetName: stri
 }
 
 export async function readGrype(bytes: AsyncIterable<Buffer>, problems: FieldProblem[]): Promise<Scan> {
-  const findings = new Map<string, ScanFinding>();
+  const findings = findingSet();
   let report: Json = {};
-  for await (const { path, value } of streamJson(bytes, [['matches', '*']])) {
-    if (path.length === 0) {
-      if (!isObject(value)) throw new Error('is not a Grype report: its top level is not an object');
-      report = value;
-    } else if (!isObject(value)) problems.push({ path: formatPath(path), message: 'must be an object' });
-    else {
-      const finding = findingOf(value, formatPath(path), problems);
-      if (finding) mergeFinding(findings, finding);
+  try {
+    for await (const { path, value } of streamJson(bytes, [['matches', '*']])) {
+      if (path.length === 0) {
+        if (!isObject(value)) throw new Error('is not a Grype report: its top level is not an object');
+        report = value;
+      } else if (!isObject(value)) problems.push({ path: formatPath(path), message: 'must be an object' });
+      else {
+        const finding = findingOf(value, formatPath(path), problems);
+        if (finding) findings.merge(finding);
+      }
     }
+  } catch (error) {
+    // A report that fails part-way frees its scratch file now, not when it is collected.
+    findings.close();
+    throw error;
   }
   const descriptor = isObject(report.descriptor) ? report.descriptor : {};
   if (descriptor.name !== 'grype')
@@ -120,12 +126,13 @@ export async function readGrype(bytes: AsyncIterable<Buffer>, problems: FieldPro
       message: `must be "grype" in a Grype report, not ${JSON.stringify(descriptor.name ?? null)}`,
     });
   const { artifact, targetName, distro } = artifactOf(report);
-  for (const finding of findings.values()) {
+  // The image is written after the matches: its name and distro reach the packages as each finding is read.
+  findings.finish((finding) => {
     for (const p of finding.packages) {
       p.targetName = targetName;
       p.targetType = targetTypeOf(p.targetType, distro);
     }
-  }
+  });
   return {
     scanner: 'grype',
     artifact,

@@ -161,7 +161,10 @@ export async function ingestFiles(
               region: options.region,
             });
             for (const p of fieldProblems) fail(p.message, p.path);
-            if (fieldProblems.length > 0) continue;
+            if (fieldProblems.length > 0) {
+              for (const scan of ingested.scans) scan.findings.close();
+              continue;
+            }
             const { scans, vex } = ingested;
             // A VEX document names no asset of its own: its findings, if any, need one; its statements do not.
             const statementsOnly = (scan: Scan) =>
@@ -171,9 +174,13 @@ export async function ingestFiles(
               options.assetId === undefined;
             const digest = hash.digest('hex');
             const applied: ApplyResult[] = [];
-            for (const scan of scans)
-              if (!statementsOnly(scan))
-                applied.push(await applyScan(writer, scan, digest, { ...options, organizationId, now }));
+            try {
+              for (const scan of scans)
+                if (!statementsOnly(scan))
+                  applied.push(await applyScan(writer, scan, digest, { ...options, organizationId, now }));
+            } finally {
+              for (const scan of scans) scan.findings.close();
+            }
             let unmatchable = ingested.unmatchable;
             if (vex !== null) {
               // A statement about the document's own subject is about the asset the document was attached to.

@@ -6,7 +6,7 @@
 import { UserError } from '../domain/errors.js';
 import { mapSeverity } from '../domain/scan.js';
 import { isObject, objects, text, texts, timestamp, type Json } from './json.js';
-import { mergeFinding, noChecks, type Scan, type ScanFinding, type ScanSecret } from './scan.js';
+import { findingSet, noChecks, type Scan, type ScanSecret } from './scan.js';
 import { formatPath, streamJson } from './stream.js';
 import { addMisconfiguration, findingOf, secretOf, trivyChecks, type FieldProblem } from './trivy.js';
 
@@ -79,7 +79,7 @@ function resourceScan(
     },
     scannedAt,
     reportId,
-    findings: new Map<string, ScanFinding>(),
+    findings: findingSet(),
     secrets: [] as ScanSecret[],
     // trivy-operator's VulnerabilityReports hold no checks: they never resolve Trivy's.
     checks: scanner === 'trivy' ? trivyChecks() : noChecks(),
@@ -127,7 +127,7 @@ export async function readTrivyKubernetes(
     objects(value.Results).forEach((result, r) => {
       objects(result.Vulnerabilities).forEach((row, i) => {
         const finding = findingOf(row, result, [...path, 'Results', r, 'Vulnerabilities', i], problems);
-        if (finding) mergeFinding(scan.findings, finding);
+        if (finding) scan.findings.merge(finding);
       });
       for (const row of objects(result.Secrets)) scan.secrets.push(secretOf(row, result));
       objects(result.Misconfigurations).forEach((row, i) =>
@@ -190,7 +190,7 @@ export async function readTrivyOperator(
         problems.push({ path: `${location}.vulnerabilityID`, message: 'is required (a non-empty string)' });
         return;
       }
-      mergeFinding(scan.findings, {
+      scan.findings.merge({
         vulnerabilityId: id,
         title: text(row.title) ?? id,
         description: null,

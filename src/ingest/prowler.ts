@@ -7,7 +7,7 @@ import type { Provider } from '../domain/enums.js';
 import { mapSeverity } from '../domain/scan.js';
 import { epochOrUtcTimestamp, isObject, objects, text, texts, type Json } from './json.js';
 import { kubernetesKindType } from './kubernetes.js';
-import { addFailedCheck, noChecks, type Ingested, type Scan } from './scan.js';
+import { addFailedCheck, findingSet, noChecks, type Ingested, type Scan } from './scan.js';
 import { formatPath, streamJson } from './stream.js';
 import type { FieldProblem } from './trivy.js';
 
@@ -193,7 +193,7 @@ function resourceScan(finding: Json, resource: Json, uid: string, provider: Prov
     },
     scannedAt: null,
     reportId: null,
-    findings: new Map(),
+    findings: findingSet(),
     secrets: [],
     // A Prowler run may cover a subset of its checks (`--checks`, `--services`): only a pass resolves a failure.
     checks: noChecks(false),

@@ -3,6 +3,7 @@
 import type { FailedCheck } from '../domain/checks.js';
 import { severityLevelValues, type FindingSeverity, type Provider } from '../domain/enums.js';
 import type { VexDocument } from '../domain/vex.js';
+import { openScratch, type Scratch } from '../storage/scratch.js';
 
 export interface ScanPackage {
   packageName: string | null;
@@ -107,7 +108,7 @@ export interface Scan {
   scannedAt: string | null;
   /** The report's own id, when it has one. */
   reportId: string | null;
-  findings: Map<string, ScanFinding>;
+  findings: Findings;
   secrets: ScanSecret[];
   checks: ScanChecks;
 }
@@ -116,33 +117,113 @@ const packageKey = (p: ScanPackage) =>
   `${p.packageName ?? ''}\u0000${p.installedVersion ?? ''}\u0000${p.targetName ?? ''}`;
 
 /**
- * Adds one report row to the scan's findings: the first row of a vulnerability id makes the finding; later rows add
- * their package (once per name, installed version and target), raise the severity to the highest seen and add their
- * vectors; the other fields stay those of the first row.
+ * A scan's findings, merged one per vulnerability id as the report's rows arrive: the first row of an id makes the
+ * finding; later rows add their package (once per name, installed version and target), raise the severity to the
+ * highest seen and add their vectors and aliases; the other fields stay those of the first row. Up to `inMemory`
+ * findings are kept as objects; past that, all of them move to a scratch file on disk as JSON, so a report of any size
+ * is read in bounded memory (docs/INGEST.md, "Reading"). Only the ids stay in memory (for `has` and `keys`).
  */
-export function mergeFinding(findings: Map<string, ScanFinding>, row: ScanFinding): void {
-  const found = findings.get(row.vulnerabilityId);
-  if (!found) {
+export interface Findings {
+  readonly size: number;
+  merge(row: ScanFinding): void;
+  has(vulnerabilityId: string): boolean;
+  keys(): IterableIterator<string>;
+  /** The findings in the order their ids first appeared, each passed through the `finish` steps first. */
+  values(): IterableIterator<ScanFinding>;
+  /** A step each finding goes through when read (Grype's target, known only once its `source` is read). */
+  finish(step: (finding: ScanFinding) => void): void;
+  /** Frees the scratch file, if any. */
+  close(): void;
+}
+
+/** Findings kept as objects before the rest go to disk: a Kubernetes report's many small scans never touch it. */
+export const FINDINGS_IN_MEMORY = 10_000;
+
+/**
+ * A copy of a string that shares no memory with the text it was cut from: V8 keeps the whole parent of a sliced string
+ * alive, and the ids of a 200,000-finding report, cut from the parser's chunks, kept 131 MB of them.
+ */
+const detached = (text: string): string => Buffer.from(text, 'utf8').toString('utf8');
+
+export function findingSet(inMemory = FINDINGS_IN_MEMORY): Findings {
+  const memory = new Map<string, ScanFinding>();
+  const ids = new Set<string>();
+  const steps: ((finding: ScanFinding) => void)[] = [];
+  let disk: Scratch | null = null;
+
+  const combine = (found: ScanFinding, row: ScanFinding) => {
+    const keys = new Set(found.packages.map(packageKey));
+    for (const p of row.packages) {
+      if (!keys.has(packageKey(p))) {
+        keys.add(packageKey(p));
+        found.packages.push(p);
+      }
+    }
+    if (severityLevelValues[row.severity] > severityLevelValues[found.severity]) found.severity = row.severity;
+    for (const vector of row.vectors) if (!found.vectors.includes(vector)) found.vectors.push(vector);
+    for (const alias of row.aliases) if (!found.aliases.includes(alias)) found.aliases.push(alias);
+  };
+  const first = (row: ScanFinding): ScanFinding => {
     const unique = new Map<string, ScanPackage>();
     for (const p of row.packages) if (!unique.has(packageKey(p))) unique.set(packageKey(p), p);
-    findings.set(row.vulnerabilityId, {
+    return {
       ...row,
       packages: [...unique.values()],
       vectors: [...new Set(row.vectors)],
       aliases: [...new Set(row.aliases)],
-    });
-    return;
-  }
-  const keys = new Set(found.packages.map(packageKey));
-  for (const p of row.packages) {
-    if (!keys.has(packageKey(p))) {
-      keys.add(packageKey(p));
-      found.packages.push(p);
-    }
-  }
-  if (severityLevelValues[row.severity] > severityLevelValues[found.severity]) found.severity = row.severity;
-  for (const vector of row.vectors) if (!found.vectors.includes(vector)) found.vectors.push(vector);
-  for (const alias of row.aliases) if (!found.aliases.includes(alias)) found.aliases.push(alias);
+    };
+  };
+  const finished = (finding: ScanFinding) => {
+    for (const step of steps) step(finding);
+    return finding;
+  };
+  // Objects in memory go through each step once; those read from disk are new objects every time.
+  let stepsDone = 0;
+
+  return {
+    get size() {
+      return ids.size;
+    },
+    merge(row) {
+      const id = row.vulnerabilityId;
+      if (disk === null) {
+        const found = memory.get(id);
+        if (found) combine(found, row);
+        else memory.set(id, first(row));
+        if (!ids.has(id)) ids.add(detached(id));
+        if (memory.size > inMemory) {
+          disk = openScratch();
+          for (const [key, finding] of memory) disk.put(key, JSON.stringify(finding));
+          memory.clear();
+        }
+        return;
+      }
+      const stored = ids.has(id) ? disk.get(id) : undefined;
+      let finding: ScanFinding;
+      if (stored === undefined) finding = first(row);
+      else {
+        finding = JSON.parse(stored) as ScanFinding;
+        combine(finding, row);
+      }
+      disk.put(id, JSON.stringify(finding));
+      if (stored === undefined) ids.add(detached(id));
+    },
+    has: (id) => ids.has(id),
+    keys: () => ids.values(),
+    *values() {
+      if (disk === null) {
+        const pending = steps.slice(stepsDone);
+        stepsDone = steps.length;
+        for (const finding of memory.values()) for (const step of pending) step(finding);
+        yield* memory.values();
+      } else for (const json of disk.values()) yield finished(JSON.parse(json) as ScanFinding);
+    },
+    finish: (step) => void steps.push(step),
+    close() {
+      disk?.close();
+      disk = null;
+    },
+  };
 }
 
 /** What a reader makes of a file: a scan (findings on an asset), VEX statements, or both. */

@@ -5,7 +5,7 @@ import { mapSeverity, targetClassOf } from '../domain/scan.js';
 import { isObject, text, texts, timestamp, type Json } from './json.js';
 import {
   addFailedCheck,
-  mergeFinding,
+  findingSet,
   noChecks,
   type Scan,
   type ScanChecks,
@@ -155,28 +155,34 @@ const STREAMED = [
 
 /** Reads a Trivy report. Field problems (a finding without an id, a Result that is not an object) are collected. */
 export async function readTrivy(bytes: AsyncIterable<Buffer>, problems: FieldProblem[]): Promise<Scan> {
-  const findings = new Map<string, ScanFinding>();
+  const findings = findingSet();
   const secrets: ScanSecret[] = [];
   const checks = trivyChecks();
   let report: Json = {};
-  for await (const { path, value, skeleton } of streamJson(bytes, STREAMED)) {
-    if (path.length === 0) {
-      if (!isObject(value)) throw new Error('is not a Trivy report: its top level is not an object');
-      report = value;
-      continue;
+  try {
+    for await (const { path, value, skeleton } of streamJson(bytes, STREAMED)) {
+      if (path.length === 0) {
+        if (!isObject(value)) throw new Error('is not a Trivy report: its top level is not an object');
+        report = value;
+        continue;
+      }
+      const results = isObject(skeleton) && Array.isArray(skeleton.Results) ? skeleton.Results : [];
+      const result: unknown = results[path[1] as number];
+      if (!isObject(value) || !isObject(result)) {
+        problems.push({ path: formatPath(path), message: 'must be an object' });
+        continue;
+      }
+      if (path[2] === 'Secrets') secrets.push(secretOf(value, result));
+      else if (path[2] === 'Misconfigurations') addMisconfiguration(checks, value, formatPath(path), problems);
+      else {
+        const finding = findingOf(value, result, path, problems);
+        if (finding) findings.merge(finding);
+      }
     }
-    const results = isObject(skeleton) && Array.isArray(skeleton.Results) ? skeleton.Results : [];
-    const result: unknown = results[path[1] as number];
-    if (!isObject(value) || !isObject(result)) {
-      problems.push({ path: formatPath(path), message: 'must be an object' });
-      continue;
-    }
-    if (path[2] === 'Secrets') secrets.push(secretOf(value, result));
-    else if (path[2] === 'Misconfigurations') addMisconfiguration(checks, value, formatPath(path), problems);
-    else {
-      const finding = findingOf(value, result, path, problems);
-      if (finding) mergeFinding(findings, finding);
-    }
+  } catch (error) {
+    // A report that fails part-way frees its scratch file now, not when it is collected.
+    findings.close();
+    throw error;
   }
   if (report.Results !== undefined && report.Results !== null && !Array.isArray(report.Results)) {
     problems.push({ path: '$.Results', message: 'must be an array' });

@@ -6,7 +6,7 @@ import { deriveAssetFields, type CountedFinding } from '../domain/derived.js';
 import { compileExemption, matchingExemptions, type MatchableAsset } from '../domain/exemptions.js';
 import type { Exemption } from '../domain/vulnerabilities.js';
 import { forAssetBatches, fromTenant } from './scope.js';
-import type { AssetTable, Database } from './tables.js';
+import type { AssetTable, Database, VulnerabilityTable } from './tables.js';
 
 const BATCH = 500;
 const flag = (value: boolean): number => (value ? 1 : 0);
@@ -59,6 +59,67 @@ export async function recomputeDerived(
 
 type AssetRow = Derived & { id: string; region: string | null; tags: string };
 
+/** Findings read per statement: one scanned image can have 200,000, which must not all be rows in memory at once. */
+const FINDINGS_PAGE = 5000;
+
+/**
+ * The findings of the assets, in key order, a page at a time. Two kinds of statement, each a seek on the primary key:
+ * the rest of the asset a full page stopped in, then the assets after it.
+ */
+type FindingRow = Pick<
+  VulnerabilityTable,
+  | 'asset_id'
+  | 'vulnerability_id'
+  | 'severity_level_value'
+  | 'has_kev'
+  | 'has_exploit'
+  | 'is_exploitable'
+  | 'has_vendor_fix'
+  | 'is_exempted'
+>;
+
+async function* findingsOf(
+  db: Kysely<Database>,
+  tenantId: string,
+  assetIds: readonly string[],
+): AsyncGenerator<FindingRow> {
+  const select = () =>
+    fromTenant(db, 'vulnerabilities', tenantId)
+      .select([
+        'asset_id',
+        'vulnerability_id',
+        'severity_level_value',
+        'has_kev',
+        'has_exploit',
+        'is_exploitable',
+        'has_vendor_fix',
+        'is_exempted',
+      ])
+      .limit(FINDINGS_PAGE);
+  let rest = [...assetIds].sort();
+  let within: { assetId: string; after: string } | null = null;
+  while (within !== null || rest.length > 0) {
+    const page: FindingRow[] = await (
+      within === null
+        ? select().where('vulnerabilities.asset_id', 'in', rest).orderBy('asset_id').orderBy('vulnerability_id')
+        : select()
+            .where('vulnerabilities.asset_id', '=', within.assetId)
+            .where('vulnerabilities.vulnerability_id', '>', within.after)
+            .orderBy('vulnerability_id')
+    ).execute();
+    yield* page;
+    const last = page[page.length - 1];
+    if (page.length < FINDINGS_PAGE || last === undefined) {
+      // The asset is done (or, reading the rest, every asset is).
+      if (within === null) return;
+      within = null;
+    } else {
+      within = { assetId: last.asset_id, after: last.vulnerability_id };
+      rest = rest.filter((id) => id > last.asset_id);
+    }
+  }
+}
+
 async function recomputeBatch(
   db: Kysely<Database>,
   tenantId: string,
@@ -66,20 +127,6 @@ async function recomputeBatch(
   exemptions: ReturnType<typeof compileExemption>[],
 ): Promise<void> {
   const assetIds = assets.map((a) => a.id);
-  const findings = await fromTenant(db, 'vulnerabilities', tenantId)
-    .select([
-      'asset_id',
-      'vulnerability_id',
-      'severity_level_value',
-      'has_kev',
-      'has_exploit',
-      'is_exploitable',
-      'has_vendor_fix',
-      'is_exempted',
-    ])
-    .where('vulnerabilities.asset_id', 'in', assetIds)
-    .execute();
-
   const groups = new Map<string, Set<string>>();
   if (exemptions.length > 0) {
     const members = await fromTenant(db, 'asset_group_members', tenantId)
@@ -106,7 +153,7 @@ async function recomputeBatch(
   const matches: { tenant_id: string; asset_id: string; vulnerability_id: string; exemption_id: string }[] = [];
   const nowExempted: [string, string][] = [];
   const nowCounted: [string, string][] = [];
-  for (const f of findings) {
+  for await (const f of findingsOf(db, tenantId, assetIds)) {
     const asset = matchable.get(f.asset_id)!;
     const ids =
       exemptions.length === 0
