@@ -325,6 +325,22 @@ async function migrate({ db, dialect }: Connection, mode: 'apply' | 'verify'): P
     }
     return;
   }
-  const { error } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(`migration failed: ${JSON.stringify(error)}`);
+  for (let attempt = 1; ; attempt += 1) {
+    const { error } = await migrator.migrateToLatest();
+    if (!error) return;
+    // Databases of one PostgreSQL cluster share its roles: two of them migrated at once both alter the API role
+    // (0002) and the first holds the updated row until its whole migration commits, so PostgreSQL fails the other
+    // with "tuple concurrently updated". That migration rolled back whole, so it runs again after a random wait that
+    // grows with each attempt (of eight databases opened at once, one per round got through when the waits were short and equal).
+    if (attempt < MIGRATION_ATTEMPTS && concurrentCatalogUpdate(error)) {
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(2000, 100 * 2 ** attempt)));
+      continue;
+    }
+    throw error instanceof Error ? error : new Error(`migration failed: ${JSON.stringify(error)}`);
+  }
 }
+
+const MIGRATION_ATTEMPTS = 12;
+
+const concurrentCatalogUpdate = (error: unknown): boolean =>
+  (error as { code?: unknown }).code === 'XX000' && /tuple concurrently updated/.test(String(error));
