@@ -16,6 +16,8 @@ import type { Metrics } from './http/metrics.js';
 import { registerOpenApi } from './modules/openapi/routes.js';
 import { validatorCompiler } from './http/query.js';
 import { ASSET_PATH, ASSETS_PATH, assetRoutes } from './modules/assets/routes.js';
+import { SBOM_DOWNLOAD_PATH, SBOM_LINK_PATH, sbomDownloadRoute, sbomLinkRoute } from './modules/assets/sbom.js';
+import { downloadTokens, redactTokens } from './http/signed-url.js';
 import { RISKS_PATH, riskRoutes } from './modules/risks/routes.js';
 import { VULNERABILITIES_PATH, vulnerabilityRoutes } from './modules/vulnerabilities/routes.js';
 import type { Storage } from './storage/index.js';
@@ -30,6 +32,8 @@ export interface HttpOptions {
   metricsToken?: string | undefined;
   /** Serve HTTPS with this certificate and key (PEM). */
   https?: { cert: Buffer; key: Buffer } | undefined;
+  /** The URL clients reach the server at, for the links it hands out; undefined: each request's scheme and Host. */
+  publicUrl?: string | undefined;
   /** Compression of tenant 200s and the cache of their compressed bodies (docs/DESIGN.md §25). */
   compression: CompressionOptions;
 }
@@ -42,7 +46,7 @@ export interface AppDependencies {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
-const API_PATHS = [ASSETS_PATH, ASSET_PATH, RISKS_PATH, VULNERABILITIES_PATH];
+const API_PATHS = [ASSETS_PATH, ASSET_PATH, SBOM_LINK_PATH, SBOM_DOWNLOAD_PATH, RISKS_PATH, VULNERABILITIES_PATH];
 const OTHER_METHODS = ['DELETE', 'PATCH', 'POST', 'PUT', 'OPTIONS'] as const;
 /** Longest request target accepted (414 beyond); headers as a whole are bounded by Node at 16 KiB (431 beyond). */
 export const MAX_URL_LENGTH = 8192;
@@ -73,6 +77,9 @@ export async function buildApp({ storage, logger = false, now, http = {} }: AppD
     },
     // Tests and clients send `Content-Type: application/json` on GETs; there is no body to parse, so do not try.
     bodyLimit: 1024,
+    // Path parameters (an asset id before `/sbom`, a download token) are as long as the request target may be: the
+    // 414 for an over-long target is the one limit, not find-my-way's default of 100 characters per parameter.
+    routerOptions: { maxParamLength: MAX_URL_LENGTH },
     // A request must arrive whole within the timeout, and a connection that stalls (client or server) for that long
     // is closed: slow clients cannot hold sockets, and no request hangs forever.
     requestTimeout: options.requestTimeoutMs,
@@ -94,7 +101,8 @@ export async function buildApp({ storage, logger = false, now, http = {} }: AppD
         tenantId: request.tenant?.tenantId,
         method: request.method,
         route: request.routeOptions.url,
-        url: request.url,
+        // A download link's token is a credential for its lifetime: it never reaches a log line either.
+        url: redactTokens(request.url),
         status: reply.statusCode,
         durationMs: Math.round(reply.elapsedTime * 100) / 100,
       },
@@ -137,6 +145,15 @@ export async function buildApp({ storage, logger = false, now, http = {} }: AppD
     });
   }
 
+  const secret = await storage.cursorKey();
+  const sbom = {
+    storage,
+    tokens: downloadTokens(secret),
+    now: now ?? (() => new Date()),
+    publicUrl: options.publicUrl,
+  };
+  await sbomDownloadRoute(app, sbom);
+
   await app.register(async (api) => {
     api.addHook('onRequest', authenticate(storage, now));
     if (options.rateLimitPerMinute > 0) {
@@ -154,9 +171,9 @@ export async function buildApp({ storage, logger = false, now, http = {} }: AppD
           ),
       });
     }
-    const secret = await storage.cursorKey();
     registerCaching(api, { secret, serverVersion: serverFingerprint(), compression });
-    await assetRoutes(api, { storage });
+    await assetRoutes(api, sbom);
+    await sbomLinkRoute(api, sbom);
     const cursors = cursorCodec(secret);
     await riskRoutes(api, { storage, cursors });
     await vulnerabilityRoutes(api, { storage, cursors });

@@ -29,6 +29,8 @@ export interface Config {
   requestTimeoutMs: number;
   /** On SIGTERM/SIGINT, in-flight requests get this long to finish before connections are closed. */
   shutdownTimeoutMs: number;
+  /** The URL clients reach the server at, for the links it hands out; undefined: taken from each request. */
+  publicUrl: string | undefined;
 }
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/secinv.db';
@@ -55,6 +57,11 @@ export const ENVIRONMENT = [
   ['SECINV_TLS_KEY', 'PEM private key (flag --tls-key)', 'none'],
   ['SECINV_REQUEST_TIMEOUT_MS', 'a request unanswered after this long is cut off', '30000'],
   ['SECINV_SHUTDOWN_TIMEOUT_MS', 'on SIGTERM/SIGINT, in-flight requests get this long to finish', '10000'],
+  [
+    'SECINV_PUBLIC_URL',
+    'the URL clients reach this server at (behind a proxy), for the download links it hands out',
+    "the request's scheme and Host",
+  ],
 ] as const;
 
 /** The environment variables as a help section. */
@@ -97,6 +104,9 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
   const tlsCert = overrides.tlsCert ?? env.SECINV_TLS_CERT;
   const tlsKey = overrides.tlsKey ?? env.SECINV_TLS_KEY;
   if ((tlsCert === undefined) !== (tlsKey === undefined)) throw new UserError('--tls-cert and --tls-key go together');
+  const publicUrl = env.SECINV_PUBLIC_URL?.replace(/\/+$/, '');
+  if (publicUrl !== undefined && !/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/.test(publicUrl))
+    throw new UserError(`invalid SECINV_PUBLIC_URL '${publicUrl}' (http:// or https://, a host, an optional path)`);
   const metricsToken = env.SECINV_METRICS_TOKEN;
   if (metricsToken !== undefined && metricsToken.length < 16)
     throw new UserError('SECINV_METRICS_TOKEN must be at least 16 characters');
@@ -118,6 +128,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
     tlsKey,
     requestTimeoutMs,
     shutdownTimeoutMs: integer('SECINV_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 3_600_000),
+    publicUrl,
   });
 }
 

@@ -45,6 +45,7 @@ export async function startServer(config: Readonly<Config>, storage: Storage): P
       metrics,
       metricsToken: config.metricsToken,
       https,
+      publicUrl: config.publicUrl,
     },
   });
   await app.listen({ host: config.host, port: config.port });

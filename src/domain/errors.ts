@@ -6,6 +6,7 @@ export const errorStatus = {
   unknown_parameter: 400,
   invalid_cursor: 400,
   unauthorized: 401,
+  forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,
   not_acceptable: 406,

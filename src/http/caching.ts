@@ -16,6 +16,11 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The ETag of the 200 this request would be answered with; set by the caching preHandler. */
     etag?: string;
+    /**
+     * Set by a route whose 200 holds something that expires (a signed link): it is neither tagged nor kept, and
+     * clients are told not to store it.
+     */
+    uncached?: boolean;
   }
 }
 
@@ -93,6 +98,7 @@ export function registerCaching(api: FastifyInstance, options: CachingOptions): 
   // A tag the client names was sent with a 200 for this same request and data version, so the answer is that 200
   // again. `*` is different: it matches only if there is a body at all (not on a 404), so it waits for the handler.
   api.addHook('preHandler', async (request, reply) => {
+    if (request.uncached) return;
     const etag = tagOf(request);
     request.etag = etag;
     if (namesTag(request.headers['if-none-match'], etag)) {
@@ -101,7 +107,7 @@ export function registerCaching(api: FastifyInstance, options: CachingOptions): 
     }
   });
   api.addHook('onSend', async (request, reply, payload) => {
-    reply.header('Cache-Control', 'private');
+    reply.header('Cache-Control', request.uncached ? 'no-store' : 'private');
     // Accept: a list answers a page or an export by it (src/http/export.ts).
     reply.header('Vary', 'Authorization, Accept, Accept-Encoding');
     if (reply.statusCode !== 200 || request.etag === undefined) return payload;

@@ -2,6 +2,7 @@
 // the shared component schemas, the error responses of every operation, response examples and query parameter
 // examples. None of it validates or serialises anything: queries are parsed by defineQuery() (src/http/query.ts) and
 // handlers send pre-built Buffers, error bodies pre-built strings.
+import { readFileSync } from 'node:fs';
 import { Type, type TSchema } from 'typebox';
 import { errorStatus, type ErrorCode } from '../domain/errors.js';
 import { StringEnum } from '../domain/schema.js';
@@ -9,6 +10,10 @@ import type { ParamSpec } from '../domain/query.js';
 import type { QueryDefinition } from './query.js';
 
 const errorCodes = Object.keys(errorStatus) as ErrorCode[];
+
+/** The package's version. The same relative path from src/http (tests, tsx) and dist/http (the built server). */
+export const packageVersion = (): string =>
+  (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 /** The one error body of every error response. Registered as the component schema `Error`. */
 /** The tenant and organization of the examples in the document. */
@@ -143,10 +148,12 @@ const errorDocs: Record<ErrorStatus, (options: ErrorOptions) => ReturnType<typeo
       problem('unauthorized', 'a valid API key is required: Authorization: Bearer <key>'),
       { 'WWW-Authenticate': header('Always `Bearer`.', { type: 'string', enum: ['Bearer'] }) },
     ),
-  404: () =>
+  404: ({ notFound }) =>
     jsonResponse(
-      'No asset with this id in the tenant of the key (an asset of another tenant is indistinguishable from a missing ' +
-        'one), or an empty id. Code: `not_found`.',
+      typeof notFound === 'string'
+        ? notFound
+        : 'No asset with this id in the tenant of the key (an asset of another tenant is indistinguishable from a missing ' +
+            'one), or an empty id. Code: `not_found`.',
       ref('Error'),
       problem('not_found', 'no asset with this id'),
     ),
@@ -202,8 +209,8 @@ interface ErrorOptions {
   badRequest: Problems;
   /** The operation takes a cursor (400 `invalid_cursor`). */
   cursor?: boolean;
-  /** The operation names one record (404 when it does not exist). */
-  notFound?: boolean;
+  /** The operation names one record (404 when it does not exist); a string describes its 404 instead of the default. */
+  notFound?: boolean | string;
   /** The operation also answers exports (406 for an Accept header it cannot satisfy). */
   exports?: boolean;
 }

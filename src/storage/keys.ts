@@ -3,9 +3,35 @@ import type { Kysely } from 'kysely';
 import type { Database } from './tables.js';
 import type { AuthenticatedKey, KeyInfo, NewKey, Storage } from './types.js';
 
-type KeyStore = Pick<Storage, 'insertKey' | 'listKeys' | 'revokeKey' | 'findKeyByHash' | 'touchKey'>;
+type KeyStore = Pick<Storage, 'insertKey' | 'listKeys' | 'revokeKey' | 'findKeyByHash' | 'findKeyById' | 'touchKey'>;
 
 export function keyStore(db: Kysely<Database>): KeyStore {
+  const findKey = async (by: 'key_hash' | 'id', value: string): Promise<AuthenticatedKey | undefined> => {
+    const row = await db
+      .selectFrom('api_keys')
+      .innerJoin('tenants', 'tenants.tenant_id', 'api_keys.tenant_id')
+      .select([
+        'api_keys.id',
+        'api_keys.tenant_id',
+        'tenants.data_version',
+        'api_keys.expires_at',
+        'api_keys.revoked_at',
+        'api_keys.last_used_at',
+      ])
+      .where(`api_keys.${by}`, '=', value)
+      .executeTakeFirst();
+    return (
+      row && {
+        keyId: row.id,
+        tenantId: row.tenant_id,
+        dataVersion: Number(row.data_version),
+        expiresAt: row.expires_at,
+        revokedAt: row.revoked_at,
+        lastUsedAt: row.last_used_at,
+      }
+    );
+  };
+
   return {
     async insertKey(row: NewKey): Promise<void> {
       await db
@@ -53,31 +79,10 @@ export function keyStore(db: Kysely<Database>): KeyStore {
     },
 
     /** The key with this hash and its tenant's data version; undefined when no such key or tenant exists. */
-    async findKeyByHash(keyHash: string): Promise<AuthenticatedKey | undefined> {
-      const row = await db
-        .selectFrom('api_keys')
-        .innerJoin('tenants', 'tenants.tenant_id', 'api_keys.tenant_id')
-        .select([
-          'api_keys.id',
-          'api_keys.tenant_id',
-          'tenants.data_version',
-          'api_keys.expires_at',
-          'api_keys.revoked_at',
-          'api_keys.last_used_at',
-        ])
-        .where('api_keys.key_hash', '=', keyHash)
-        .executeTakeFirst();
-      return (
-        row && {
-          keyId: row.id,
-          tenantId: row.tenant_id,
-          dataVersion: Number(row.data_version),
-          expiresAt: row.expires_at,
-          revokedAt: row.revoked_at,
-          lastUsedAt: row.last_used_at,
-        }
-      );
-    },
+    findKeyByHash: (keyHash: string) => findKey('key_hash', keyHash),
+
+    /** The key with this id, as findKeyByHash finds it (a download link names the key that asked for it). */
+    findKeyById: (id: string) => findKey('id', id),
 
     async touchKey(id: string, at: string): Promise<void> {
       await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();

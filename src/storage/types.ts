@@ -186,6 +186,11 @@ export interface Storage {
     query: ListVulnerabilitiesQuery,
     after: FindingPosition | undefined,
   ): Promise<Batch<FindingPosition> & { total?: number }>;
+  /** The purl a scanner gave each package of the asset's findings (by vulnerability id and position), where it gave one. */
+  findingPurls(
+    scope: TenantScope,
+    assetId: string,
+  ): Promise<{ vulnerabilityId: string; position: number; purl: string }[]>;
 
   // Tenants and keys.
   listTenants(): Promise<TenantInfo[]>;
@@ -201,6 +206,8 @@ export interface Storage {
   revokeKey(id: string, at: string): Promise<boolean>;
   /** The key with this hash; undefined when no such key or its tenant does not exist. */
   findKeyByHash(keyHash: string): Promise<AuthenticatedKey | undefined>;
+  /** The key with this id; undefined when no such key or its tenant does not exist. */
+  findKeyById(id: string): Promise<AuthenticatedKey | undefined>;
   touchKey(id: string, at: string): Promise<void>;
 
   /**

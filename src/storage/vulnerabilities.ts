@@ -88,7 +88,7 @@ function filterExpressions(eb: Eb, tenantId: string, q: VulnerabilityFilters): E
 
 const key = (assetId: string, vulnerabilityId: string) => `${assetId}\u0000${vulnerabilityId}`;
 
-export function vulnerabilityStore(read: TenantReader): Pick<Storage, 'listVulnerabilities'> {
+export function vulnerabilityStore(read: TenantReader): Pick<Storage, 'listVulnerabilities' | 'findingPurls'> {
   const count = countCache();
 
   const filtered = (db: Kysely<Database>, tenantId: string, filters: VulnerabilityFilters) =>
@@ -197,5 +197,16 @@ export function vulnerabilityStore(read: TenantReader): Pick<Storage, 'listVulne
         );
         return { items, total, next };
       }),
+
+    findingPurls: (scope, assetId) =>
+      read(scope.tenantId, async (db) =>
+        (
+          await fromTenant(db, 'vulnerability_packages', scope.tenantId)
+            .select(['vulnerability_id', 'position', 'purl'])
+            .where('vulnerability_packages.asset_id', '=', assetId)
+            .where('purl', 'is not', null)
+            .execute()
+        ).map((r) => ({ vulnerabilityId: r.vulnerability_id, position: Number(r.position), purl: r.purl! })),
+      ),
   };
 }

@@ -7,6 +7,7 @@ import { openApiText } from '../../src/modules/openapi/routes.js';
 import type { ParamSpec } from '../../src/domain/query.js';
 import type { QueryDefinition } from '../../src/http/query.js';
 import { getAssetQuery, listAssetsQuery } from '../../src/modules/assets/schemas.js';
+import { sbomLinkQuery } from '../../src/modules/assets/sbom.js';
 import { listRisksQuery } from '../../src/modules/risks/schemas.js';
 import { listVulnerabilitiesQuery } from '../../src/modules/vulnerabilities/schemas.js';
 import { setup, type TestContext } from '../helpers.js';
@@ -44,6 +45,7 @@ interface Document {
   };
 }
 
+const SBOM_DOWNLOAD = '/v1/sbom/{token}';
 const REGENERATE =
   'openapi.json is out of date: run `node --import tsx scripts/write-openapi.ts` and commit openapi.json';
 
@@ -53,6 +55,7 @@ const operations: Record<
 > = {
   listAssets: { path: '/v1/tenant/assets', query: listAssetsQuery, notFound: false, exports: true },
   getAsset: { path: '/v1/tenant/assets/{assetId}', query: getAssetQuery, notFound: true, exports: false },
+  getAssetSbom: { path: '/v1/tenant/assets/{assetId}/sbom', query: sbomLinkQuery, notFound: true, exports: false },
   listRisks: { path: '/v1/tenant/risks', query: listRisksQuery, notFound: false, exports: true },
   listVulnerabilities: {
     path: '/v1/tenant/vulnerabilities',
@@ -95,7 +98,7 @@ describe('openapi.json', () => {
 });
 
 describe('the document', () => {
-  it('is OpenAPI 3.1 with info, servers, tags and the four GET operations, and nothing else', () => {
+  it('is OpenAPI 3.1 with info, servers, tags, the GET operations of a key and the SBOM download, nothing else', () => {
     expect(doc.openapi).toBe('3.1.0');
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
     expect(doc.info).toMatchObject({
@@ -106,9 +109,7 @@ describe('the document', () => {
     expect(doc.info.description.length).toBeGreaterThan(0);
     expect(doc.servers.length).toBeGreaterThan(0);
     expect(Object.keys(doc.paths).sort()).toEqual(
-      Object.values(operations)
-        .map((o) => o.path)
-        .sort(),
+      [...Object.values(operations).map((o) => o.path), SBOM_DOWNLOAD].sort(),
     );
     for (const path of Object.keys(doc.paths)) expect(Object.keys(doc.paths[path]!), path).toEqual(['get']);
     const tagNames = doc.tags.map((t) => t.name);
@@ -123,10 +124,22 @@ describe('the document', () => {
     }
   });
 
-  it('requires the bearer key on every operation', () => {
+  it('requires the bearer key on every operation but the SBOM download, whose signed link is its credential', () => {
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.components.securitySchemes.bearerAuth!.description).toContain('secinv_');
     expect(doc.security).toEqual([{ bearerAuth: [] }]);
+    for (const operationId of Object.keys(operations))
+      expect((operation(operationId) as { security?: unknown }).security, operationId).toBeUndefined();
+    expect((doc.paths[SBOM_DOWNLOAD]!.get as { security?: unknown }).security).toEqual([]);
+  });
+
+  it('documents the SBOM download: the CycloneDX media type, 403 for a bad link, 404 for a vanished asset', () => {
+    const { responses, operationId } = doc.paths[SBOM_DOWNLOAD]!.get!;
+    expect(operationId).toBe('downloadSbom');
+    expect(Object.keys(responses).sort()).toEqual(['200', '403', '404']);
+    expect(Object.keys(responses['200']!.content ?? {})).toEqual(['application/vnd.cyclonedx+json; version=1.6']);
+    for (const status of ['403', '404'])
+      expect(responses[status]!.content?.['application/json']?.schema).toEqual({ $ref: '#/components/schemas/Error' });
   });
 
   it("documents every query parameter of each operation's definition, with its description and limits", () => {
@@ -170,7 +183,8 @@ describe('the document', () => {
   it('gives some parameters an example, each one the request parser accepts', () => {
     for (const [operationId, { query }] of Object.entries(operations)) {
       const examples = operation(operationId).parameters.filter((p) => p.in === 'query' && p.example !== undefined);
-      expect(examples.length, operationId).toBeGreaterThan(0);
+      // The SBOM link takes no query parameter.
+      if (Object.keys(query.params).length > 0) expect(examples.length, operationId).toBeGreaterThan(0);
       const all = Object.fromEntries(examples.map((p) => [p.name, p.example]));
       expect(() => query.parse(all), `${operationId} ${JSON.stringify(all)}`).not.toThrow();
     }

@@ -4,7 +4,8 @@ import { errorResponses, jsonResponse, listResponse } from '../../http/docs.js';
 import { batchesOf, EXPORT_DOC, negotiateFormat, sendExport } from '../../http/export.js';
 import { Asset } from '../../domain/assets.js';
 import { itemBody, listBody, pageMeta, sendJson } from '../../http/respond.js';
-import type { AssetPosition, Storage } from '../../storage/index.js';
+import type { AssetPosition } from '../../storage/index.js';
+import { isSbomLinkPath, sendSbomLink, type SbomDependencies } from './sbom.js';
 import {
   GetAssetResponse,
   ListAssetsResponse,
@@ -20,7 +21,8 @@ export const ASSETS_PATH = '/v1/tenant/assets';
 /** A wildcard, not `:assetId`: asset ids may contain `/` (ARN-like resource ids), raw or percent-encoded. */
 export const ASSET_PATH = '/v1/tenant/assets/*';
 
-export async function assetRoutes(app: FastifyInstance, { storage }: { storage: Storage }): Promise<void> {
+export async function assetRoutes(app: FastifyInstance, sbom: SbomDependencies): Promise<void> {
+  const { storage } = sbom;
   app.get<{ Querystring: ListAssetsQuery }>(
     ASSETS_PATH,
     {
@@ -73,6 +75,10 @@ export async function assetRoutes(app: FastifyInstance, { storage }: { storage: 
   app.get<{ Querystring: GetAssetQuery; Params: { '*': string } }>(
     ASSET_PATH,
     {
+      // An id holding a raw `/` reaches the wildcard even when it asks for the SBOM link (`…/{assetId}/sbom`).
+      onRequest: async (request) => {
+        if (isSbomLinkPath(request, request.params['*'])) request.uncached = true;
+      },
       schema: {
         operationId: 'getAsset',
         summary: 'Get an asset',
@@ -102,6 +108,11 @@ export async function assetRoutes(app: FastifyInstance, { storage }: { storage: 
     },
     async (request, reply) => {
       const id = request.params['*'];
+      if (request.uncached) {
+        if (request.query.include !== undefined)
+          throw apiError('unknown_parameter', "unknown query parameter 'include'", 'include');
+        return sendSbomLink(sbom, request, reply, id.slice(0, -'/sbom'.length));
+      }
       const asset =
         id === ''
           ? undefined

@@ -1,7 +1,6 @@
 // The OpenAPI 3.1 document (/openapi.json) and the interactive reference (/docs), generated from the route schemas:
 // the query schemas that defineQuery() builds (and whose parsers validate the requests), the resource schemas, and
 // the documentation-only parts of src/http/docs.ts. The committed openapi.json is this document (scripts/write-openapi.ts).
-import { readFileSync } from 'node:fs';
 import swagger, { type SwaggerTransform } from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
@@ -13,11 +12,7 @@ import { Integration, Risk } from '../../domain/risks.js';
 import { CursorMeta } from '../risks/schemas.js';
 import { Vulnerability } from '../../domain/vulnerabilities.js';
 import { FindingBatchMeta, FindingPageMeta } from '../vulnerabilities/schemas.js';
-import { ErrorBody, examplesOf, type ComponentName } from '../../http/docs.js';
-
-// The same relative path from src/modules/openapi (tests, tsx) and dist/modules/openapi (the built server).
-const packageVersion = (): string =>
-  (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+import { ErrorBody, examplesOf, packageVersion, type ComponentName } from '../../http/docs.js';
 
 /** `components.schemas`: each registered with `app.addSchema()` under its name, referenced with `ref(name)`. */
 const components: Record<ComponentName, TSchema> = {
