@@ -174,6 +174,51 @@ for (const dialect of TEST_DIALECTS) {
       expect(await storage.revokeKey(key.id, '2026-04-01T00:00:00.000Z')).toBe(true);
       expect((await storage.findKeyByHash(key.keyHash))?.revokedAt).toBe('2026-03-01T00:00:00.000Z');
       expect(await storage.revokeKey('key_unknown', '2026-03-01T00:00:00.000Z')).toBe(false);
+      // By id (a download link names its key): the same key, the same state.
+      expect(await storage.findKeyById(key.id)).toEqual(await storage.findKeyByHash(key.keyHash));
+      expect(await storage.findKeyById('key_unknown')).toBeUndefined();
+    });
+
+    it("findingPurls: the purls of one asset's finding packages, of the scoped tenant only", async () => {
+      const finding = (tenantId: string, purls: (string | null)[]) =>
+        [
+          'vulnerability',
+          {
+            tenantId,
+            assetId: A1,
+            vulnerabilityId: 'CVE-2024-0099',
+            severityLevel: 'HIGH',
+            firstObservedAt: '2024-05-01',
+            lastObservedAt: '2024-06-01',
+            packages: purls.map((_, i) => ({ packageName: `p${i}` })),
+          },
+        ] as [string, Record<string, unknown>];
+      expect(
+        (await importRecords(storage, [finding(TENANT_A, [null, null]), finding(TENANT_B, [null])])).problems,
+      ).toEqual([]);
+      // The import format carries no purl; scanners' do (ingest writes them): set two as ingest would.
+      for (const [tenantId, position, purl] of [
+        [TENANT_A, 1, 'pkg:npm/p1@1.0.0'],
+        [TENANT_B, 0, 'pkg:npm/b0@2.0.0'],
+      ] as const) {
+        await raw.withTenant(tenantId, (db) =>
+          db
+            .updateTable('vulnerability_packages')
+            .set({ purl })
+            .where('tenant_id', '=', tenantId)
+            .where('asset_id', '=', A1)
+            .where('vulnerability_id', '=', 'CVE-2024-0099')
+            .where('position', '=', position)
+            .execute(),
+        );
+      }
+      expect(await storage.findingPurls(scopeA(), A1)).toEqual([
+        { vulnerabilityId: 'CVE-2024-0099', position: 1, purl: 'pkg:npm/p1@1.0.0' },
+      ]);
+      expect(await storage.findingPurls({ tenantId: TENANT_B, dataVersion: 1 }, A1)).toEqual([
+        { vulnerabilityId: 'CVE-2024-0099', position: 0, purl: 'pkg:npm/b0@2.0.0' },
+      ]);
+      expect(await storage.findingPurls(scopeA(), A2)).toEqual([]);
     });
 
     it('re-importing a finding replaces its packages whole', async () => {
