@@ -100,6 +100,9 @@ type Result = { value: unknown } | { problem: string };
 
 function parseParam(name: string, spec: ParamSpec, values: string[]): Result {
   if (values.some((v) => v === '')) return { problem: `${name} must not be empty` };
+  // PostgreSQL text cannot hold U+0000 and no stored value contains it: refused here, the same on both databases.
+  if (values.some((v) => v.includes('\u0000')))
+    return { problem: `${name} must not contain the NUL character (U+0000)` };
   if (spec.kind === 'list') return parseList(name, spec, values);
   if (values.length > 1) return { problem: `${name} must be given at most once` };
   const v = values[0] as string;

@@ -85,6 +85,15 @@ async function readSource(source: ImportSource, emit: Emit, fail: (p: ImportProb
       fail({ location: `${source.name}:${line}`, path: '', message: 'must be an object {"kind": …, "record": {…}}' });
       return;
     }
+    const unknown = Object.keys(value).filter((key) => key !== 'kind' && key !== 'record');
+    if (unknown.length > 0) {
+      fail({
+        location: `${source.name}:${line}`,
+        path: unknown[0]!,
+        message: `unknown key (a line is {"kind": …, "record": {…}} and nothing else)`,
+      });
+      return;
+    }
     await emit(`${source.name}:${line}`, value.kind, value.record, 'record');
   };
 
@@ -124,7 +133,8 @@ async function readBundle(
   fail: (p: ImportProblem) => void,
 ): Promise<void> {
   for (const key of Object.keys(bundle)) {
-    if (!(key in bundleArrays))
+    // Own keys only: `in` would take `constructor`, `toString` or `__proto__` for bundle arrays.
+    if (!Object.hasOwn(bundleArrays, key))
       fail({
         location: name,
         path: key,

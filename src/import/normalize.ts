@@ -18,6 +18,13 @@ interface JsonSchema {
   additionalProperties?: boolean;
 }
 
+const NUL = '\u0000';
+const NUL_MESSAGE = 'must not contain the NUL character (U+0000)';
+/** How deep a free-form object (raw data, metadata) may nest: far beyond any real document, far below a stack's depth. */
+export const MAX_FREE_DEPTH = 64;
+/** Problems reported per free-form object at most: one bad document should not flood the report. */
+const MAX_FREE_PROBLEMS = 10;
+
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -82,7 +89,10 @@ export function normalizeValue(value: unknown, schemaObject: object, path: strin
         return null;
       }
       const properties = schema.properties ?? {};
-      if (Object.keys(properties).length === 0) return value;
+      if (Object.keys(properties).length === 0) {
+        checkFreeValue(value, path, problems);
+        return value;
+      }
       const out: Record<string, unknown> = {};
       for (const [name, propertySchema] of Object.entries(properties)) {
         out[name] = normalizeValue(value[name], propertySchema, `${path}.${name}`, problems);
@@ -97,6 +107,10 @@ export function normalizeValue(value: unknown, schemaObject: object, path: strin
 function normalizeString(value: unknown, schema: JsonSchema, path: string, problems: FieldProblem[]): unknown {
   if (typeof value !== 'string') {
     problems.push({ path, message: `must be a string, not ${describe(value)}` });
+    return null;
+  }
+  if (value.includes(NUL)) {
+    problems.push({ path, message: NUL_MESSAGE });
     return null;
   }
   if (schema.enum) {
@@ -117,4 +131,38 @@ function normalizeString(value: unknown, schema: JsonSchema, path: string, probl
     return null;
   }
   return value;
+}
+
+/**
+ * A free-form object (raw data, metadata) is stored as it is, so it is checked as a whole: no U+0000 in a key or a
+ * string (PostgreSQL text cannot hold it), and no nesting deeper than MAX_FREE_DEPTH (it is walked without recursion,
+ * so a document nested 100,000 deep is reported, not a stack overflow).
+ */
+function checkFreeValue(root: Record<string, unknown>, rootPath: string, problems: FieldProblem[]): void {
+  const stack: [unknown, string, number][] = [[root, rootPath, 1]];
+  let found = 0;
+  const report = (path: string, message: string) => {
+    found += 1;
+    if (found <= MAX_FREE_PROBLEMS) problems.push({ path, message });
+  };
+  while (stack.length > 0) {
+    const [value, path, depth] = stack.pop()!;
+    if (typeof value === 'string') {
+      if (value.includes(NUL)) report(path, NUL_MESSAGE);
+      continue;
+    }
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth > MAX_FREE_DEPTH) {
+      report(path, `nests deeper than ${MAX_FREE_DEPTH} levels`);
+      continue;
+    }
+    if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i -= 1) stack.push([value[i], `${path}[${i}]`, depth + 1]);
+      continue;
+    }
+    for (const [key, child] of Object.entries(value)) {
+      if (key.includes(NUL)) report(`${path}.${key.replaceAll(NUL, '\\u0000')}`, `key ${NUL_MESSAGE}`);
+      stack.push([child, `${path}.${key}`, depth + 1]);
+    }
+  }
 }

@@ -181,6 +181,69 @@ describe('import: all or nothing', () => {
   });
 });
 
+describe('import: what it does not understand is an error, never a silent success', () => {
+  const bundleProblems = async (text: string) => {
+    const path = join(dir, 'bundle.json');
+    writeFileSync(path, text);
+    const result = await importSources(storage, [fileSource(path)], { dryRun: false });
+    expect(result.written).toBe(false);
+    return result.problems.map((p) => `${p.path}: ${p.message}`);
+  };
+
+  it('bundle keys that are not bundle arrays, prototype names included', async () => {
+    expect(await bundleProblems('{"__proto__": {"tenants": []}}')).toEqual([
+      expect.stringMatching(/^__proto__: unknown bundle array/),
+    ]);
+    expect(await bundleProblems('{"constructor": [], "toString": [1]}')).toEqual([
+      expect.stringMatching(/^constructor: unknown bundle array/),
+      expect.stringMatching(/^toString: unknown bundle array/),
+    ]);
+    expect(await storage.listTenants()).toEqual([]);
+  });
+
+  it('keys of an NDJSON line besides kind and record', async () => {
+    const line = JSON.stringify({ kind: 'tenant', record: { tenantId: TENANT_A, organizationId: ORG_A }, extra: 1 });
+    const result = await importRecords(storage, line);
+    expect(result.problems).toEqual([
+      { location: 'test.ndjson:1', path: 'extra', message: expect.stringMatching(/^unknown key/) },
+    ]);
+    expect(await storage.listTenants()).toEqual([]);
+  });
+
+  it('U+0000 in a string, a raw data value or a raw data key, with its location', async () => {
+    const result = await importRecords(storage, [
+      tenantA,
+      assetA(A1, { name: 'a\u0000b' }),
+      assetA(A2, { rawData: { ok: 'fine', deep: { list: ['x', 'y\u0000'] }, ['k\u0000']: 1 } }),
+    ]);
+    expect(result.problems).toEqual([
+      { location: 'test.ndjson:2', path: 'record.name', message: 'must not contain the NUL character (U+0000)' },
+      {
+        location: 'test.ndjson:3',
+        path: 'record.rawData.k\\u0000',
+        message: 'key must not contain the NUL character (U+0000)',
+      },
+      {
+        location: 'test.ndjson:3',
+        path: 'record.rawData.deep.list[1]',
+        message: 'must not contain the NUL character (U+0000)',
+      },
+    ]);
+    expect(await storage.listTenants()).toEqual([]);
+  });
+
+  it('raw data nested 100,000 deep is reported where it passes the limit, not a stack overflow', async () => {
+    const depth = 100_000;
+    const deep = `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+    const line = `{"kind":"asset","record":${JSON.stringify(assetA(A1)[1]).slice(0, -1)},"rawData":${deep}}}`;
+    const result = await importRecords(storage, `${JSON.stringify({ kind: tenantA[0], record: tenantA[1] })}\n${line}`);
+    expect(result.problems).toEqual([
+      { location: 'test.ndjson:2', path: `record.rawData${'.a'.repeat(64)}`, message: 'nests deeper than 64 levels' },
+    ]);
+    expect(await storage.listTenants()).toEqual([]);
+  });
+});
+
 describe('import: upserts', () => {
   it('importing the same file twice leaves the same inventory', async () => {
     expect((await importRecords(storage, fixture)).problems).toEqual([]);

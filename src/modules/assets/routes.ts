@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { apiError } from '../../domain/errors.js';
+import { idProblem } from '../../domain/ids.js';
 import { errorResponses, jsonResponse, listResponse } from '../../http/docs.js';
 import { batchesOf, EXPORT_DOC, negotiateFormat, sendExport } from '../../http/export.js';
 import { Asset } from '../../domain/assets.js';
@@ -113,8 +114,9 @@ export async function assetRoutes(app: FastifyInstance, sbom: SbomDependencies):
           throw apiError('unknown_parameter', "unknown query parameter 'include'", 'include');
         return sendSbomLink(sbom, request, reply, id.slice(0, -'/sbom'.length));
       }
+      // An id that no record can have (empty, too long, a control character such as U+0000) is simply not found.
       const asset =
-        id === ''
+        idProblem(id) !== null
           ? undefined
           : await storage.getAsset(request.tenant, id, request.query.include?.includes('rawData') ?? false);
       // Another tenant's asset is indistinguishable from a missing one.

@@ -6,6 +6,7 @@ import { Type } from 'typebox';
 import { v5 as uuidv5 } from 'uuid';
 import type { Asset } from '../../domain/assets.js';
 import { apiError } from '../../domain/errors.js';
+import { idProblem } from '../../domain/ids.js';
 import { querySpec } from '../../domain/query.js';
 import { buildSbom, SBOM_MEDIA_TYPE } from '../../domain/sbom.js';
 import type { ListVulnerabilitiesQuery, Vulnerability } from '../../domain/vulnerabilities.js';
@@ -66,7 +67,7 @@ async function findingsOf(storage: Storage, scope: TenantScope, assetId: string)
 
 /** The asset's SBOM as JSON text; throws 404 for an unknown asset or one with no known package. */
 async function assetSbom(deps: SbomDependencies, scope: TenantScope, assetId: string): Promise<Buffer> {
-  const stored = assetId === '' ? undefined : await deps.storage.getAsset(scope, assetId, false);
+  const stored = idProblem(assetId) !== null ? undefined : await deps.storage.getAsset(scope, assetId, false);
   // Another tenant's asset is indistinguishable from a missing one.
   if (!stored) throw apiError('not_found', 'no asset with this id');
   const asset = JSON.parse(stored.toString('utf8')) as Asset;
