@@ -10,7 +10,13 @@ import { authenticate } from './http/auth.js';
 import { registerCaching, serverFingerprint } from './http/caching.js';
 import type { CompressionOptions } from './http/compression.js';
 import { cursorCodec } from './http/cursor.js';
-import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/errors.js';
+import {
+  answerOutsideRoutes,
+  clientErrorHandler,
+  frameworkErrors,
+  registerErrorHandling,
+  requireHost,
+} from './http/errors.js';
 import { healthRoutes } from './http/health.js';
 import type { Metrics } from './http/metrics.js';
 import { registerOpenApi } from './modules/openapi/routes.js';
@@ -86,12 +92,16 @@ export async function buildApp({ storage, logger = false, now, http = {} }: AppD
     connectionTimeout: options.requestTimeoutMs,
     frameworkErrors,
     clientErrorHandler,
-    ...(options.https ? { https: options.https } : {}),
+    // A request without Host gets the contract's 400 from the hook below rather than Node's empty one.
+    http: { requireHostHeader: false },
+    ...(options.https ? { https: { ...options.https, requireHostHeader: false } } : {}),
   } as FastifyServerOptions);
   app.setValidatorCompiler(validatorCompiler);
   registerErrorHandling(app);
+  answerOutsideRoutes(app.server);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
+    requireHost(request);
     if (request.url.length > MAX_URL_LENGTH)
       throw apiError('uri_too_long', `the request target is longer than ${MAX_URL_LENGTH} characters`);
   });

@@ -10,6 +10,7 @@ export const errorStatus = {
   not_found: 404,
   method_not_allowed: 405,
   not_acceptable: 406,
+  expectation_failed: 417,
   uri_too_long: 414,
   rate_limited: 429,
   headers_too_large: 431,

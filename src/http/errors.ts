@@ -1,5 +1,6 @@
 // The one error handler: every failure becomes `{ errors: [{ code, field?, message }] }` with the status of its code.
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, apiError, errorStatus, UnavailableError, type ErrorCode, type Problem } from '../domain/errors.js';
@@ -40,20 +41,62 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
  */
 export function clientErrorHandler(error: Error & { code?: string }, socket: Duplex): void {
   if (!socket.writable) return;
-  const [status, reason, problem]: [number, string, Problem] =
-    error.code === 'HPE_HEADER_OVERFLOW'
-      ? [
-          431,
-          'Request Header Fields Too Large',
-          { code: 'headers_too_large', message: 'the request headers are larger than 16 KiB' },
-        ]
-      : [400, 'Bad Request', { code: 'invalid_parameter', message: 'the request is not valid HTTP' }];
+  if (error.code === 'HPE_HEADER_OVERFLOW')
+    answerOnSocket(socket, 'Request Header Fields Too Large', {
+      code: 'headers_too_large',
+      message: 'the request headers are larger than 16 KiB',
+    });
+  else answerOnSocket(socket, 'Bad Request', { code: 'invalid_parameter', message: 'the request is not valid HTTP' });
+}
+
+/** An answer in the error shape written straight to a socket no route will see, closing the connection. */
+function answerOnSocket(socket: Duplex, reason: string, problem: Problem, extra = ''): void {
   const payload = body([problem]);
   socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(payload)}\r\n` +
-      `X-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${payload}`,
+    `HTTP/1.1 ${errorStatus[problem.code]} ${reason}\r\nContent-Type: ${JSON_TYPE}\r\n` +
+      `Content-Length: ${Buffer.byteLength(payload)}\r\nX-Request-Id: ${randomUUID()}\r\n${extra}` +
+      `Connection: close\r\n\r\n${payload}`,
   );
 }
+
+/**
+ * Requests Node answers itself unless told otherwise, answered in the contract's shape with a request id: `CONNECT`
+ * (Node closes the socket without a byte when nobody listens for it) is 405, and an `Expect` other than
+ * `100-continue` (an empty 417 by default) is 417. A request without `Host` reaches Fastify (the server is created
+ * with `requireHostHeader: false`), whose hook answers it 400 (see `requireHost`).
+ */
+export function answerOutsideRoutes(server: Server): void {
+  server.on('connect', (_request: IncomingMessage, socket: Duplex) => {
+    answerOnSocket(
+      socket,
+      'Method Not Allowed',
+      { code: 'method_not_allowed', message: 'CONNECT is not allowed: this server is not a proxy' },
+      'Allow: GET, HEAD\r\n',
+    );
+  });
+  server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+    const payload = body([
+      {
+        code: 'expectation_failed',
+        message: `Expect: ${String(request.headers.expect)} cannot be met; only 100-continue is understood`,
+      },
+    ]);
+    response
+      .writeHead(417, {
+        'Content-Type': JSON_TYPE,
+        'Content-Length': Buffer.byteLength(payload),
+        'X-Request-Id': randomUUID(),
+        Connection: 'close',
+      })
+      .end(payload);
+  });
+}
+
+/** HTTP/1.1 requires Host (RFC 9112 §3.2); Node's own refusal was an empty 400. */
+export const requireHost = (request: FastifyRequest): void => {
+  if (request.headers.host === undefined && request.raw.httpVersion === '1.1')
+    throw apiError('invalid_parameter', 'the Host header is required in an HTTP/1.1 request');
+};
 
 export function registerErrorHandling(app: FastifyInstance): void {
   // A HEAD answer has no body (RFC 9110 §9.3.2) but the headers of the GET answer. Fastify does this itself on the
