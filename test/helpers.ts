@@ -158,7 +158,7 @@ export async function setupWithKeys<const T extends readonly string[]>(
   tenants: T,
 ): Promise<{ ctx: TestContext; statements: string[]; keys: { [I in keyof T]: string } }> {
   const statements: string[] = [];
-  const ctx = await setup(undefined, { onQuery: (sql) => statements.push(sql) });
+  const ctx = await setup(undefined, { onQuery: (sql) => void statements.push(sql) });
   const { problems } = await importRecords(ctx.storage, records);
   if (problems.length > 0) throw new Error(`the records did not import: ${JSON.stringify(problems.slice(0, 3))}`);
   const keys: string[] = [];
@@ -197,5 +197,5 @@ export async function rawTenantAccess(
   role: 'admin' | 'api' = 'admin',
 ): Promise<{ withTenant: TenantReader; db: Kysely<Database>; close(): Promise<void> }> {
   const { db, dialect } = await connect(url, { ...defaultConnectOptions, role });
-  return { withTenant: tenantReader(db, dialect), db, close: () => db.destroy() };
+  return { withTenant: tenantReader(db, dialect, 'read write'), db, close: () => db.destroy() };
 }

@@ -215,7 +215,7 @@ export function assetStore(read: TenantReader, dialect: SqlDialect): Pick<Storag
         ).map((r) => r.id);
         const byId = await assetDocuments(db, scope.tenantId, ids);
 
-        const total = await count(scope, filters, async () =>
+        const total = await count(db, scope.tenantId, filters, async () =>
           Number(
             (
               await filtered(db, scope, filters, 'scan')

@@ -75,8 +75,8 @@ export interface ConnectOptions {
    */
   queueTimeoutMs: number;
   statementTimeoutMs: number;
-  /** Called with the SQL of every statement run (tests count statements per request). */
-  onQuery?: (sql: string) => void;
+  /** Called with the SQL of every statement run (tests count statements per request); awaited before the next. */
+  onQuery?: (sql: string) => void | Promise<void>;
   /** Called when a pooled connection fails (the database restarted…); the pool replaces it. */
   onConnectionError?: (error: Error) => void;
   /**

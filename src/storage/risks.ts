@@ -139,7 +139,7 @@ export function riskStore(read: TenantReader): Pick<Storage, 'listRisks'> {
           for (const row of rows) row.integration = (row.integrationId !== null && byId.get(row.integrationId)) || null;
         }
 
-        const total = await count(scope, filters, async () =>
+        const total = await count(db, scope.tenantId, filters, async () =>
           Number(
             (
               await filtered(db, scope.tenantId, filters)

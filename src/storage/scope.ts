@@ -1,6 +1,6 @@
 import { sql, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
 import type { Database, TENANT_TABLES } from './tables.js';
-import type { Dialect, TenantScope } from './types.js';
+import type { Dialect } from './types.js';
 
 type TenantTableName = (typeof TENANT_TABLES)[number];
 
@@ -99,24 +99,50 @@ export function lruCache<V>(capacity: number) {
 export type TenantReader = <T>(tenantId: string, work: (db: Kysely<Database>) => Promise<T>) => Promise<T>;
 
 /**
- * PostgreSQL: one transaction with the transaction-local `secinv.tenant_id` that the row-level security policies
- * read, so even a query that lost its tenant predicate sees one tenant. SQLite has no such mechanism; the predicate
- * added by fromTenant() is the wall there.
+ * Every read runs in one transaction, so that all its statements see one snapshot of the data: a page, its count and
+ * its embeds are all from before an import's commit or all from after it, never a mix.
+ * PostgreSQL: a read-only REPEATABLE READ transaction (READ COMMITTED would give each statement its own snapshot)
+ * with the transaction-local `secinv.tenant_id` that the row-level security policies read, so even a query that lost
+ * its tenant predicate sees one tenant. SQLite: a deferred transaction, whose first read fixes the snapshot in WAL
+ * mode; it has no row-level security, the predicate added by fromTenant() is the wall there. Tests of the database's
+ * own walls ask for `read write`, to see the privileges refuse a write rather than the transaction.
  */
-export function tenantReader(db: Kysely<Database>, dialect: Dialect): TenantReader {
-  if (dialect === 'sqlite') return (_tenantId, work) => work(db);
+export function tenantReader(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  access: 'read only' | 'read write' = 'read only',
+): TenantReader {
+  if (dialect === 'sqlite') return (_tenantId, work) => db.transaction().execute(work);
   return (tenantId, work) =>
-    db.transaction().execute(async (trx) => {
-      await sql`select set_config('secinv.tenant_id', ${tenantId}, true)`.execute(trx);
-      return work(trx);
-    });
+    db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .setAccessMode(access)
+      .execute(async (trx) => {
+        await sql`select set_config('secinv.tenant_id', ${tenantId}, true)`.execute(trx);
+        return work(trx);
+      });
 }
 
-/** Count of matches, computed once per (tenant, data version, filters): data changes only through import. */
+/**
+ * Count of matches, computed once per (tenant, data version, filters): data changes only through writes that bump the
+ * version. The version is read inside the caller's read transaction, with the rows it counts, so a count is never
+ * filed under a version whose rows it did not see (the version of the request's key was read before, outside it).
+ */
 export function countCache() {
   const counts = lruCache<number>(2000);
-  return async (scope: TenantScope, filters: unknown, count: () => Promise<number>): Promise<number> => {
-    const key = `${scope.tenantId}\u0000${scope.dataVersion}\u0000${JSON.stringify(filters)}`;
+  return async (
+    db: Kysely<Database>,
+    tenantId: string,
+    filters: unknown,
+    count: () => Promise<number>,
+  ): Promise<number> => {
+    const row = await db
+      .selectFrom('tenants')
+      .select('data_version')
+      .where('tenant_id', '=', tenantId)
+      .executeTakeFirst();
+    const key = `${tenantId}\u0000${row?.data_version ?? -1}\u0000${JSON.stringify(filters)}`;
     let total = counts.get(key);
     if (total === undefined) {
       total = await count();

@@ -186,7 +186,7 @@ export function vulnerabilityStore(read: TenantReader): Pick<Storage, 'listVulne
         const next: FindingPosition | null =
           fetched.length > perPage && last ? [last.sortValue, last.asset_id, last.vulnerability_id] : null;
         if (!includeTotal || after) return { items, next };
-        const total = await count(scope, filters, async () =>
+        const total = await count(db, scope.tenantId, filters, async () =>
           Number(
             (
               await filtered(db, scope.tenantId, filters)
