@@ -17,7 +17,7 @@ import {
   registerErrorHandling,
   requireHost,
 } from './http/errors.js';
-import { healthRoutes } from './http/health.js';
+import { healthRoutes, type Lifecycle } from './http/health.js';
 import type { Metrics } from './http/metrics.js';
 import { registerOpenApi } from './modules/openapi/routes.js';
 import { validatorCompiler } from './http/query.js';
@@ -46,6 +46,8 @@ export interface HttpOptions {
 
 export interface AppDependencies {
   storage: Storage;
+  /** Shared with the server: once it is draining, /readyz fails and every answer closes its connection. */
+  lifecycle?: Lifecycle;
   logger?: FastifyServerOptions['logger'];
   now?: () => Date;
   http?: Partial<HttpOptions>;
@@ -64,7 +66,13 @@ const defaults: HttpOptions = {
   compression: { threshold: 1024, gzipLevel: 1, brotliQuality: 1, cacheBytes: 32 * 1024 * 1024 },
 };
 
-export async function buildApp({ storage, logger = false, now, http = {} }: AppDependencies): Promise<FastifyInstance> {
+export async function buildApp({
+  storage,
+  logger = false,
+  now,
+  http = {},
+  lifecycle = { draining: false },
+}: AppDependencies): Promise<FastifyInstance> {
   const options = { ...defaults, ...http };
   const app = Fastify({
     logger:
@@ -92,6 +100,9 @@ export async function buildApp({ storage, logger = false, now, http = {} }: AppD
     connectionTimeout: options.requestTimeoutMs,
     frameworkErrors,
     clientErrorHandler,
+    // Requests that arrive on open connections while the app closes are answered normally (Fastify's own 503 has
+    // neither the contract's shape nor Retry-After); the server stops accepting first (src/server.ts).
+    return503OnClosing: false,
     // A request without Host gets the contract's 400 from the hook below rather than Node's empty one.
     http: { requireHostHeader: false },
     ...(options.https ? { https: { ...options.https, requireHostHeader: false } } : {}),
@@ -101,6 +112,8 @@ export async function buildApp({ storage, logger = false, now, http = {} }: AppD
   answerOutsideRoutes(app.server);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
+    // While draining, each answer tells its client to reconnect, and so to reach another instance.
+    if (lifecycle.draining) reply.header('Connection', 'close');
     requireHost(request);
     if (request.url.length > MAX_URL_LENGTH)
       throw apiError('uri_too_long', `the request target is longer than ${MAX_URL_LENGTH} characters`);
@@ -137,7 +150,7 @@ export async function buildApp({ storage, logger = false, now, http = {} }: AppD
     zlibOptions: { level: compression.gzipLevel },
   });
   await registerOpenApi(app);
-  await healthRoutes(app, { storage });
+  await healthRoutes(app, { storage, lifecycle });
   if (options.metrics && options.metricsToken) {
     const { registry } = options.metrics;
     const expected = Buffer.from(`Bearer ${options.metricsToken}`);

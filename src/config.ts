@@ -27,7 +27,9 @@ export interface Config {
   tlsKey: string | undefined;
   /** A request still unanswered after this long is cut off. */
   requestTimeoutMs: number;
-  /** On SIGTERM/SIGINT, in-flight requests get this long to finish before connections are closed. */
+  /** On SIGTERM/SIGINT, the server is unready but still serving for this long, so balancers stop sending first. */
+  shutdownGraceMs: number;
+  /** Then in-flight requests get this long to finish before connections are closed. */
   shutdownTimeoutMs: number;
   /** The URL clients reach the server at, for the links it hands out; undefined: taken from each request. */
   publicUrl: string | undefined;
@@ -56,7 +58,12 @@ export const ENVIRONMENT = [
   ['SECINV_TLS_CERT', 'PEM certificate: serve HTTPS (flag --tls-cert, with SECINV_TLS_KEY)', 'none'],
   ['SECINV_TLS_KEY', 'PEM private key (flag --tls-key)', 'none'],
   ['SECINV_REQUEST_TIMEOUT_MS', 'a request unanswered after this long is cut off', '30000'],
-  ['SECINV_SHUTDOWN_TIMEOUT_MS', 'on SIGTERM/SIGINT, in-flight requests get this long to finish', '10000'],
+  [
+    'SECINV_SHUTDOWN_GRACE_MS',
+    'on SIGTERM/SIGINT, /readyz fails and requests are still served this long before the listener closes',
+    '2000',
+  ],
+  ['SECINV_SHUTDOWN_TIMEOUT_MS', 'then in-flight requests get this long to finish', '10000'],
   [
     'SECINV_PUBLIC_URL',
     'the URL clients reach this server at (behind a proxy), for the download links it hands out',
@@ -127,6 +134,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
     tlsCert,
     tlsKey,
     requestTimeoutMs,
+    shutdownGraceMs: integer('SECINV_SHUTDOWN_GRACE_MS', 2000, 0, 600_000),
     shutdownTimeoutMs: integer('SECINV_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 3_600_000),
     publicUrl,
   });

@@ -36,8 +36,10 @@ export async function startServer(config: Readonly<Config>, storage: Storage): P
     config.tlsCert && config.tlsKey
       ? { cert: readPem(config.tlsCert, 'certificate'), key: readPem(config.tlsKey, 'key') }
       : undefined;
+  const lifecycle = { draining: false };
   const app = await buildApp({
     storage,
+    lifecycle,
     logger: { level: config.logLevel },
     http: {
       rateLimitPerMinute: config.rateLimitPerMinute,
@@ -82,6 +84,8 @@ export async function startServer(config: Readonly<Config>, storage: Storage): P
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
+      clearTimeout(grace);
+      lifecycle.draining = true;
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
       // Stop accepting and let in-flight requests finish; past the bound, cut the remaining connections.
@@ -100,9 +104,16 @@ export async function startServer(config: Readonly<Config>, storage: Storage): P
     })();
     return closing;
   };
+  // A signal drains first: /readyz fails at once and every answer says `Connection: close`, while requests are still
+  // served (those already queued in the listen backlog included) for the grace period; then the listener closes and
+  // in-flight requests finish. Closing the listener at once reset the connections waiting in its backlog.
+  let grace: NodeJS.Timeout | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
-    app.log.info({ signal }, 'shutting down');
-    void close();
+    // A second signal skips what is left of the grace period.
+    if (lifecycle.draining) return void close();
+    lifecycle.draining = true;
+    app.log.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down');
+    grace = setTimeout(() => void close(), config.shutdownGraceMs);
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);

@@ -1,0 +1,107 @@
+// SIGTERM under load, on a real `secinv serve` process: every request sent before the signal is answered normally
+// (none reset, none a bare 503), /readyz fails at once, answers during the grace period close their connections, and
+// the process exits 0.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { request, type IncomingHttpHeaders } from 'node:http';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { fixture } from '../fixtures.js';
+import { createKey, importRecords, openTestStorage, TENANT_A, type TestStorage } from '../helpers.js';
+
+let admin: TestStorage;
+let key: string;
+beforeAll(async () => {
+  admin = await openTestStorage();
+  await importRecords(admin.storage, fixture);
+  key = await createKey(admin.storage, TENANT_A);
+});
+afterAll(async () => admin.dispose());
+
+interface Outcome {
+  sentAt: number;
+  status?: number;
+  headers?: IncomingHttpHeaders;
+  error?: string;
+}
+
+/** One GET on a connection of its own (no agent: a fresh TCP connection each time, as new clients arrive). */
+const get = (port: number, path: string): Promise<Outcome> =>
+  new Promise((resolve) => {
+    const sentAt = Date.now();
+    const req = request(
+      { host: '127.0.0.1', port, path, agent: false, headers: { authorization: `Bearer ${key}` } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve({ sentAt, status: res.statusCode, headers: res.headers }));
+        res.on('error', (e) => resolve({ sentAt, error: e.message }));
+      },
+    );
+    req.on('error', (e: NodeJS.ErrnoException) => resolve({ sentAt, error: e.code ?? e.message }));
+    req.end();
+  });
+
+async function serve(): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      '-e',
+      "import('./src/cli/main.ts').then(async (m) => { process.exitCode = await m.main(process.argv.slice(1)); })",
+      'serve',
+      '--db',
+      admin.url,
+      '--port',
+      '0',
+    ],
+    {
+      env: {
+        ...process.env,
+        SECINV_LOG_LEVEL: 'silent',
+        SECINV_SHUTDOWN_GRACE_MS: '1500',
+        SECINV_RATE_LIMIT_PER_MINUTE: '0',
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
+  let stderr = '';
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString();
+      const found = /serving http:\/\/[^:]+:(\d+)/.exec(stderr);
+      if (found) resolve(Number(found[1]));
+    });
+    child.on('exit', () => reject(new Error(`exited early: ${stderr}`)));
+  });
+  child.removeAllListeners('exit');
+  return { child, port };
+}
+
+it('SIGTERM under load: every request sent before it is answered 200, then the process exits 0', async () => {
+  const { child, port } = await serve();
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  let signalledAt = Infinity;
+  let stop = false;
+  const outcomes: Outcome[] = [];
+  // 24 loops, each request on a new connection: under load some of them wait in the listen backlog at the signal.
+  const loops = Array.from({ length: 24 }, async () => {
+    while (!stop) outcomes.push(await get(port, '/v1/tenant/assets?perPage=100'));
+  });
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  signalledAt = Date.now();
+  child.kill('SIGTERM');
+  const ready = await get(port, '/readyz');
+  await new Promise((resolve) => setTimeout(resolve, 600));
+  stop = true;
+  await Promise.all(loops);
+  expect(await exited).toBe(0);
+
+  expect(ready.status).toBe(503);
+  const before = outcomes.filter((o) => o.sentAt < signalledAt);
+  const during = outcomes.filter((o) => o.sentAt >= signalledAt);
+  expect(before.length).toBeGreaterThan(24);
+  expect(during.length).toBeGreaterThan(0);
+  expect(before.filter((o) => o.status !== 200)).toEqual([]);
+  // Within the grace period requests are still served, each answer closing its connection.
+  expect(during.filter((o) => o.status !== 200)).toEqual([]);
+  expect(during.every((o) => o.headers?.connection === 'close')).toBe(true);
+}, 60_000);
