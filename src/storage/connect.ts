@@ -277,8 +277,29 @@ function preparedOnce(database: SQLite.Database) {
  */
 const clientsOf = (config: pg.ClientConfig) =>
   function client() {
-    return new pg.Client(config);
+    const made = new pg.Client(config);
+    if (config.query_timeout === undefined) return made;
+    // pg answers a query that outlived query_timeout with an error but keeps the connection, whose late reply would
+    // answer the next query: a connection that timed out is closed, so the pool drops it and opens a fresh one.
+    const query = made.query.bind(made) as (...args: unknown[]) => unknown;
+    made.query = ((...args: unknown[]) => {
+      const result = query(...args);
+      if (result instanceof Promise)
+        result.catch((error: unknown) => {
+          if (error instanceof Error && error.message === 'Query read timeout')
+            (made as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+        });
+      return result;
+    }) as typeof made.query;
+    return made;
   } as unknown as new () => pg.Client;
+
+/**
+ * How much longer than the statement timeout the API waits for a reply itself: the server cancels a slow statement
+ * (57014) well within it, so this fires only when the server cannot answer at all (frozen, or a network that drops
+ * packets without closing).
+ */
+const QUERY_TIMEOUT_MARGIN_MS = 2000;
 
 function openPostgres(url: string, options: ConnectOptions): Connection {
   // int8 columns (execution ids) fit in a double; return them as numbers like SQLite does.
@@ -293,8 +314,17 @@ function openPostgres(url: string, options: ConnectOptions): Connection {
     Client: clientsOf({
       connectionString: url,
       connectionTimeoutMillis: options.connectTimeoutMs,
-      // A statement that outlives this is cancelled by the server (57014) and answered 503, not left hanging.
-      ...(options.role === 'api' ? { statement_timeout: options.statementTimeoutMs } : {}),
+      // A statement that outlives this is cancelled by the server (57014) and answered 503, not left hanging; a server
+      // too frozen to cancel anything is given up on by the client (query_timeout) and answered 503 as well.
+      ...(options.role === 'api'
+        ? {
+            statement_timeout: options.statementTimeoutMs,
+            query_timeout: options.statementTimeoutMs + QUERY_TIMEOUT_MARGIN_MS,
+          }
+        : {}),
+      // Probes a connection that has gone quiet, so a peer that vanished without closing is noticed by the kernel.
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
     }),
     idleTimeoutMillis: 30_000,
   });

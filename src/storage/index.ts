@@ -59,7 +59,7 @@ export function isUnavailable(error: unknown): boolean {
   const code = typeof e?.code === 'string' ? e.code : '';
   if (UNAVAILABLE_SQLSTATES.has(code) || code.startsWith('08') || UNAVAILABLE_ERRNOS.has(code)) return true;
   const message = typeof e?.message === 'string' ? e.message : '';
-  return /timeout exceeded when trying to connect|^timeout expired$|Connection terminated|Client has encountered a connection error|connection is not open|terminating connection|driver has already been destroyed|pool after calling end/i.test(
+  return /timeout exceeded when trying to connect|^timeout expired$|Connection terminated|Client has encountered a connection error|connection is not open|terminating connection|driver has already been destroyed|pool after calling end|^Query read timeout$|not queryable/i.test(
     message,
   );
 }

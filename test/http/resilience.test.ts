@@ -14,6 +14,7 @@ function tcpProxy(targetPort: number) {
   let server: net.Server | undefined;
   let stalled = false;
   const sockets = new Set<net.Socket>();
+  const pairs = new Set<[net.Socket, net.Socket]>();
   const track = (socket: net.Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -28,8 +29,13 @@ function tcpProxy(targetPort: number) {
           const upstream = net.connect(targetPort, '127.0.0.1');
           track(upstream);
           client.pipe(upstream).pipe(client);
+          const pair: [net.Socket, net.Socket] = [client, upstream];
+          pairs.add(pair);
           client.on('close', () => upstream.destroy());
-          upstream.on('close', () => client.destroy());
+          upstream.on('close', () => {
+            client.destroy();
+            pairs.delete(pair);
+          });
         });
         server.once('error', reject);
         server.listen(port, '127.0.0.1', () => resolve((server!.address() as net.AddressInfo).port));
@@ -37,6 +43,24 @@ function tcpProxy(targetPort: number) {
     /** New connections are accepted but never forwarded (a server that hangs instead of refusing). */
     stall: (on: boolean) => {
       stalled = on;
+    },
+    /**
+     * A frozen server (SIGSTOP): open connections stay open but nothing crosses them, and new ones hang; thawing
+     * delivers what waited, as the server's kernel would.
+     */
+    freeze: (on: boolean) => {
+      stalled = on;
+      for (const [client, upstream] of pairs) {
+        if (on) {
+          client.unpipe(upstream);
+          upstream.unpipe(client);
+          client.pause();
+          upstream.pause();
+        } else {
+          client.pipe(upstream);
+          upstream.pipe(client);
+        }
+      }
     },
     stop: () =>
       new Promise<void>((resolve) => {
@@ -119,6 +143,24 @@ describe.skipIf(TEST_DIALECT !== 'postgres')('PostgreSQL unavailability', () => 
     const { res, attempts } = await untilAnswered();
     expect(res.statusCode).toBe(200);
     expect(attempts).toBeLessThanOrEqual(3);
+    expect(res.json().meta.total).toBe(6);
+  });
+
+  it('a frozen database: every request holding a connection is answered 503 soon after the statement timeout', async () => {
+    expect((await list()).statusCode).toBe(200);
+    proxy.freeze(true);
+    const started = performance.now();
+    try {
+      // Two requests on the pool's open connections, one waiting for a new one: none is left unanswered.
+      const answers = await Promise.all([list(), list(), list()]);
+      for (const res of answers) expect503(res);
+      // statement timeout 300 ms + the client's margin of 2 s, with room for a loaded machine.
+      expect(performance.now() - started).toBeLessThan(8000);
+    } finally {
+      proxy.freeze(false);
+    }
+    const { res } = await untilAnswered();
+    expect(res.statusCode).toBe(200);
     expect(res.json().meta.total).toBe(6);
   });
 
