@@ -159,11 +159,15 @@ export async function* streamJson(
 
   for await (const chunk of input) {
     const text = typeof chunk === 'string' ? chunk : decoder.write(chunk);
-    // Line by line, so an error names its line.
-    for (const piece of text.split(/(?<=\n)/)) {
-      feed(piece, false);
-      if (piece.endsWith('\n')) line += 1;
+    // Line by line, so an error names its line. indexOf, not a split on a look-behind: that regular expression alone
+    // cost 40% of the parser's own time on a report written on one line.
+    let start = 0;
+    for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
+      feed(text.slice(start, end + 1), false);
+      line += 1;
+      start = end + 1;
     }
+    if (start < text.length) feed(start === 0 ? text : text.slice(start), false);
     yield* ready.splice(0);
   }
   feed(decoder.end(), false);
