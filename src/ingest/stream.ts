@@ -135,9 +135,20 @@ export async function* streamJson(
       case 'trueValue':
       case 'falseValue': {
         const value = token.name === 'numberValue' ? Number(token.value) : token.value;
-        const path = nextPath();
         const parent = stack[stack.length - 1];
-        place(value, path, !(parent?.streaming ?? false) && streamed.some((pattern) => matches(path, pattern)));
+        // Inside a streamed element a scalar's path is never asked for (errors name the innermost container), and
+        // most values of a report are there: copying a path array for each is garbage.
+        if (parent?.streaming) {
+          if (Array.isArray(parent.container)) parent.count += 1;
+          attach(parent, value);
+          return;
+        }
+        const path = nextPath();
+        place(
+          value,
+          path,
+          streamed.some((pattern) => matches(path, pattern)),
+        );
         return;
       }
     }
