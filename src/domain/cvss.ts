@@ -44,6 +44,22 @@ export const EXPLOITABILITY_THRESHOLD = 1.0;
  */
 export function isExploitableByVectors(vectors: Iterable<string>): boolean {
   let best = -1;
-  for (const vector of vectors) best = Math.max(best, cvss3Exploitability(vector) ?? -1);
+  for (const vector of vectors) best = Math.max(best, exploitabilityOf(vector));
   return best > EXPLOITABILITY_THRESHOLD;
+}
+
+/**
+ * Recent vectors' exploitability (-1 for none): a report repeats a few hundred distinct vectors over its findings, and
+ * parsing each again was 2% of an ingest's CPU.
+ */
+const recentVectors = new Map<string, number>();
+const RECENT_VECTORS = 4096;
+
+function exploitabilityOf(vector: string): number {
+  const known = recentVectors.get(vector);
+  if (known !== undefined) return known;
+  const score = cvss3Exploitability(vector) ?? -1;
+  if (recentVectors.size >= RECENT_VECTORS) recentVectors.clear();
+  recentVectors.set(vector, score);
+  return score;
 }

@@ -43,8 +43,24 @@ function utc(y: number, mo: number, d: number, h: number, mi: number, s: number,
 /** The one output format: `yyyy-MM-ddTHH:mm:ss.SSSZ`. Its text order is its time order, so it is stored as is. */
 export const formatTimestamp = (ms: number): string => new Date(ms).toISOString();
 
+/**
+ * Recent answers of normalizeTimestamp: the records of one scan or import repeat a few timestamps (the scan's time) over
+ * and over, and parsing and formatting each again was 2% of an ingest.
+ */
+const recentTimestamps = new Map<string, string | null>();
+const RECENT_TIMESTAMPS = 1024;
+
 /** Normalises a timestamp text to the output format, or null when it is not one. */
 export function normalizeTimestamp(text: string): string | null {
+  const known = recentTimestamps.get(text);
+  if (known !== undefined) return known;
+  const normalized = normalizeUncached(text);
+  if (recentTimestamps.size >= RECENT_TIMESTAMPS) recentTimestamps.clear();
+  recentTimestamps.set(text, normalized);
+  return normalized;
+}
+
+function normalizeUncached(text: string): string | null {
   const ms = parseTimestamp(text);
   if (ms === null) return null;
   const out = formatTimestamp(ms);

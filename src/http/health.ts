@@ -4,7 +4,7 @@ import { apiError } from '../domain/errors.js';
 import type { Storage } from '../storage/index.js';
 import { JSON_TYPE } from './respond.js';
 
-/** Set by the server when a shutdown begins: the instance stops being ready but still answers (docs/DESIGN.md §29). */
+/** Set by the server when a shutdown begins: the instance stops being ready but still answers (docs/DESIGN.md §30). */
 export interface Lifecycle {
   draining: boolean;
 }

@@ -31,40 +31,83 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
 const describe = (value: unknown): string =>
   value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
 
+/**
+ * Where a value is, made text only when a problem is reported: an import or ingest normalises millions of fields and
+ * reports few problems. With the per-node work below done once, normalising a finding costs half what it did
+ * (docs/DESIGN.md §29).
+ */
+type Path = string | { parent: Path; name: string | number };
+const pathText = (path: Path): string =>
+  typeof path === 'string'
+    ? path
+    : typeof path.name === 'number'
+      ? `${pathText(path.parent)}[${path.name}]`
+      : `${pathText(path.parent)}.${path.name}`;
+
+const fail = (problems: FieldProblem[], path: Path, message: string) =>
+  void problems.push({ path: pathText(path), message });
+
+/** What each schema node needs on every call, worked out once per node. */
+interface Prepared {
+  nullable: boolean;
+  options: JsonSchema[];
+  properties: [string, JsonSchema][];
+  /** Enum values by their lower-cased text (the first of equal ones, as `find` returned). */
+  enumValues: Map<string, string> | null;
+}
+const prepared = new WeakMap<JsonSchema, Prepared>();
+function prepare(schema: JsonSchema): Prepared {
+  let found = prepared.get(schema);
+  if (found === undefined) {
+    const enumValues = schema.enum ? new Map<string, string>() : null;
+    for (const v of schema.enum ?? []) if (!enumValues?.has(v.toLowerCase())) enumValues?.set(v.toLowerCase(), v);
+    found = {
+      nullable: schema.anyOf?.some((s) => s.type === 'null') ?? false,
+      options: schema.anyOf?.filter((s) => s.type !== 'null') ?? [],
+      properties: Object.entries(schema.properties ?? {}),
+      enumValues,
+    };
+    prepared.set(schema, found);
+  }
+  return found;
+}
+
 export function normalizeValue(value: unknown, schemaObject: object, path: string, problems: FieldProblem[]): unknown {
-  const schema = schemaObject as JsonSchema;
+  return normalize(value, schemaObject, path, problems);
+}
+
+function normalize(value: unknown, schema: JsonSchema, path: Path, problems: FieldProblem[]): unknown {
   if (schema.anyOf) {
-    const nullable = schema.anyOf.some((s) => s.type === 'null');
-    const options = schema.anyOf.filter((s) => s.type !== 'null');
+    const { nullable, options } = prepare(schema);
     if (value === undefined || value === null) {
       if (nullable) return null;
-      problems.push({ path, message: 'is required' });
+      fail(problems, path, 'is required');
       return null;
     }
     const only = options.length === 1 ? options[0] : undefined;
-    if (only) return normalizeValue(value, only, path, problems);
+    if (only) return normalize(value, only, path, problems);
     // A union of scalar types (a resource tag Value is a string or a boolean).
     if (options.some((s) => s.type === typeof value)) return value;
-    problems.push({ path, message: `must be ${options.map((s) => s.type).join(' or ')}, not ${describe(value)}` });
+    fail(problems, path, `must be ${options.map((s) => s.type).join(' or ')}, not ${describe(value)}`);
     return null;
   }
   if (schema.type === 'boolean') {
     if (value === undefined || value === null) return false;
     if (typeof value === 'boolean') return value;
-    problems.push({ path, message: `must be a boolean, not ${describe(value)}` });
+    fail(problems, path, `must be a boolean, not ${describe(value)}`);
     return false;
   }
   if (schema.type === 'array') {
     if (value === undefined || value === null) return [];
     if (!Array.isArray(value)) {
-      problems.push({ path, message: `must be an array, not ${describe(value)}` });
+      fail(problems, path, `must be an array, not ${describe(value)}`);
       return [];
     }
     const items = schema.items ?? {};
-    return value.map((item, i) => normalizeValue(item, items, `${path}[${i}]`, problems));
+    return value.map((item, i) => normalize(item, items, { parent: path, name: i }, problems));
   }
   if (value === undefined || value === null) {
-    problems.push({ path, message: 'is required' });
+    fail(problems, path, 'is required');
     return null;
   }
   switch (schema.type) {
@@ -77,25 +120,22 @@ export function normalizeValue(value: unknown, schemaObject: object, path: strin
         Number.isFinite(value) &&
         (schema.type === 'number' || Number.isSafeInteger(value));
       if (ok) return value;
-      problems.push({
-        path,
-        message: `must be ${schema.type === 'integer' ? 'an integer' : 'a number'}, not ${describe(value)}`,
-      });
+      fail(problems, path, `must be ${schema.type === 'integer' ? 'an integer' : 'a number'}, not ${describe(value)}`);
       return null;
     }
     case 'object': {
       if (!isPlainObject(value)) {
-        problems.push({ path, message: `must be an object, not ${describe(value)}` });
+        fail(problems, path, `must be an object, not ${describe(value)}`);
         return null;
       }
-      const properties = schema.properties ?? {};
-      if (Object.keys(properties).length === 0) {
+      const { properties } = prepare(schema);
+      if (properties.length === 0) {
         checkFreeValue(value, path, problems);
         return value;
       }
       const out: Record<string, unknown> = {};
-      for (const [name, propertySchema] of Object.entries(properties)) {
-        out[name] = normalizeValue(value[name], propertySchema, `${path}.${name}`, problems);
+      for (const [name, propertySchema] of properties) {
+        out[name] = normalize(value[name], propertySchema, { parent: path, name }, problems);
       }
       return out;
     }
@@ -104,30 +144,30 @@ export function normalizeValue(value: unknown, schemaObject: object, path: strin
   }
 }
 
-function normalizeString(value: unknown, schema: JsonSchema, path: string, problems: FieldProblem[]): unknown {
+function normalizeString(value: unknown, schema: JsonSchema, path: Path, problems: FieldProblem[]): unknown {
   if (typeof value !== 'string') {
-    problems.push({ path, message: `must be a string, not ${describe(value)}` });
+    fail(problems, path, `must be a string, not ${describe(value)}`);
     return null;
   }
   if (value.includes(NUL)) {
-    problems.push({ path, message: NUL_MESSAGE });
+    fail(problems, path, NUL_MESSAGE);
     return null;
   }
-  if (schema.enum) {
-    const lower = value.toLowerCase();
-    const found = schema.enum.find((v) => v.toLowerCase() === lower);
+  const { enumValues } = prepare(schema);
+  if (enumValues !== null) {
+    const found = enumValues.get(value.toLowerCase());
     if (found !== undefined) return found;
-    problems.push({ path, message: `must be one of ${schema.enum.join(', ')}, not '${value}'` });
+    fail(problems, path, `must be one of ${(schema.enum ?? []).join(', ')}, not '${value}'`);
     return null;
   }
   if (schema.format === 'date-time') {
     const normalized = normalizeTimestamp(value);
     if (normalized !== null) return normalized;
-    problems.push({ path, message: `must be an RFC 3339 date-time, not '${value}'` });
+    fail(problems, path, `must be an RFC 3339 date-time, not '${value}'`);
     return null;
   }
   if (schema.format === 'date' && !isCalendarDate(value)) {
-    problems.push({ path, message: `must be a yyyy-MM-dd date, not '${value}'` });
+    fail(problems, path, `must be a yyyy-MM-dd date, not '${value}'`);
     return null;
   }
   return value;
@@ -138,12 +178,12 @@ function normalizeString(value: unknown, schema: JsonSchema, path: string, probl
  * string (PostgreSQL text cannot hold it), and no nesting deeper than MAX_FREE_DEPTH (it is walked without recursion,
  * so a document nested 100,000 deep is reported, not a stack overflow).
  */
-function checkFreeValue(root: Record<string, unknown>, rootPath: string, problems: FieldProblem[]): void {
-  const stack: [unknown, string, number][] = [[root, rootPath, 1]];
+function checkFreeValue(root: Record<string, unknown>, rootPath: Path, problems: FieldProblem[]): void {
+  const stack: [unknown, Path, number][] = [[root, rootPath, 1]];
   let found = 0;
-  const report = (path: string, message: string) => {
+  const report = (path: Path, message: string) => {
     found += 1;
-    if (found <= MAX_FREE_PROBLEMS) problems.push({ path, message });
+    if (found <= MAX_FREE_PROBLEMS) fail(problems, path, message);
   };
   while (stack.length > 0) {
     const [value, path, depth] = stack.pop()!;
@@ -157,12 +197,12 @@ function checkFreeValue(root: Record<string, unknown>, rootPath: string, problem
       continue;
     }
     if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i -= 1) stack.push([value[i], `${path}[${i}]`, depth + 1]);
+      for (let i = value.length - 1; i >= 0; i -= 1) stack.push([value[i], { parent: path, name: i }, depth + 1]);
       continue;
     }
     for (const [key, child] of Object.entries(value)) {
-      if (key.includes(NUL)) report(`${path}.${key.replaceAll(NUL, '\\u0000')}`, `key ${NUL_MESSAGE}`);
-      stack.push([child, `${path}.${key}`, depth + 1]);
+      if (key.includes(NUL)) report({ parent: path, name: key.replaceAll(NUL, '\\u0000') }, `key ${NUL_MESSAGE}`);
+      stack.push([child, { parent: path, name: key }, depth + 1]);
     }
   }
 }

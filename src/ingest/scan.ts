@@ -147,7 +147,8 @@ const detached = (text: string): string => Buffer.from(text, 'utf8').toString('u
 
 export function findingSet(inMemory = FINDINGS_IN_MEMORY): Findings {
   const memory = new Map<string, ScanFinding>();
-  const ids = new Set<string>();
+  // Every id, in first-seen order; once on disk, with the scratch row that holds its finding.
+  const ids = new Map<string, number>();
   const steps: ((finding: ScanFinding) => void)[] = [];
   let disk: Scratch | null = null;
 
@@ -190,26 +191,27 @@ export function findingSet(inMemory = FINDINGS_IN_MEMORY): Findings {
         const found = memory.get(id);
         if (found) combine(found, row);
         else memory.set(id, first(row));
-        if (!ids.has(id)) ids.add(detached(id));
+        if (!ids.has(id)) ids.set(detached(id), 0);
         if (memory.size > inMemory) {
-          disk = openScratch();
-          for (const [key, finding] of memory) disk.put(key, JSON.stringify(finding));
+          const scratch = openScratch();
+          for (const [key, finding] of memory) ids.set(key, scratch.add(JSON.stringify(finding)));
           memory.clear();
+          disk = scratch;
         }
         return;
       }
-      const stored = ids.has(id) ? disk.get(id) : undefined;
-      let finding: ScanFinding;
-      if (stored === undefined) finding = first(row);
-      else {
-        finding = JSON.parse(stored) as ScanFinding;
-        combine(finding, row);
+      const at = ids.get(id);
+      const stored = at === undefined ? undefined : disk.get(at);
+      if (at === undefined || stored === undefined) {
+        ids.set(detached(id), disk.add(JSON.stringify(first(row))));
+        return;
       }
-      disk.put(id, JSON.stringify(finding));
-      if (stored === undefined) ids.add(detached(id));
+      const finding = JSON.parse(stored) as ScanFinding;
+      combine(finding, row);
+      disk.set(at, JSON.stringify(finding));
     },
     has: (id) => ids.has(id),
-    keys: () => ids.values(),
+    keys: () => ids.keys(),
     *values() {
       if (disk === null) {
         const pending = steps.slice(stepsDone);

@@ -227,7 +227,7 @@ function openSqlite(path: string, options: ConnectOptions): Connection {
     // NORMAL is durable across application crashes in WAL mode and much faster than FULL for imports.
     database.pragma('synchronous = NORMAL');
     database.pragma('busy_timeout = 5000');
-    database.pragma('cache_size = -65536');
+    database.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
   } catch (error) {
     database?.close();
     throw fail(reasonOf(error));
@@ -240,6 +240,10 @@ function openSqlite(path: string, options: ConnectOptions): Connection {
     dialect: 'sqlite',
   };
 }
+
+/** SQLite's page cache per connection, and while an ingest runs (src/storage/index.ts). */
+export const SQLITE_CACHE_KIB = 65_536;
+export const INGEST_CACHE_KIB = 16_384;
 
 /** How many prepared statements a SQLite connection keeps, and how many of them may be long (bulk writes). */
 const STATEMENTS_KEPT = 500;

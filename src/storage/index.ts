@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { UnavailableError } from '../domain/errors.js';
 import { assetBatchStore } from './asset-batches.js';
 import { assetStore } from './assets.js';
-import { connect, defaultConnectOptions, type ConnectOptions } from './connect.js';
+import { connect, defaultConnectOptions, INGEST_CACHE_KIB, SQLITE_CACHE_KIB, type ConnectOptions } from './connect.js';
 import { sqlDialects } from './dialect.js';
 import { feedStore } from './feeds.js';
 import { ingestWriter } from './ingest.js';
@@ -113,31 +113,39 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
       work: (writer: IngestWriter) => Promise<T>,
       ingestOptions: { dryRun: boolean; deriveRisksAt?: string | undefined },
     ): Promise<T> {
-      let result: T | undefined;
+      // A smaller page cache while an ingest runs, SQLite's index builds and the statistics included: its pages are
+      // written once in key order, and a 64 MiB cache full of them was a quarter of the peak RSS of a 200,000-finding
+      // ingest, for no measurable speed (docs/DESIGN.md §29).
+      if (dialect === 'sqlite') await sql.raw(`pragma cache_size = -${INGEST_CACHE_KIB}`).execute(db);
       try {
-        await bulkTransaction(db, dialect, async (tx) => {
-          const rebuildIndexes = ingestOptions.dryRun ? noRebuild : await deferIndexes(tx, dialect);
-          const writer = ingestWriter(tx, { deriveRisksAt: ingestOptions.deriveRisksAt });
-          result = await work(writer);
-          if (ingestOptions.dryRun) throw new Rollback();
-          await writer.finish();
-          await rebuildIndexes();
-        });
-      } catch (error) {
-        if (!(error instanceof Rollback)) throw error;
+        let result: T | undefined;
+        try {
+          await bulkTransaction(db, dialect, async (tx) => {
+            const rebuildIndexes = ingestOptions.dryRun ? noRebuild : await deferIndexes(tx, dialect);
+            const writer = ingestWriter(tx, { deriveRisksAt: ingestOptions.deriveRisksAt });
+            result = await work(writer);
+            if (ingestOptions.dryRun) throw new Rollback();
+            await writer.finish();
+            await rebuildIndexes();
+          });
+        } catch (error) {
+          if (!(error instanceof Rollback)) throw error;
+          return result as T;
+        }
+        // Fresh planner statistics after bulk changes, so filters and sorts pick their indexes. SQLite reads every
+        // index (1.5 s for 1,150,000 records): sampled statistics (analysis_limit) misjudge the tenant_id prefix every
+        // index shares and made the risk list sort 50,000 rows (160 ms) instead of walking its index (1 ms). On
+        // PostgreSQL, VACUUM also marks the new rows all-visible, which index-only scans need: a deep page (OFFSET
+        // 49,900) went from 124 ms to 17 ms on 100,000 assets.
+        if (dialect === 'sqlite') {
+          await sql`analyze`.execute(db);
+        } else {
+          await sql`vacuum (analyze)`.execute(db);
+        }
         return result as T;
+      } finally {
+        if (dialect === 'sqlite') await sql.raw(`pragma cache_size = -${SQLITE_CACHE_KIB}`).execute(db);
       }
-      // Fresh planner statistics after bulk changes, so filters and sorts pick their indexes. SQLite reads every index
-      // (1.5 s for 1,150,000 records): sampled statistics (analysis_limit) misjudge the tenant_id prefix every index
-      // shares and made the risk list sort 50,000 rows (160 ms) instead of walking its index (1 ms). On PostgreSQL,
-      // VACUUM also marks the new rows all-visible, which index-only scans need: a deep page (OFFSET 49,900) went from
-      // 124 ms to 17 ms on 100,000 assets.
-      if (dialect === 'sqlite') {
-        await sql`analyze`.execute(db);
-      } else {
-        await sql`vacuum (analyze)`.execute(db);
-      }
-      return result as T;
     },
 
     async ping(): Promise<void> {

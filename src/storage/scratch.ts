@@ -4,11 +4,16 @@
 // database.
 import SQLite from 'better-sqlite3';
 
-/** Text values by key, kept in the order each key was first put. */
+/**
+ * Text values by row number, kept in the order they were added. The caller keeps its own keys → row numbers (it holds
+ * every key anyway), so the scratch has no index of its own to maintain.
+ */
 export interface Scratch {
-  put(key: string, value: string): void;
-  get(key: string): string | undefined;
-  /** Every value in first-put order. */
+  /** Stores a new value; returns its row number. */
+  add(value: string): number;
+  set(row: number, value: string): void;
+  get(row: number): string | undefined;
+  /** Every value in the order added. */
   values(): IterableIterator<string>;
   close(): void;
 }
@@ -23,15 +28,15 @@ export function openScratch(): Scratch {
   database.pragma('journal_mode = OFF');
   database.pragma('synchronous = OFF');
   database.pragma(`cache_size = -${CACHE_KIB}`);
-  database.exec('create table scratch (key text primary key, value text not null)');
-  const insert = database.prepare(
-    'insert into scratch (key, value) values (?, ?) on conflict (key) do update set value = excluded.value',
-  );
-  const select = database.prepare('select value from scratch where key = ?').pluck();
+  database.exec('create table scratch (value text not null)');
+  const insert = database.prepare('insert into scratch (value) values (?)');
+  const update = database.prepare('update scratch set value = ? where rowid = ?');
+  const select = database.prepare('select value from scratch where rowid = ?').pluck();
   const all = database.prepare('select value from scratch order by rowid').pluck();
   return {
-    put: (key, value) => void insert.run(key, value),
-    get: (key) => select.get(key) as string | undefined,
+    add: (value) => Number(insert.run(value).lastInsertRowid),
+    set: (row, value) => void update.run(value, row),
+    get: (row) => select.get(row) as string | undefined,
     values: () => all.iterate() as IterableIterator<string>,
     close: () => database.close(),
   };
