@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { environmentHelp, loadConfig } from '../config.js';
 import { UserError } from '../domain/errors.js';
+import { apiCommands } from './api.js';
 import { demoCommand } from './demo.js';
 import { feedsLoad, feedsStatus, feedsUpdate, updateDefaults, type UpdateFlags } from './feeds.js';
 import { generateCommand } from './generate.js';
@@ -235,12 +236,14 @@ export function buildProgram(io: Io): Command {
     .option('--port <port>', 'port to listen on (default 8080)')
     .action(async (opts: { db?: string; host?: string; port?: string }) => demoCommand(opts, io));
 
+  apiCommands(sub('api'), group(program.commands.find((c) => c.name() === 'api')!), io);
+
   return program;
 }
 
 export async function main(
   argv: string[],
-  io: Io = { stdout: process.stdout, stderr: process.stderr },
+  io: Io = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin },
 ): Promise<number> {
   const program = buildProgram(io);
   try {

@@ -24,7 +24,7 @@ import { RISKS_PATH as SERVER_RISKS } from '../../src/modules/risks/routes.js';
 import { CursorMeta } from '../../src/modules/risks/schemas.js';
 import { VULNERABILITIES_PATH as SERVER_VULNERABILITIES } from '../../src/modules/vulnerabilities/routes.js';
 import { FindingBatchMeta } from '../../src/modules/vulnerabilities/schemas.js';
-import { sharedServer } from './server.js';
+import { closedPort, sharedServer } from './server.js';
 
 const server = sharedServer();
 const client = (key = server.keys[0], url = server.url) =>
@@ -190,10 +190,11 @@ describe('errors', () => {
   });
 
   it('a server that is not there is a connection error naming the URL', async () => {
-    const url = 'http://127.0.0.1:9';
+    const url = await closedPort();
     const error = await errorOf(createClient({ baseUrl: url, apiKey: 'k' }).assets.list());
     expect(error).toBeInstanceOf(SecinvConnectionError);
-    expect((error as SecinvConnectionError).message).toContain('127.0.0.1:9');
+    expect((error as SecinvConnectionError).message).toContain(url);
+    expect((error as SecinvConnectionError).message).toContain('ECONNREFUSED');
     expect((error as SecinvConnectionError).timedOut).toBe(false);
   });
 });

@@ -1,5 +1,6 @@
 // A real server for the client tests: a database of the run's dialect filled with a generated inventory of two
 // tenants (through the import path), a key for each, and the app listening on an ephemeral loopback port.
+import { createServer } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll } from 'vitest';
 import { buildApp, type HttpOptions } from '../../src/app.js';
@@ -74,4 +75,13 @@ export function sharedServer(): TestServer {
     await database?.dispose();
   });
   return server;
+}
+
+/** The URL of a loopback port nothing listens on (it was free a moment ago): connections to it are refused. */
+export async function closedPort(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return `http://127.0.0.1:${port}`;
 }
