@@ -1,10 +1,11 @@
 // The `secinv` command line. Exit codes: 0 success, 1 failure (one line on stderr), 2 bad usage; results on stdout,
 // everything for people (progress, the database opened, errors) on stderr.
 import { readFileSync } from 'node:fs';
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { environmentHelp, loadConfig } from '../config.js';
 import { UserError } from '../domain/errors.js';
 import { apiCommands } from './api.js';
+import { completionCommand, shells, type Shell } from './completion.js';
 import { demoCommand } from './demo.js';
 import { feedsLoad, feedsStatus, feedsUpdate, updateDefaults, type UpdateFlags } from './feeds.js';
 import { generateCommand } from './generate.js';
@@ -235,6 +236,11 @@ export function buildProgram(io: Io): Command {
     .option('--host <host>', 'address to listen on (default 127.0.0.1)')
     .option('--port <port>', 'port to listen on (default 8080)')
     .action(async (opts: { db?: string; host?: string; port?: string }) => demoCommand(opts, io));
+
+  sub('completion')
+    .description('Print a completion script: secinv completion bash > /etc/bash_completion.d/secinv (zsh, fish alike).')
+    .addArgument(new Argument('<shell>', 'the shell').choices(shells))
+    .action(async (shell: Shell) => completionCommand(program, shell, io));
 
   apiCommands(sub('api'), group(program.commands.find((c) => c.name() === 'api')!), io);
 
