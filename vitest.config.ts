@@ -38,6 +38,7 @@ export default defineConfig({
             'test/ingest/stream.test.ts',
             'test/feeds/read.test.ts',
             'test/client/transport.test.ts',
+            'test/package/**/*.test.ts',
           ],
         },
       },
