@@ -39,6 +39,8 @@ const dbOption = () =>
     'database: sqlite:PATH, a file path, or postgres://… (env SECINV_DATABASE_URL; default sqlite:./data/secinv.db)',
   );
 
+const quietOption = () => new Option('-q, --quiet', 'no progress line on a terminal');
+
 export function buildProgram(io: Io): Command {
   const program = new Command('secinv')
     .description('Self-hostable server for the Tenant Security Inventory API.')
@@ -83,8 +85,9 @@ export function buildProgram(io: Io): Command {
         throw new InvalidArgumentError('"-" (standard input) may be given only once');
       return [...previous, file];
     })
-    .action(async (files: string[], opts: { db?: string; dryRun: boolean }) =>
-      importCommand(loadConfig(opts), files, opts.dryRun, io),
+    .addOption(quietOption())
+    .action(async (files: string[], opts: { db?: string; dryRun: boolean; quiet?: boolean }) =>
+      importCommand(loadConfig(opts), files, opts, io),
     );
 
   sub('ingest')
@@ -113,6 +116,7 @@ export function buildProgram(io: Io): Command {
         throw new InvalidArgumentError('"-" (standard input) may be given only once');
       return [...previous, file];
     })
+    .addOption(quietOption())
     .action(async (files: string[], opts: IngestFlags & { db?: string }) =>
       ingestCommand(loadConfig(opts), files, opts, io),
     );
@@ -150,7 +154,10 @@ export function buildProgram(io: Io): Command {
         throw new InvalidArgumentError('"-" (standard input) may be given only once');
       return [...previous, file];
     })
-    .action(async (files: string[], opts: { db?: string }) => feedsLoad(loadConfig(opts), files, io));
+    .addOption(quietOption())
+    .action(async (files: string[], opts: { db?: string; quiet?: boolean }) =>
+      feedsLoad(loadConfig(opts), files, io, opts.quiet),
+    );
   feedsSub('update')
     .description('Download the three feeds from their public addresses and load them. All or nothing.')
     .addOption(dbOption())
@@ -224,8 +231,16 @@ export function buildProgram(io: Io): Command {
     .option('--assets <n>', 'assets per tenant', integer('--assets', 0), 1000)
     .option('--findings-per-asset <n>', 'average findings per asset', integer('--findings-per-asset', 0), 5)
     .option('--risks <n>', 'risks per tenant', integer('--risks', 0), 200)
-    .action(async (opts: { seed: string; tenants: number; assets: number; findingsPerAsset: number; risks: number }) =>
-      generateCommand(opts, io),
+    .addOption(quietOption())
+    .action(
+      async (opts: {
+        seed: string;
+        tenants: number;
+        assets: number;
+        findingsPerAsset: number;
+        risks: number;
+        quiet?: boolean;
+      }) => generateCommand(opts, io),
     );
 
   sub('demo')
