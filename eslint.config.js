@@ -79,6 +79,23 @@ const layers = {
   },
   app: { path: 'src/app.ts', forbidden: ['src/cli', 'src/server.ts', 'src/config.ts', 'src/import', 'src/generate'] },
   server: { path: 'src/server.ts', forbidden: ['src/cli', 'src/import', 'src/generate'] },
+  // The typed client ships to programs that run no server: beside its own files it may import only types, of the
+  // domain records and query tables and of the response schemas (the rule for src/client/** below).
+  client: {
+    path: 'src/client',
+    forbidden: [
+      'src/storage',
+      'src/import',
+      'src/ingest',
+      'src/feeds',
+      'src/generate',
+      'src/http',
+      'src/cli',
+      'src/app.ts',
+      'src/server.ts',
+      'src/config.ts',
+    ],
+  },
   config: {
     path: 'src/config.ts',
     forbidden: [
@@ -150,6 +167,24 @@ export default tseslint.config(
     // Routes and the importer talk to storage through its interface only.
     files: ['src/modules/**', 'src/import/**', 'src/cli/**', 'src/http/**'],
     rules: { 'no-restricted-imports': ['error', { patterns: ['kysely', 'better-sqlite3', 'pg'] }] },
+  },
+  {
+    // The client runs on Node's fetch alone: anything beyond its own folder is imported for its types only.
+    files: ['src/client/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!\\./)',
+              allowTypeImports: true,
+              message: 'the client imports only types from outside src/client (see docs/ARCHITECTURE.md)',
+            },
+          ],
+        },
+      ],
+    },
   },
   { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },
 );

@@ -5,6 +5,7 @@ import { defineConfig } from 'vitest/config';
 // tests (which loop over both dialects themselves) run once.
 const perDialect = [
   'test/http/**/*.test.ts',
+  'test/client/client.test.ts',
   'test/import/**/*.test.ts',
   'test/cli/**/*.test.ts',
   'test/ingest/trivy.test.ts',
@@ -36,6 +37,8 @@ export default defineConfig({
             'test/ingest/detect.test.ts',
             'test/ingest/stream.test.ts',
             'test/feeds/read.test.ts',
+            'test/client/transport.test.ts',
+            'test/package/**/*.test.ts',
           ],
         },
       },

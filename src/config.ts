@@ -1,4 +1,6 @@
 // The only reader of process.env. Settings are validated once, frozen, and passed down; CLI flags override them.
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { UserError } from './domain/errors.js';
 
 export interface Config {
@@ -69,6 +71,10 @@ export const ENVIRONMENT = [
     'the URL clients reach this server at (behind a proxy), for the download links it hands out',
     "the request's scheme and Host",
   ],
+  ['SECINV_URL', 'secinv api: the server (flag --url)', 'the profile'],
+  ['SECINV_API_KEY', 'secinv api: the tenant API key (flag --key)', 'the profile'],
+  ['SECINV_PROFILE', 'secinv api: the profile of the config file to use (flag --profile)', 'default'],
+  ['SECINV_CONFIG_FILE', 'secinv api: the profiles file', '$XDG_CONFIG_HOME/secinv/config.json or ~/.config/…'],
 ] as const;
 
 /** The environment variables as a help section. */
@@ -138,6 +144,33 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
     shutdownTimeoutMs: integer('SECINV_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 3_600_000),
     publicUrl,
   });
+}
+
+/** Where `secinv api` finds the server and the key: the flags, the environment and the profiles file. */
+export interface ClientSettings {
+  /** --url and --key. */
+  flags: { url: string | undefined; key: string | undefined };
+  /** SECINV_URL and SECINV_API_KEY. */
+  env: { url: string | undefined; key: string | undefined };
+  /** The profile to read: named by --profile or SECINV_PROFILE (`explicit`), else `default`. */
+  profile: string;
+  explicitProfile: boolean;
+  configFile: string;
+}
+
+export function loadClientSettings(
+  flags: { url?: string | undefined; key?: string | undefined; profile?: string | undefined },
+  env: NodeJS.ProcessEnv = process.env,
+): ClientSettings {
+  const profile = flags.profile ?? env.SECINV_PROFILE;
+  const configHome = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config');
+  return {
+    flags: { url: flags.url, key: flags.key },
+    env: { url: env.SECINV_URL || undefined, key: env.SECINV_API_KEY || undefined },
+    profile: profile ?? 'default',
+    explicitProfile: profile !== undefined,
+    configFile: env.SECINV_CONFIG_FILE || join(configHome, 'secinv', 'config.json'),
+  };
 }
 
 /** Connection settings of the API process (PostgreSQL role, pool and timeouts). */

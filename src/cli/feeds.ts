@@ -26,9 +26,9 @@ function report(io: Io, outcome: { load: FeedLoad | null; problems: FeedProblem[
   );
 }
 
-async function load(config: Readonly<Config>, sources: (progress: Progress) => FeedSource[], io: Io) {
+async function load(config: Readonly<Config>, sources: (progress: Progress) => FeedSource[], io: Io, quiet = false) {
   const storage = await openDatabase(config.databaseUrl, io);
-  const progress = startProgress(io);
+  const progress = startProgress(io, { quiet });
   try {
     const outcome = await loadFeedFiles(storage, sources(progress));
     progress.stop();
@@ -39,11 +39,12 @@ async function load(config: Readonly<Config>, sources: (progress: Progress) => F
   }
 }
 
-export const feedsLoad = (config: Readonly<Config>, files: string[], io: Io): Promise<void> =>
+export const feedsLoad = (config: Readonly<Config>, files: string[], io: Io, quiet = false): Promise<void> =>
   load(
     config,
     (progress) => files.map((file) => ({ name: file === '-' ? '<stdin>' : file, open: countedFile(progress, file) })),
     io,
+    quiet,
   );
 
 export interface UpdateFlags {

@@ -1,8 +1,9 @@
 import type { Config } from '../config.js';
 import { UserError } from '../domain/errors.js';
-import { fileSource, importSources, summaryLine } from '../import/importer.js';
+import { importSources, summaryLine } from '../import/importer.js';
 import { NoInventoryError, openStorage, type Storage } from '../storage/index.js';
 import { openDatabase, type Io } from './io.js';
+import { countedFile, startProgress } from './progress.js';
 
 /**
  * A dry run writes nothing to disk: a database that does not exist yet is not created (the files are validated against
@@ -19,27 +20,23 @@ async function openForImport(config: Readonly<Config>, dryRun: boolean, io: Io):
   }
 }
 
-export async function importCommand(config: Readonly<Config>, files: string[], dryRun: boolean, io: Io): Promise<void> {
+export async function importCommand(
+  config: Readonly<Config>,
+  files: string[],
+  flags: { dryRun: boolean; quiet?: boolean },
+  io: Io,
+): Promise<void> {
+  const { dryRun } = flags;
   const storage = await openForImport(config, dryRun, io);
+  const progress = startProgress(io, { quiet: flags.quiet });
   try {
-    const progress = io.stderr.isTTY === true;
     const started = Date.now();
     const result = await importSources(
       storage,
-      files.map((f) => fileSource(f)),
-      {
-        dryRun,
-        ...(progress
-          ? {
-              onProgress: (n: number) =>
-                io.stderr.write(
-                  `\rread ${n.toLocaleString('en-US')} records (${Math.round((Date.now() - started) / 1000)} s)`,
-                ),
-            }
-          : {}),
-      },
+      files.map((file) => ({ name: file === '-' ? '<stdin>' : file, open: countedFile(progress, file) })),
+      { dryRun, onProgress: (n: number) => progress.records(n) },
     );
-    if (progress) io.stderr.write('\r\x1b[K');
+    progress.stop();
     if (result.problemCount > 0) {
       for (const p of result.problems) io.stderr.write(`${p.location}: ${p.path ? `${p.path}: ` : ''}${p.message}\n`);
       const shown = result.problemCount > result.problems.length ? ` (first ${result.problems.length} shown)` : '';
@@ -49,6 +46,7 @@ export async function importCommand(config: Readonly<Config>, files: string[], d
     }
     io.stdout.write(`${summaryLine(result, dryRun)} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
   } finally {
+    progress.stop();
     await storage.close();
   }
 }

@@ -16,6 +16,7 @@ export interface IngestFlags {
   integration?: string;
   resolve: boolean;
   dryRun: boolean;
+  quiet?: boolean;
 }
 
 export async function ingestCommand(
@@ -25,7 +26,7 @@ export async function ingestCommand(
   io: Io,
 ): Promise<void> {
   const storage = await openDatabase(config.databaseUrl, io);
-  const progress = startProgress(io);
+  const progress = startProgress(io, { quiet: flags.quiet });
   try {
     const result = await ingestFiles(
       storage,

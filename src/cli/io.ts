@@ -5,6 +5,8 @@ import { displayDatabaseUrl, openStorage, type ConnectOptions, type Storage } fr
 export interface Io {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
   stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  /** Read by the commands that take input there (`secinv api configure`); absent: nothing to read. */
+  stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
 }
 
 export async function openDatabase(url: string, io: Io, options: Partial<ConnectOptions> = {}): Promise<Storage> {

@@ -1,9 +1,11 @@
 // The `secinv` command line. Exit codes: 0 success, 1 failure (one line on stderr), 2 bad usage; results on stdout,
 // everything for people (progress, the database opened, errors) on stderr.
 import { readFileSync } from 'node:fs';
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { environmentHelp, loadConfig } from '../config.js';
 import { UserError } from '../domain/errors.js';
+import { apiCommands } from './api.js';
+import { completionCommand, shells, type Shell } from './completion.js';
 import { demoCommand } from './demo.js';
 import { feedsLoad, feedsStatus, feedsUpdate, updateDefaults, type UpdateFlags } from './feeds.js';
 import { generateCommand } from './generate.js';
@@ -36,6 +38,8 @@ const dbOption = () =>
     '--db <url>',
     'database: sqlite:PATH, a file path, or postgres://… (env SECINV_DATABASE_URL; default sqlite:./data/secinv.db)',
   );
+
+const quietOption = () => new Option('-q, --quiet', 'no progress line on a terminal');
 
 export function buildProgram(io: Io): Command {
   const program = new Command('secinv')
@@ -81,8 +85,9 @@ export function buildProgram(io: Io): Command {
         throw new InvalidArgumentError('"-" (standard input) may be given only once');
       return [...previous, file];
     })
-    .action(async (files: string[], opts: { db?: string; dryRun: boolean }) =>
-      importCommand(loadConfig(opts), files, opts.dryRun, io),
+    .addOption(quietOption())
+    .action(async (files: string[], opts: { db?: string; dryRun: boolean; quiet?: boolean }) =>
+      importCommand(loadConfig(opts), files, opts, io),
     );
 
   sub('ingest')
@@ -111,6 +116,7 @@ export function buildProgram(io: Io): Command {
         throw new InvalidArgumentError('"-" (standard input) may be given only once');
       return [...previous, file];
     })
+    .addOption(quietOption())
     .action(async (files: string[], opts: IngestFlags & { db?: string }) =>
       ingestCommand(loadConfig(opts), files, opts, io),
     );
@@ -148,7 +154,10 @@ export function buildProgram(io: Io): Command {
         throw new InvalidArgumentError('"-" (standard input) may be given only once');
       return [...previous, file];
     })
-    .action(async (files: string[], opts: { db?: string }) => feedsLoad(loadConfig(opts), files, io));
+    .addOption(quietOption())
+    .action(async (files: string[], opts: { db?: string; quiet?: boolean }) =>
+      feedsLoad(loadConfig(opts), files, io, opts.quiet),
+    );
   feedsSub('update')
     .description('Download the three feeds from their public addresses and load them. All or nothing.')
     .addOption(dbOption())
@@ -222,8 +231,16 @@ export function buildProgram(io: Io): Command {
     .option('--assets <n>', 'assets per tenant', integer('--assets', 0), 1000)
     .option('--findings-per-asset <n>', 'average findings per asset', integer('--findings-per-asset', 0), 5)
     .option('--risks <n>', 'risks per tenant', integer('--risks', 0), 200)
-    .action(async (opts: { seed: string; tenants: number; assets: number; findingsPerAsset: number; risks: number }) =>
-      generateCommand(opts, io),
+    .addOption(quietOption())
+    .action(
+      async (opts: {
+        seed: string;
+        tenants: number;
+        assets: number;
+        findingsPerAsset: number;
+        risks: number;
+        quiet?: boolean;
+      }) => generateCommand(opts, io),
     );
 
   sub('demo')
@@ -235,12 +252,19 @@ export function buildProgram(io: Io): Command {
     .option('--port <port>', 'port to listen on (default 8080)')
     .action(async (opts: { db?: string; host?: string; port?: string }) => demoCommand(opts, io));
 
+  sub('completion')
+    .description('Print a completion script: secinv completion bash > /etc/bash_completion.d/secinv (zsh, fish alike).')
+    .addArgument(new Argument('<shell>', 'the shell').choices(shells))
+    .action(async (shell: Shell) => completionCommand(program, shell, io));
+
+  apiCommands(sub('api'), group(program.commands.find((c) => c.name() === 'api')!), io);
+
   return program;
 }
 
 export async function main(
   argv: string[],
-  io: Io = { stdout: process.stdout, stderr: process.stderr },
+  io: Io = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin },
 ): Promise<number> {
   const program = buildProgram(io);
   try {

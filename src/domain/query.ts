@@ -78,3 +78,11 @@ export const querySpec = <const S extends Record<string, ParamSpec>>(
   params: S,
   options: QueryOptions = {},
 ): QuerySpec<S> => ({ params, options });
+
+type In<P> = P extends { kind: 'list'; item: infer I } ? ItemOut<I> | readonly ItemOut<I>[] : Out<P>;
+
+/**
+ * What a client may send for a list query: every parameter optional, a list as one item or an array of them. The
+ * typed client (src/client/) takes its parameters in this shape, so they follow the table the server parses.
+ */
+export type QueryInput<S extends Record<string, ParamSpec>> = { [K in keyof S]?: In<S[K]> };

@@ -64,7 +64,11 @@ const CHUNK_SIZE = 64 * 1024;
  * Writes every record line (with `\n`) to `out`, waiting for 'drain' when the stream asks for it, so memory stays flat
  * however slow the consumer is. The stream is left open: the caller owns it (it may be stdout).
  */
-export async function writeInventory(opts: GenerateOptions, out: NodeJS.WritableStream): Promise<{ records: number }> {
+export async function writeInventory(
+  opts: GenerateOptions,
+  out: NodeJS.WritableStream,
+  onProgress?: (records: number) => void,
+): Promise<{ records: number }> {
   let records = 0;
   let chunk = '';
   const flush = async (): Promise<void> => {
@@ -75,7 +79,14 @@ export async function writeInventory(opts: GenerateOptions, out: NodeJS.Writable
   for (const record of generateRecords(opts)) {
     chunk += `${record}\n`;
     records++;
-    if (chunk.length >= CHUNK_SIZE) await flush();
+    if (chunk.length >= CHUNK_SIZE) {
+      await flush();
+      if (onProgress) {
+        onProgress(records);
+        // A file or fast pipe never asks to drain, and the loop would never let a timer (the progress line) run.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
   }
   if (chunk.length > 0) await flush();
   return { records };

@@ -102,7 +102,7 @@ function csvCell(value: unknown): string {
   return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
-const csvRow = (cells: readonly unknown[]): string => `${cells.map(csvCell).join(',')}\r\n`;
+export const csvRow = (cells: readonly unknown[]): string => `${cells.map(csvCell).join(',')}\r\n`;
 
 /**
  * CSV of RFC 4180 (CRLF after every record, quotes doubled, a header row) with a UTF-8 byte order mark, so that

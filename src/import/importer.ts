@@ -179,7 +179,7 @@ export async function importSources(
       let seen = 0;
       const emit: Emit = async (location, kind, record, pathPrefix) => {
         seen += 1;
-        if (options.onProgress && seen % 10_000 === 0) options.onProgress(seen);
+        if (options.onProgress && seen % 1000 === 0) options.onProgress(seen);
         const at = (path: string) => (path === 'record' ? pathPrefix : pathPrefix + path.slice('record'.length));
         if (typeof kind !== 'string' || !(importKinds as readonly string[]).includes(kind)) {
           fail({ location, path: 'kind', message: `must be one of ${importKinds.join(', ')}` });

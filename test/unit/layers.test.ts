@@ -40,6 +40,18 @@ describe('layer rules', { timeout: 120_000 }, () => {
     expect(messages.filter((m) => m.startsWith('import-x/no-cycle'))).toHaveLength(2);
   });
 
+  it('the client imports only types from outside its folder', async () => {
+    const value = await lintPlanted({
+      'client/planted-TAG.ts':
+        "import { riskFieldNames } from '../domain/risks.js';\nexport const planted = riskFieldNames;\n",
+    });
+    expect(value.some((m) => m.includes('the client imports only types'))).toBe(true);
+    const types = await lintPlanted({
+      'client/planted-TAG.ts': "import type { Risk } from '../domain/risks.js';\nexport type Planted = Risk;\n",
+    });
+    expect(types).toEqual([]);
+  });
+
   it('an import within the rules passes', async () => {
     const messages = await lintPlanted({
       'storage/planted-TAG.ts':

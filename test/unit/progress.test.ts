@@ -1,6 +1,6 @@
 // The progress line of long commands, and that nothing is drawn off a terminal.
 import { PassThrough } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { progressLine, startProgress } from '../../src/cli/progress.js';
 
 describe('progressLine', () => {
@@ -20,7 +20,63 @@ describe('progressLine', () => {
   });
 });
 
+describe('progressLine with records', () => {
+  it('shows the records and their rate beside the bytes', () => {
+    expect(progressLine('big.ndjson', 500_000_000, 1_000_000_000, 10_000, 1_200_000)).toBe(
+      'big.ndjson: 50% of 1.0 GB, 50.0 MB/s, 1,200,000 records (120,000/s), 10 s left',
+    );
+  });
+  it('in records: the share of about the records asked for', () => {
+    expect(progressLine('generate', 30_000, 120_000, 2_000, null, 'records')).toBe(
+      'generate: 25% of about 120,000 records, 15,000/s, 6 s left',
+    );
+    expect(progressLine('generate', 130_000, 120_000, 2_000, null, 'records')).toBe(
+      'generate: 100% of about 120,000 records, 65,000/s, 0 s left',
+    );
+  });
+});
+
 describe('startProgress', () => {
+  const terminal = () => {
+    const stderr = Object.assign(new PassThrough(), { isTTY: true });
+    const out = { text: '' };
+    stderr.on('data', (c: Buffer) => (out.text += c.toString()));
+    return { io: { stdout: new PassThrough(), stderr }, out };
+  };
+
+  it('on a terminal, redraws its line every 200 ms from the counters', () => {
+    vi.useFakeTimers();
+    try {
+      const { io, out } = terminal();
+      const progress = startProgress(io);
+      progress.next('scan.ndjson', 1000);
+      vi.advanceTimersByTime(100);
+      progress.add(400);
+      progress.records(2000);
+      vi.advanceTimersByTime(100);
+      expect(out.text.startsWith('\r\x1b[Kscan.ndjson: 40% of 1.0 KB, ')).toBe(true);
+      expect(out.text).toContain('2,000 records');
+      progress.stop();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('--quiet: nothing, on a terminal too', () => {
+    vi.useFakeTimers();
+    try {
+      const { io, out } = terminal();
+      const progress = startProgress(io, { quiet: true });
+      progress.next('x', 10);
+      progress.add(5);
+      vi.advanceTimersByTime(1000);
+      progress.stop();
+      expect(out.text).toBe('');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('draws nothing when stderr is not a terminal', () => {
     const stderr = new PassThrough();
     let written = '';

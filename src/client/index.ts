@@ -1,0 +1,128 @@
+// The typed client of the Tenant Security Inventory API (`secinv/client`): one method per operation, iterators over
+// every record of a list, retries of 429 and 503, typed errors. It needs nothing but Node's fetch: every import from
+// the server's code below is a type import, erased at build. Parameter types come from the QuerySpecs the server
+// parses with (src/domain/*.ts), record types from the TypeBox schemas it answers with, so the two cannot drift.
+import type { Static } from 'typebox';
+import type { Asset, getAssetSpec, listAssetsSpec } from '../domain/assets.js';
+import type { QueryInput } from '../domain/query.js';
+import type { Integration, listRisksSpec, Risk } from '../domain/risks.js';
+import type { listVulnerabilitiesSpec, Vulnerability } from '../domain/vulnerabilities.js';
+import type { PageMeta } from '../modules/assets/schemas.js';
+import type { CursorMeta } from '../modules/risks/schemas.js';
+import type { FindingBatchMeta, FindingPageMeta } from '../modules/vulnerabilities/schemas.js';
+import { createTransport, type ClientOptions, type RawQuery } from './transport.js';
+
+export { SecinvApiError, SecinvConnectionError, type ApiProblem } from './errors.js';
+export type { ClientOptions } from './transport.js';
+export type { Asset, Integration, Risk, Vulnerability };
+
+export type PageMeta = Static<typeof PageMeta>;
+export type CursorMeta = Static<typeof CursorMeta>;
+export type FindingPageMeta = Static<typeof FindingPageMeta>;
+export type FindingBatchMeta = Static<typeof FindingBatchMeta>;
+
+export type RiskField = keyof Risk;
+/** A risk of the list: the fields asked for (all without `fields`), and the embeds `include` asks for. */
+export type RiskItem<F extends RiskField = RiskField> = Pick<Risk, F> & {
+  primaryAsset?: Asset | null;
+  integration?: Integration | null;
+};
+type RiskQuery = Omit<QueryInput<typeof listRisksSpec.params>, 'format' | 'fields'>;
+export type RiskListParams<F extends RiskField = RiskField> = RiskQuery & { fields?: readonly F[] };
+/** Every risk: the filters, sort, fields and include of a list; the client follows the cursors. */
+export type RiskAllParams<F extends RiskField = RiskField> = Omit<RiskListParams<F>, 'cursor'>;
+export type RiskExportParams<F extends RiskField = RiskField> = Omit<RiskListParams<F>, 'cursor' | 'perPage'>;
+
+export type AssetListParams = Omit<QueryInput<typeof listAssetsSpec.params>, 'format'>;
+export type AssetAllParams = Omit<AssetListParams, 'page'>;
+export type AssetExportParams = Omit<AssetListParams, 'page' | 'perPage'>;
+export type AssetGetParams = QueryInput<typeof getAssetSpec.params>;
+export type AssetWithRawData = Asset & { rawData?: Record<string, unknown> };
+
+export type VulnerabilityListParams = Omit<QueryInput<typeof listVulnerabilitiesSpec.params>, 'format'>;
+export type VulnerabilityAllParams = Omit<VulnerabilityListParams, 'page' | 'cursor' | 'includeTotal'>;
+export type VulnerabilityExportParams = Omit<VulnerabilityAllParams, 'perPage'>;
+
+export interface Page<T, M> {
+  data: T[];
+  meta: M;
+}
+
+export const ASSETS_PATH = '/v1/tenant/assets';
+export const RISKS_PATH = '/v1/tenant/risks';
+export const VULNERABILITIES_PATH = '/v1/tenant/vulnerabilities';
+/** Largest pages of the lists: the fewest requests for a walk over every record. */
+const MAX_PER_PAGE = { assets: 1000, risks: 100, vulnerabilities: 2000 } as const;
+
+export interface Client {
+  assets: {
+    /** One numbered page. */
+    list(params?: AssetListParams): Promise<Page<Asset, PageMeta>>;
+    /** Every asset, page after page. */
+    all(params?: AssetAllParams): AsyncGenerator<Asset>;
+    /** Every asset in one NDJSON download (one request; for servers that export). */
+    export(params?: AssetExportParams): AsyncGenerator<Asset>;
+    /** One asset by its id; `include: 'rawData'` adds its raw data. */
+    get(id: string, params?: AssetGetParams): Promise<AssetWithRawData>;
+  };
+  risks: {
+    list<const F extends RiskField = RiskField>(params?: RiskListParams<F>): Promise<Page<RiskItem<F>, CursorMeta>>;
+    all<const F extends RiskField = RiskField>(params?: RiskAllParams<F>): AsyncGenerator<RiskItem<F>>;
+    export<const F extends RiskField = RiskField>(params?: RiskExportParams<F>): AsyncGenerator<RiskItem<F>>;
+  };
+  vulnerabilities: {
+    list(params?: VulnerabilityListParams): Promise<Page<Vulnerability, FindingPageMeta | FindingBatchMeta>>;
+    all(params?: VulnerabilityAllParams): AsyncGenerator<Vulnerability>;
+    export(params?: VulnerabilityExportParams): AsyncGenerator<Vulnerability>;
+  };
+}
+
+// The typed parameters are a subset of what the query string carries.
+const raw = (params: object | undefined): RawQuery => (params ?? {}) as RawQuery;
+
+export function createClient(options: ClientOptions): Client {
+  if (!/^https?:\/\//i.test(options.baseUrl)) throw new TypeError(`baseUrl must be an http(s) URL: ${options.baseUrl}`);
+  const http = createTransport(options);
+
+  /** Follows `meta.cursor` from the first batch to the last. */
+  async function* cursors<T>(path: string, query: RawQuery): AsyncGenerator<T> {
+    let cursor: string | null | undefined;
+    do {
+      const page: Page<T, { cursor: string | null }> = await http.json(path, {
+        ...query,
+        ...(cursor ? { cursor } : {}),
+      });
+      yield* page.data;
+      cursor = page.meta.cursor;
+    } while (cursor);
+  }
+
+  return {
+    assets: {
+      list: (params) => http.json(ASSETS_PATH, raw(params)),
+      async *all(params) {
+        const query = { perPage: MAX_PER_PAGE.assets, ...raw(params) };
+        for (let page = 1; ; page += 1) {
+          const answer: Page<Asset, PageMeta> = await http.json(ASSETS_PATH, { ...query, page });
+          yield* answer.data;
+          if (!answer.meta.hasNextPage) return;
+        }
+      },
+      export: (params) => http.ndjson(ASSETS_PATH, { ...raw(params), format: 'ndjson' }),
+      get: async (id, params) =>
+        (await http.json<{ data: AssetWithRawData }>(`${ASSETS_PATH}/${encodeURIComponent(id)}`, raw(params))).data,
+    },
+    risks: {
+      list: (params) => http.json(RISKS_PATH, raw(params)),
+      all: (params) => cursors(RISKS_PATH, { perPage: MAX_PER_PAGE.risks, ...raw(params) }),
+      export: (params) => http.ndjson(RISKS_PATH, { ...raw(params), format: 'ndjson' }),
+    },
+    vulnerabilities: {
+      list: (params) => http.json(VULNERABILITIES_PATH, raw(params)),
+      // Without the count, which costs more than a batch on a large tenant.
+      all: (params) =>
+        cursors(VULNERABILITIES_PATH, { perPage: MAX_PER_PAGE.vulnerabilities, ...raw(params), includeTotal: false }),
+      export: (params) => http.ndjson(VULNERABILITIES_PATH, { ...raw(params), format: 'ndjson' }),
+    },
+  };
+}

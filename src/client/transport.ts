@@ -1,0 +1,190 @@
+// HTTP for the typed client, on Node's own fetch: the query string, the bearer key, a time limit per attempt, retries
+// of 429 and 503 (docs/DESIGN.md §31), error bodies turned into SecinvApiError, and NDJSON bodies read line by line.
+import type { ErrorCode } from '../domain/errors.js';
+import { SecinvApiError, SecinvConnectionError, type ApiProblem } from './errors.js';
+
+export interface ClientOptions {
+  /** The server, e.g. `http://127.0.0.1:8080` (a path prefix is kept: `https://host/secinv`). */
+  baseUrl: string;
+  /** A tenant API key (`secinv keys create`). */
+  apiKey: string;
+  /** Time limit of one attempt, until the whole answer is read (a download: between two chunks). Default 30 s. */
+  timeoutMs?: number;
+  /** Retries of a 429 or 503 answer, after the wait the server asks for (else a growing one). Default 3. */
+  retries?: number;
+  /** The longest wait before a retry; a server asking for more is answered with the error at once. Default 60 s. */
+  maxRetryDelayMs?: number;
+}
+
+/** A query as sent: lists joined by commas; undefined values left out. */
+export type RawQuery = Record<string, string | number | boolean | readonly (string | number)[] | undefined>;
+
+export interface Transport {
+  /** GET of a JSON answer. */
+  json<T>(path: string, query: RawQuery): Promise<T>;
+  /** GET of an NDJSON download, one parsed record per line, read as it arrives. */
+  ndjson<T>(path: string, query: RawQuery): AsyncGenerator<T>;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_RETRIES = 3;
+const DEFAULT_MAX_RETRY_DELAY_MS = 60_000;
+const FIRST_BACKOFF_MS = 250;
+
+export function buildUrl(baseUrl: string, path: string, query: RawQuery): string {
+  const url = new URL(baseUrl.replace(/\/+$/, '') + path);
+  for (const [name, value] of Object.entries(query)) {
+    if (value === undefined) continue;
+    const text = Array.isArray(value) ? value.join(',') : String(value);
+    url.searchParams.set(name, text);
+  }
+  return url.toString();
+}
+
+/** Seconds of a Retry-After header: delta-seconds or an HTTP date. */
+export function retryAfterSeconds(header: string | null, now = Date.now()): number | undefined {
+  if (header === null || header.trim() === '') return undefined;
+  if (/^\d+$/.test(header.trim())) return Number(header.trim());
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
+}
+
+/** The wait before retry `attempt` (0 first): what the server asked, else 250 ms doubling, with jitter. */
+export function retryDelayMs(attempt: number, retryAfter: number | undefined): number {
+  if (retryAfter !== undefined) return retryAfter * 1000;
+  const ceiling = FIRST_BACKOFF_MS * 2 ** attempt;
+  return ceiling / 2 + Math.random() * (ceiling / 2);
+}
+
+const problemsOf = (status: number, body: unknown): ApiProblem[] => {
+  const errors = (body as { errors?: unknown } | null)?.errors;
+  if (Array.isArray(errors) && errors.length > 0) {
+    return errors.map((e: { code?: unknown; field?: unknown; message?: unknown }) => ({
+      code: (typeof e.code === 'string' ? e.code : 'internal') as ErrorCode,
+      ...(typeof e.field === 'string' ? { field: e.field } : {}),
+      message: typeof e.message === 'string' ? e.message : `HTTP ${status}`,
+    }));
+  }
+  // Not the API's error shape (a proxy in front of it, another server at that address).
+  return [
+    { code: status >= 500 ? 'internal' : 'not_found', message: `HTTP ${status} from a server that is not secinv` },
+  ];
+};
+
+async function apiErrorOf(response: Response): Promise<SecinvApiError> {
+  const text = await response.text().catch(() => '');
+  let body: unknown = null;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // not JSON: problemsOf says so
+  }
+  return new SecinvApiError(
+    response.status,
+    problemsOf(response.status, body),
+    response.headers.get('x-request-id') ?? undefined,
+    retryAfterSeconds(response.headers.get('retry-after')),
+  );
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A timer that aborts an attempt; `touch` restarts it (a download stays alive while chunks arrive). */
+function deadline(ms: number) {
+  const controller = new AbortController();
+  let timer = setTimeout(() => controller.abort(), ms);
+  return {
+    signal: controller.signal,
+    touch: () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => controller.abort(), ms);
+    },
+    clear: () => clearTimeout(timer),
+    get expired() {
+      return controller.signal.aborted;
+    },
+  };
+}
+
+export function createTransport(options: ClientOptions): Transport {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const retries = options.retries ?? DEFAULT_RETRIES;
+  const maxDelay = options.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS;
+  const headers = { authorization: `Bearer ${options.apiKey}` };
+
+  const failure = (url: string, error: unknown, timedOut: boolean): Error => {
+    if (error instanceof SecinvApiError || error instanceof SecinvConnectionError) return error;
+    if (timedOut) return new SecinvConnectionError(`no answer from ${url} within ${timeoutMs} ms`, url, true, error);
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    const reason = cause?.code ?? cause?.message ?? (error as Error).message;
+    return new SecinvConnectionError(`cannot reach ${url}: ${reason}`, url, false, error);
+  };
+
+  /** One response with a 2xx status, after the retries of 429 and 503; its deadline still running. */
+  async function send(path: string, query: RawQuery, accept: string) {
+    const url = buildUrl(options.baseUrl, path, query);
+    for (let attempt = 0; ; attempt += 1) {
+      const timer = deadline(timeoutMs);
+      let response: Response;
+      try {
+        response = await fetch(url, { headers: { ...headers, accept }, signal: timer.signal });
+      } catch (error) {
+        timer.clear();
+        throw failure(url, error, timer.expired);
+      }
+      if (response.ok) return { url, response, timer };
+      let error: SecinvApiError;
+      try {
+        error = await apiErrorOf(response);
+      } finally {
+        timer.clear();
+      }
+      const retryable = response.status === 429 || response.status === 503;
+      const wait = retryDelayMs(attempt, error.retryAfter);
+      if (!retryable || attempt >= retries || wait > maxDelay) throw error;
+      await sleep(wait);
+    }
+  }
+
+  return {
+    async json<T>(path: string, query: RawQuery): Promise<T> {
+      const { url, response, timer } = await send(path, query, 'application/json');
+      try {
+        return (await response.json()) as T;
+      } catch (error) {
+        throw failure(url, error, timer.expired);
+      } finally {
+        timer.clear();
+      }
+    },
+
+    async *ndjson<T>(path: string, query: RawQuery): AsyncGenerator<T> {
+      const { url, response, timer } = await send(path, query, 'application/x-ndjson');
+      const body = response.body;
+      if (body === null) return;
+      const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+      let rest = '';
+      try {
+        for (;;) {
+          let chunk: Awaited<ReturnType<typeof reader.read>>;
+          try {
+            chunk = await reader.read();
+          } catch (error) {
+            // A download cut off by the server (its chunked body never ended) or by the time limit.
+            throw failure(url, error, timer.expired);
+          }
+          if (chunk.done) break;
+          timer.touch();
+          const lines = (rest + chunk.value).split('\n');
+          rest = lines.pop() ?? '';
+          for (const line of lines) if (line.trim() !== '') yield JSON.parse(line) as T;
+        }
+        if (rest.trim() !== '') yield JSON.parse(rest) as T;
+      } finally {
+        timer.clear();
+        // A consumer that stops early (break) ends the download instead of leaving it open.
+        await reader.cancel().catch(() => undefined);
+      }
+    },
+  };
+}

@@ -1,0 +1,133 @@
+// The package as a user gets it: `npm pack`, installed from the tarball into an empty project (which approves
+// better-sqlite3's install script through allowScripts), then the installed `secinv` runs, serves a database it filled
+// itself, and a script of the project calls it through `secinv/client`. The install fetches the dependencies from the
+// npm registry. better-sqlite3's install script (prebuild-install) is handed this checkout's compiled binary as a local
+// prebuild, as it would take a downloaded one, so that the test does not spend minutes compiling it again; a version
+// other than this checkout's is compiled as usual.
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'secinv-package-'));
+const project = join(dir, 'project');
+const secinv = join(project, 'node_modules', '.bin', 'secinv');
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Whether the registry answers: without it the install cannot run, and the test says so in its name. */
+async function registryReachable(): Promise<boolean> {
+  try {
+    await run('npm', ['ping'], { timeout: 20_000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+const reachable = await registryReachable();
+
+/** A folder holding this checkout's better-sqlite3 binary under the name prebuild-install looks for. */
+function localPrebuild(): string {
+  const folder = join(dir, 'prebuilds');
+  const module = join(root, 'node_modules', 'better-sqlite3');
+  const { version } = JSON.parse(readFileSync(join(module, 'package.json'), 'utf8')) as { version: string };
+  const libc =
+    process.platform === 'linux' &&
+    !(process.report.getReport() as { header?: { glibcVersionRuntime?: string } }).header?.glibcVersionRuntime
+      ? '-musl'
+      : '';
+  const name = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}${libc}-${process.arch}.tar.gz`;
+  mkdirSync(folder, { recursive: true });
+  execFileSync('tar', ['czf', join(folder, name), '-C', module, 'build/Release/better_sqlite3.node']);
+  return folder;
+}
+
+describe.skipIf(!reachable)(
+  `installed from the packed tarball (needs the npm registry${reachable ? '' : ': skipped, the registry did not answer npm ping'})`,
+  { timeout: 600_000 },
+  () => {
+    it('packs dist/ and bin/, and installs into an empty project', async () => {
+      await run('npm', ['pack', '--pack-destination', dir], { cwd: root, maxBuffer: 64 * 1024 * 1024 });
+      const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'));
+      expect(tarball).toBeDefined();
+      const { stdout: listing } = await run('tar', ['tzf', join(dir, tarball!)], { maxBuffer: 16 * 1024 * 1024 });
+      for (const file of ['package/bin/secinv.js', 'package/dist/cli/bin.js', 'package/dist/client/index.js'])
+        expect(listing.split('\n')).toContain(file);
+      expect(listing).toContain('package/dist/client/index.d.ts');
+      expect(listing).not.toContain('package/src/');
+      expect(listing).not.toContain('package/test/');
+
+      mkdirSync(project);
+      writeFileSync(
+        join(project, 'package.json'),
+        JSON.stringify({
+          name: 'uses-secinv',
+          private: true,
+          type: 'module',
+          allowScripts: { 'better-sqlite3': true },
+        }),
+      );
+      const { stderr } = await run(
+        'npm',
+        ['install', '--no-audit', '--no-fund', '--prefer-offline', join(dir, tarball!)],
+        {
+          cwd: project,
+          maxBuffer: 64 * 1024 * 1024,
+          env: { ...process.env, npm_config_better_sqlite3_local_prebuilds: localPrebuild() },
+        },
+      );
+      // With the approval, npm has no install script of better-sqlite3 left to warn about.
+      expect(stderr).not.toMatch(/better-sqlite3@[\d.]+ \(install/);
+    });
+
+    it('runs secinv --version and secinv demo --help', async () => {
+      const { version } = (await import(join(root, 'package.json'), { with: { type: 'json' } })).default as {
+        version: string;
+      };
+      expect((await run(secinv, ['--version'])).stdout.trim()).toBe(version);
+      expect((await run(secinv, ['demo', '--help'])).stdout).toContain('Usage: secinv demo');
+    });
+
+    it('serves a database it filled, and the client of the package reads it', async () => {
+      const db = `sqlite:${join(dir, 'inventory.db')}`;
+      const generated = join(dir, 'inventory.ndjson');
+      const { stdout: inventory } = await run(secinv, ['generate', '--assets', '25', '--risks', '5'], {
+        maxBuffer: 64 * 1024 * 1024,
+      });
+      writeFileSync(generated, inventory);
+      await run(secinv, ['import', '--db', db, generated]);
+      const tenant = (JSON.parse(inventory.split('\n')[0]!) as { record: { tenantId: string } }).record.tenantId;
+      const key = (await run(secinv, ['keys', 'create', '--db', db, '--tenant', tenant])).stdout.trim();
+
+      const server = spawn(secinv, ['serve', '--db', db, '--port', '0'], {
+        env: { ...process.env, SECINV_LOG_LEVEL: 'warn' },
+      });
+      try {
+        const url = await new Promise<string>((resolve, reject) => {
+          let text = '';
+          server.stderr.on('data', (c: Buffer) => {
+            text += c.toString();
+            const found = /serving (http:\/\/\S+)/.exec(text);
+            if (found) resolve(found[1]!);
+          });
+          server.once('exit', (code) => reject(new Error(`serve exited ${code}: ${text}`)));
+        });
+        writeFileSync(
+          join(project, 'count.mjs'),
+          "import { createClient } from 'secinv/client';\n" +
+            'const client = createClient({ baseUrl: process.argv[2], apiKey: process.argv[3] });\n' +
+            'let n = 0;\nfor await (const _ of client.assets.all({ perPage: 10 })) n++;\n' +
+            'console.log(JSON.stringify({ n, total: (await client.assets.list()).meta.total }));\n',
+        );
+        const { stdout } = await run('node', ['count.mjs', url, key], { cwd: project });
+        expect(JSON.parse(stdout)).toEqual({ n: 25, total: 25 });
+      } finally {
+        server.kill('SIGTERM');
+      }
+    });
+  },
+);
