@@ -3,12 +3,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { cpus } from 'node:os';
-import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { buildApp } from '../src/app.js';
 import { createTenantKey } from '../src/cli/keys.js';
-import { generateRecords, type GenerateOptions } from '../src/generate/generator.js';
-import { importSources, summaryLine } from '../src/import/importer.js';
+import type { GenerateOptions } from '../src/generate/generator.js';
+import { summaryLine } from '../src/import/importer.js';
+import { importGenerated } from './import.js';
 import { openStorage } from '../src/storage/index.js';
 
 const { values: args } = parseArgs({
@@ -47,24 +47,9 @@ const lines: string[] = [];
 let tenants = await storage.listTenants();
 if (tenants.length === 0) {
   const started = performance.now();
-  const result = await importSources(
-    storage,
-    [
-      {
-        name: '<generated>',
-        open: () =>
-          Readable.from(
-            (function* () {
-              for (const line of generateRecords(options)) yield `${line}\n`;
-            })(),
-          ),
-      },
-    ],
-    { dryRun: false, onProgress: (n) => process.stderr.write(`\rimported ${n} records`) },
-  );
+  const result = await importGenerated(storage, options);
   const seconds = (performance.now() - started) / 1000;
   const records = Object.values(result.counts).reduce((a, b) => a + b, 0);
-  process.stderr.write('\n');
   if (result.problemCount > 0) throw new Error(`bench import failed: ${JSON.stringify(result.problems.slice(0, 3))}`);
   lines.push(
     `- Import (generate + validate + write + derive, one transaction): ${records.toLocaleString('en-US')} records in ${seconds.toFixed(1)} s = ${Math.round(records / seconds).toLocaleString('en-US')} records/s`,

@@ -4,10 +4,10 @@
 import { copyFileSync, existsSync, mkdirSync, rmSync, renameSync } from 'node:fs';
 import { closeSync, fsyncSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import pg from 'pg';
-import { generateRecords, type GenerateOptions } from '../src/generate/generator.js';
-import { importSources, summaryLine } from '../src/import/importer.js';
+import type { GenerateOptions } from '../src/generate/generator.js';
+import { summaryLine } from '../src/import/importer.js';
+import { importGenerated } from './import.js';
 import { openStorage } from '../src/storage/index.js';
 import type { Storage } from '../src/storage/types.js';
 
@@ -36,11 +36,7 @@ async function build(url: string, spec: TenantDatabase): Promise<void> {
   try {
     await spec.prepare?.(storage);
     const started = performance.now();
-    const lines = function* () {
-      for (const line of generateRecords(spec.options)) yield `${line}\n`;
-    };
-    const open = () => Readable.from(lines());
-    const result = await importSources(storage, [{ name: '<generated>', open }], { dryRun: false });
+    const result = await importGenerated(storage, spec.options);
     if (result.problemCount > 0) throw new Error(`import failed: ${JSON.stringify(result.problems.slice(0, 3))}`);
     process.stdout.write(`${summaryLine(result, false)} in ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
   } finally {

@@ -71,20 +71,27 @@ export function startProgress(io: Io, options: { quiet?: boolean; unit?: 'bytes'
   let done = 0;
   let records: number | null = null;
   let started = Date.now();
+  let drawn = 0;
   const draw = () => {
+    drawn = Date.now();
     if (label)
-      io.stderr.write(
-        `\r\x1b[K${progressLine(label, done, total, Date.now() - started, records, options.unit ?? 'bytes')}`,
-      );
+      io.stderr.write(`\r\x1b[K${progressLine(label, done, total, drawn - started, records, options.unit ?? 'bytes')}`);
+  };
+  // Drawn from the timer, and from the counters too: work that never yields to the event loop (a generated input read
+  // synchronously) would otherwise leave the line blank until it ends.
+  const due = () => {
+    if (Date.now() - drawn >= 200) draw();
   };
   const timer = setInterval(draw, 200);
   timer.unref();
   return {
     add: (bytes) => {
       done += bytes;
+      due();
     },
     records: (n) => {
       records = n;
+      due();
     },
     next: (nextLabel, nextTotal) => {
       label = nextLabel;

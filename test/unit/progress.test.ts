@@ -98,4 +98,18 @@ describe('startProgress', () => {
     progress.stop();
     expect(written).toBe('\r\x1b[K');
   });
+
+  it('draws from its counters when the work never yields to the timer (a synchronous input)', () => {
+    let written = '';
+    const stderr = { isTTY: true, write: (text: string) => ((written += text), true) };
+    const progress = startProgress({ stdout: new PassThrough(), stderr } as never, { unit: 'records' });
+    progress.next('generated', 100);
+    const started = Date.now();
+    while (Date.now() - started < 250) {
+      // busy: no turn of the event loop, so no timer runs
+    }
+    progress.add(10);
+    expect(written).toContain('generated: 10% of about 100 records');
+    progress.stop();
+  });
 });
