@@ -1,5 +1,5 @@
 // The production surface: rate limits, compression, conditional GETs, probes, metrics, logs, limits, TLS, shutdown.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { request as httpsRequest } from 'node:https';
 import { connect } from 'node:net';
 import { join } from 'node:path';
@@ -13,6 +13,7 @@ import { createMetrics } from '../../src/http/metrics.js';
 import { startServer } from '../../src/server.js';
 import { openStorage, type Storage } from '../../src/storage/index.js';
 import { A1, fixture } from '../fixtures.js';
+import { exitCodeAfter, spawnServe } from './serve-process.js';
 import {
   createKey,
   importRecords,
@@ -355,37 +356,7 @@ describe('TLS, limits on the wire, shutdown', () => {
   });
 
   it('the serve command exits 0 on SIGTERM', async () => {
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        '-e',
-        "import('./src/cli/main.ts').then(async (m) => { process.exitCode = await m.main(process.argv.slice(1)); })",
-        'serve',
-        '--db',
-        admin.url,
-        '--port',
-        '0',
-      ],
-      {
-        env: { ...process.env, SECINV_LOG_LEVEL: 'silent' },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      },
-    );
-    let stderr = '';
-    await new Promise<void>((resolve, reject) => {
-      child.stderr.on('data', (c: Buffer) => {
-        stderr += c.toString();
-        if (stderr.includes('serving http://')) resolve();
-      });
-      child.on('exit', () => reject(new Error(`exited early: ${stderr}`)));
-    });
-    const code = await new Promise<number | null>((resolve) => {
-      child.removeAllListeners('exit');
-      child.on('exit', (c) => resolve(c));
-      child.kill('SIGTERM');
-    });
-    expect(code).toBe(0);
+    const { child } = await spawnServe(admin.url, { SECINV_SHUTDOWN_GRACE_MS: '0' });
+    expect(await exitCodeAfter(child, 'SIGTERM')).toBe(0);
   }, 60_000);
 });

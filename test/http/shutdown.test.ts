@@ -1,11 +1,11 @@
 // SIGTERM under load, on a real `secinv serve` process: every request sent before the signal is answered normally
 // (none reset, none a bare 503), /readyz fails at once, answers during the grace period close their connections, and
 // the process exits 0.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { fixture } from '../fixtures.js';
 import { createKey, importRecords, openTestStorage, TENANT_A, type TestStorage } from '../helpers.js';
+import { exitCodeAfter, spawnServe } from './serve-process.js';
 
 let admin: TestStorage;
 let key: string;
@@ -39,46 +39,11 @@ const get = (port: number, path: string): Promise<Outcome> =>
     req.end();
   });
 
-async function serve(): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      '-e',
-      "import('./src/cli/main.ts').then(async (m) => { process.exitCode = await m.main(process.argv.slice(1)); })",
-      'serve',
-      '--db',
-      admin.url,
-      '--port',
-      '0',
-    ],
-    {
-      env: {
-        ...process.env,
-        SECINV_LOG_LEVEL: 'silent',
-        SECINV_SHUTDOWN_GRACE_MS: '1500',
-        SECINV_RATE_LIMIT_PER_MINUTE: '0',
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
-  );
-  let stderr = '';
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stderr.on('data', (c: Buffer) => {
-      stderr += c.toString();
-      const found = /serving http:\/\/[^:]+:(\d+)/.exec(stderr);
-      if (found) resolve(Number(found[1]));
-    });
-    child.on('exit', () => reject(new Error(`exited early: ${stderr}`)));
-  });
-  child.removeAllListeners('exit');
-  return { child, port };
-}
-
 it('SIGTERM under load: every request sent before it is answered 200, then the process exits 0', async () => {
-  const { child, port } = await serve();
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const { child, port } = await spawnServe(admin.url, {
+    SECINV_SHUTDOWN_GRACE_MS: '1500',
+    SECINV_RATE_LIMIT_PER_MINUTE: '0',
+  });
   let signalledAt = Infinity;
   let stop = false;
   const outcomes: Outcome[] = [];
@@ -88,7 +53,7 @@ it('SIGTERM under load: every request sent before it is answered 200, then the p
   });
   await new Promise((resolve) => setTimeout(resolve, 1000));
   signalledAt = Date.now();
-  child.kill('SIGTERM');
+  const exited = exitCodeAfter(child, 'SIGTERM');
   const ready = await get(port, '/readyz');
   await new Promise((resolve) => setTimeout(resolve, 600));
   stop = true;
