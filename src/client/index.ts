@@ -8,6 +8,7 @@ import type { QueryInput } from '../domain/query.js';
 import type { Integration, listRisksSpec, Risk } from '../domain/risks.js';
 import type { listVulnerabilitiesSpec, Vulnerability } from '../domain/vulnerabilities.js';
 import type { PageMeta } from '../modules/assets/schemas.js';
+import type { SbomLinkResponse } from '../modules/assets/sbom.js';
 import type { CursorMeta } from '../modules/risks/schemas.js';
 import type { FindingBatchMeta, FindingPageMeta } from '../modules/vulnerabilities/schemas.js';
 import { createTransport, type ClientOptions, type RawQuery } from './transport.js';
@@ -38,6 +39,8 @@ export type AssetAllParams = Omit<AssetListParams, 'page'>;
 export type AssetExportParams = Omit<AssetListParams, 'page' | 'perPage'>;
 export type AssetGetParams = QueryInput<typeof getAssetSpec.params>;
 export type AssetWithRawData = Asset & { rawData?: Record<string, unknown> };
+/** A signed link to an asset's CycloneDX SBOM, fetched without a key until it expires, and the document's size. */
+export type SbomLink = Static<typeof SbomLinkResponse>;
 
 export type VulnerabilityListParams = Omit<QueryInput<typeof listVulnerabilitiesSpec.params>, 'format'>;
 export type VulnerabilityAllParams = Omit<VulnerabilityListParams, 'page' | 'cursor' | 'includeTotal'>;
@@ -64,6 +67,8 @@ export interface Client {
     export(params?: AssetExportParams): AsyncGenerator<Asset>;
     /** One asset by its id; `include: 'rawData'` adds its raw data. */
     get(id: string, params?: AssetGetParams): Promise<AssetWithRawData>;
+    /** A signed link to the asset's SBOM (CycloneDX 1.6 JSON); `fetch(link.data.url)` downloads it, no key needed. */
+    sbom(id: string): Promise<SbomLink>;
   };
   risks: {
     list<const F extends RiskField = RiskField>(params?: RiskListParams<F>): Promise<Page<RiskItem<F>, CursorMeta>>;
@@ -111,6 +116,7 @@ export function createClient(options: ClientOptions): Client {
       export: (params) => http.ndjson(ASSETS_PATH, { ...raw(params), format: 'ndjson' }),
       get: async (id, params) =>
         (await http.json<{ data: AssetWithRawData }>(`${ASSETS_PATH}/${encodeURIComponent(id)}`, raw(params))).data,
+      sbom: (id) => http.json(`${ASSETS_PATH}/${encodeURIComponent(id)}/sbom`, {}),
     },
     risks: {
       list: (params) => http.json(RISKS_PATH, raw(params)),

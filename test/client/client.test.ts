@@ -77,6 +77,20 @@ describe('operations', () => {
     expect(scores).toEqual([...scores].sort((a, b) => b - a));
   });
 
+  it('assets.sbom: a signed link that downloads the CycloneDX document without a key; a missing asset is a 404', async () => {
+    const [vulnerable] = (await client().assets.list({ isVulnerable: true, perPage: 1 })).data;
+    const link = await client().assets.sbom(vulnerable!.id);
+    expect(link.meta.expiresInSeconds).toBe(3600);
+    const res = await fetch(link.data.url);
+    expect(res.status).toBe(200);
+    const body = await res.text();
+    expect(body.length).toBe(link.meta.fileSizeInBytes);
+    expect(JSON.parse(body)).toMatchObject({ bomFormat: 'CycloneDX', specVersion: '1.6' });
+    const missing = await errorOf(client().assets.sbom('sirn:assets:missing'));
+    expect(missing).toBeInstanceOf(SecinvApiError);
+    expect((missing as SecinvApiError).status).toBe(404);
+  });
+
   it('assets.get: one asset by an id with ":" and "/", with its raw data; a missing one is a typed 404', async () => {
     const [first] = (await client().assets.list({ perPage: 1 })).data;
     const asset = await client().assets.get(first!.id, { include: 'rawData' });

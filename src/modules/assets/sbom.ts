@@ -113,7 +113,7 @@ export async function sendSbomLink(
 export const isSbomLinkPath = (request: FastifyRequest, id: string): boolean =>
   id.endsWith('/sbom') && /\/sbom$/.test((request.raw.url ?? '').split('?')[0] ?? '');
 
-const SbomLinkResponse = Type.Object({
+export const SbomLinkResponse = Type.Object({
   data: Type.Object({
     url: Type.String({
       format: 'uri',
