@@ -1,9 +1,9 @@
 // The `secinv` command line. Exit codes: 0 success, 1 failure (one line on stderr), 2 bad usage; results on stdout,
 // everything for people (progress, the database opened, errors) on stderr.
-import { readFileSync } from 'node:fs';
 import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { environmentHelp, loadConfig } from '../config.js';
 import { UserError } from '../domain/errors.js';
+import { packageVersion } from '../http/docs.js';
 import { apiCommands } from './api.js';
 import { completionCommand, shells, type Shell } from './completion.js';
 import { demoCommand } from './demo.js';
@@ -28,10 +28,6 @@ const integer =
       throw new InvalidArgumentError(`${name} must be an integer >= ${min}`);
     return Number(value);
   };
-
-// The same relative path from src/cli (tests) and dist/cli (the built command).
-const packageVersion = (): string =>
-  (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 const dbOption = () =>
   new Option(

@@ -24,3 +24,7 @@ export function bearerKey(header: string | undefined): string | undefined {
   const key = match?.[1]?.trim();
   return key ? key : undefined;
 }
+
+/** Whether a key may still be used at `at` (ISO time): not revoked, not expired. One rule for requests and links. */
+export const keyUsable = (key: { revokedAt: string | null; expiresAt: string | null }, at: string): boolean =>
+  key.revokedAt === null && (key.expiresAt === null || key.expiresAt > at);

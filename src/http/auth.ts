@@ -1,7 +1,7 @@
 // Tenant authentication: runs before parameters are looked at (a bad key and bad parameters is a 401).
 import type { FastifyRequest } from 'fastify';
 import { apiError } from '../domain/errors.js';
-import { bearerKey, hashKey } from '../domain/keys.js';
+import { bearerKey, hashKey, keyUsable } from '../domain/keys.js';
 import type { Storage, TenantScope } from '../storage/index.js';
 
 declare module 'fastify' {
@@ -28,8 +28,7 @@ export function authenticate(storage: Storage, now: () => Date = () => new Date(
     const found = await storage.findKeyByHash(hashKey(key));
     const at = now();
     const iso = at.toISOString();
-    if (!found || found.revokedAt !== null || (found.expiresAt !== null && found.expiresAt <= iso))
-      throw unauthorized();
+    if (!found || !keyUsable(found, iso)) throw unauthorized();
     request.tenant = { tenantId: found.tenantId, dataVersion: found.dataVersion };
     request.apiKeyId = found.keyId;
     if (found.lastUsedAt === null || at.getTime() - Date.parse(found.lastUsedAt) > TOUCH_INTERVAL_MS) {

@@ -11,9 +11,14 @@ import type { QueryDefinition } from './query.js';
 
 const errorCodes = Object.keys(errorStatus) as ErrorCode[];
 
-/** The package's version. The same relative path from src/http (tests, tsx) and dist/http (the built server). */
+/**
+ * The package's version, read once (an SBOM names it on every download). The same relative path from src/http (tests,
+ * tsx) and dist/http (the built server).
+ */
+let version: string | undefined;
 export const packageVersion = (): string =>
-  (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  (version ??= (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
+    .version);
 
 /** The one error body of every error response. Registered as the component schema `Error`. */
 /** The tenant and organization of the examples in the document. */

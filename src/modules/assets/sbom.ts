@@ -7,6 +7,7 @@ import { v5 as uuidv5 } from 'uuid';
 import type { Asset } from '../../domain/assets.js';
 import { apiError } from '../../domain/errors.js';
 import { idProblem } from '../../domain/ids.js';
+import { keyUsable } from '../../domain/keys.js';
 import { querySpec } from '../../domain/query.js';
 import { buildSbom, SBOM_MEDIA_TYPE } from '../../domain/sbom.js';
 import type { ListVulnerabilitiesQuery, Vulnerability } from '../../domain/vulnerabilities.js';
@@ -221,15 +222,10 @@ export async function sbomDownloadRoute(app: FastifyInstance, deps: SbomDependen
       },
     },
     async (request, reply) => {
-      const grant = deps.tokens.verify(request.params.token, Math.floor(deps.now().getTime() / 1000));
+      const now = deps.now();
+      const grant = deps.tokens.verify(request.params.token, Math.floor(now.getTime() / 1000));
       const key = await deps.storage.findKeyById(grant.keyId);
-      const nowIso = deps.now().toISOString();
-      if (
-        !key ||
-        key.tenantId !== grant.tenantId ||
-        key.revokedAt !== null ||
-        (key.expiresAt !== null && key.expiresAt <= nowIso)
-      )
+      if (!key || key.tenantId !== grant.tenantId || !keyUsable(key, now.toISOString()))
         throw forbidden('was made with a key that is no longer valid');
       const scope = { tenantId: key.tenantId, dataVersion: key.dataVersion };
       const document = await assetSbom(deps, scope, grant.assetId);
