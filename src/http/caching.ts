@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { compressedBodies, negotiateCoding, type CompressionOptions } from './compression.js';
+import { compressedBodies, negotiateCoding, type Coding, type CompressionOptions } from './compression.js';
+import { JSON_TYPE } from './respond.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -21,6 +22,8 @@ declare module 'fastify' {
      * clients are told not to store it.
      */
     uncached?: boolean;
+    /** The coding of kept compressed bytes this request is answered with, without its handler. */
+    keptCoding?: Coding;
   }
 }
 
@@ -97,6 +100,8 @@ export function registerCaching(api: FastifyInstance, options: CachingOptions): 
   // After authentication, the rate limit and the query parser (a 401, 429 or 400 is never a 304); before the handler.
   // A tag the client names was sent with a 200 for this same request and data version, so the answer is that 200
   // again. `*` is different: it matches only if there is a body at all (not on a 404), so it waits for the handler.
+  // Kept compressed bytes are answered here too: a tag names one body, so a body compressed once for a tag need not be
+  // built again (a dashboard polling one page, a console reloading). Only JSON bodies are kept (an export streams).
   api.addHook('preHandler', async (request, reply) => {
     if (request.uncached) return;
     const etag = tagOf(request);
@@ -104,6 +109,12 @@ export function registerCaching(api: FastifyInstance, options: CachingOptions): 
     if (namesTag(request.headers['if-none-match'], etag)) {
       reply.header('ETag', etag);
       return reply.code(304).send();
+    }
+    const coding = negotiateCoding(request.headers);
+    const kept = coding === undefined ? undefined : bodies.kept(etag, coding);
+    if (coding !== undefined && kept !== undefined) {
+      request.keptCoding = coding;
+      return reply.code(200).type(JSON_TYPE).send(kept);
     }
   });
   api.addHook('onSend', async (request, reply, payload) => {
@@ -126,6 +137,10 @@ export function registerCaching(api: FastifyInstance, options: CachingOptions): 
     if (noneMatchesAny) {
       reply.code(304);
       return '';
+    }
+    if (request.keptCoding !== undefined) {
+      reply.header('Content-Encoding', request.keptCoding);
+      return payload;
     }
     // Compressed here, by tag, so a body sent again is not compressed again; @fastify/compress passes an encoded
     // payload through and still serves everything else (errors, the OpenAPI document).

@@ -59,15 +59,24 @@ export function compressedBodies({ gzipLevel, brotliQuality, cacheBytes }: Compr
           params: { [constants.BROTLI_PARAM_QUALITY]: brotliQuality, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
         });
 
+  /** The kept bytes of a tag in a coding, marked as the most recently used. */
+  const peek = (key: string): Buffer | undefined => {
+    const kept = entries.get(key);
+    if (kept !== undefined) {
+      entries.delete(key);
+      entries.set(key, kept);
+    }
+    return kept;
+  };
+
   return {
+    /** The kept bytes of a tag, if any: a request that finds them is answered without building its body. */
+    kept: (etag: string, coding: Coding): Buffer | undefined => peek(`${coding} ${etag}`),
+
     async get(etag: string, coding: Coding, body: Buffer): Promise<Buffer> {
       const key = `${coding} ${etag}`;
-      const kept = entries.get(key);
-      if (kept !== undefined) {
-        entries.delete(key);
-        entries.set(key, kept);
-        return kept;
-      }
+      const kept = peek(key);
+      if (kept !== undefined) return kept;
       const compressed = await compress(coding, body);
       // Another request for the same tag may have kept it while this one was compressing.
       if (!entries.has(key) && compressed.length <= cacheBytes / 8) {

@@ -166,6 +166,20 @@ describe('compression', () => {
         expect(decode(res.rawPayload).toString()).toBe(plain.body);
       }
       expect(second.rawPayload.equals(first.rawPayload)).toBe(true);
+      // Kept bytes are answered from the tag, without reading the data to build the body again.
+      statements.length = 0;
+      const third = await get(url, keyA, { 'accept-encoding': coding });
+      expect(third.rawPayload.equals(first.rawPayload)).toBe(true);
+      expect(third.headers).toMatchObject({
+        'content-encoding': coding,
+        'content-type': 'application/json; charset=utf-8',
+        etag: plain.headers.etag,
+        'cache-control': 'private',
+      });
+      for (const statement of statements) expect(statement).toMatch(/^(select|update) .*"api_keys"/i);
+      // Another coding of the same tag is still built and compressed.
+      const other = await get(url, keyA, { 'accept-encoding': coding === 'gzip' ? 'br' : 'gzip' });
+      expect(other.headers['content-encoding']).toBe(coding === 'gzip' ? 'br' : 'gzip');
       // A revalidation is a 304 whatever the encoding asked.
       const revalidated = await get(url, keyA, {
         'accept-encoding': coding,
