@@ -38,6 +38,22 @@ afterEach(async () => drop());
 
 const tenantFile = () => writeTenantFile(dir);
 
+describe('output to a reader that goes away', () => {
+  it.skipIf(TEST_DIALECT !== 'sqlite')(
+    'help piped into a command that exits at once ends quietly, status 0, no trace',
+    () => {
+      // `true` exits before the CLI has started, so the CLI's first write meets a closed pipe (EPIPE).
+      const result = spawnSync(
+        'bash',
+        ['-c', 'set -o pipefail; "$0" --import tsx src/cli/bin.ts --help | true', process.execPath],
+        { cwd: root, encoding: 'utf8', timeout: 20_000 },
+      );
+      expect(result.stderr).toBe('');
+      expect(result.status).toBe(0);
+    },
+  );
+});
+
 describe('which database', () => {
   it('every command that opens a database names it on stderr', async () => {
     const line = `secinv: database ${displayDatabaseUrl(db)}\n`;
