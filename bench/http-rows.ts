@@ -1,0 +1,61 @@
+// The rows of `npm run bench:http` (the performance targets of docs/BENCHMARKS.md "Requests against the ceiling") and
+// the reading of wrk's report.
+
+export interface Row {
+  label: string;
+  path: string;
+  headers?: Record<string, string>;
+  /** Sends the tag of the row's 200 in If-None-Match. */
+  revalidate?: boolean;
+  /** A new `riskScoreGte` each request, so the count of matches is never cached. */
+  uncached?: boolean;
+  /** The body the ceiling sends for this row, when not the row's own (a 304 is compared with its page). */
+  ceilingOf?: string;
+  target: string;
+}
+
+export function rowsOf(page: string, assetId: string, assets: number): Row[] {
+  const last = Math.ceil(assets / 100);
+  return [
+    { label: 'assets, 2 filters + sort, count not cached', path: page, uncached: true, target: '≤ 10 ms a request' },
+    { label: 'same page, count cached', path: page, target: '≥ 0.12×, p99 ≤ 50 ms' },
+    { label: 'same page revalidated (304)', path: page, revalidate: true, ceilingOf: page, target: '≥ 0.5×' },
+    { label: 'same page gzip', path: page, headers: { 'accept-encoding': 'gzip' }, ceilingOf: page, target: '≥ 0.08×' },
+    { label: 'get one asset', path: `/v1/tenant/assets/${encodeURIComponent(assetId)}`, target: '≥ 0.3×' },
+    { label: 'assets page 1 of 100', path: '/v1/tenant/assets', target: '' },
+    { label: `assets page ${last} of 100 (the last)`, path: `/v1/tenant/assets?page=${last}`, target: '≤ 2× page 1' },
+    {
+      label: 'vulnerabilities packageName=openssl',
+      path: '/v1/tenant/vulnerabilities?packageName=openssl',
+      target: '≤ 20 ms a request',
+    },
+    { label: 'vulnerabilities perPage=2000', path: '/v1/tenant/vulnerabilities?perPage=2000', target: '≥ 0.1×, no 503' },
+  ];
+}
+
+export interface Measured {
+  rps: number;
+  requests: number;
+  p99Ms: number;
+  non2xx: number;
+  /** Server CPU seconds over the run. */
+  cpu: number;
+}
+
+const toMs = (value: string, unit: string): number =>
+  Number(value) * (unit === 'us' ? 0.001 : unit === 's' ? 1000 : unit === 'm' ? 60_000 : 1);
+
+/** Requests per second, requests, p99 and non-2xx answers from `wrk --latency`'s report. */
+export function parseWrk(output: string): Omit<Measured, 'cpu'> {
+  const rps = /Requests\/sec:\s+([\d.]+)/.exec(output)?.[1];
+  const requests = /(\d+) requests in/.exec(output)?.[1];
+  const p99 = /\s99%\s+([\d.]+)(us|ms|s|m)\b/.exec(output);
+  const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1];
+  if (rps === undefined || requests === undefined) throw new Error(`unreadable wrk report:\n${output}`);
+  return {
+    rps: Number(rps),
+    requests: Number(requests),
+    p99Ms: p99 ? toMs(p99[1]!, p99[2]!) : 0,
+    non2xx: Number(non2xx ?? 0),
+  };
+}
