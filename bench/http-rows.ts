@@ -29,7 +29,11 @@ export function rowsOf(page: string, assetId: string, assets: number): Row[] {
       path: '/v1/tenant/vulnerabilities?packageName=openssl',
       target: '≤ 20 ms a request',
     },
-    { label: 'vulnerabilities perPage=2000', path: '/v1/tenant/vulnerabilities?perPage=2000', target: '≥ 0.1×, no 503' },
+    {
+      label: 'vulnerabilities perPage=2000',
+      path: '/v1/tenant/vulnerabilities?perPage=2000',
+      target: '≥ 0.1×, no 503',
+    },
   ];
 }
 
@@ -38,6 +42,8 @@ export interface Measured {
   requests: number;
   p99Ms: number;
   non2xx: number;
+  /** Requests wrk gave up on (no answer within its timeout). */
+  timeouts: number;
   /** Server CPU seconds over the run. */
   cpu: number;
 }
@@ -51,11 +57,13 @@ export function parseWrk(output: string): Omit<Measured, 'cpu'> {
   const requests = /(\d+) requests in/.exec(output)?.[1];
   const p99 = /\s99%\s+([\d.]+)(us|ms|s|m)\b/.exec(output);
   const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1];
+  const timeouts = /Socket errors:.*timeout (\d+)/.exec(output)?.[1];
   if (rps === undefined || requests === undefined) throw new Error(`unreadable wrk report:\n${output}`);
   return {
     rps: Number(rps),
     requests: Number(requests),
     p99Ms: p99 ? toMs(p99[1]!, p99[2]!) : 0,
     non2xx: Number(non2xx ?? 0),
+    timeouts: Number(timeouts ?? 0),
   };
 }

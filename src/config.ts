@@ -18,6 +18,7 @@ export interface Config {
   dbQueueTimeoutMs: number;
   /** PostgreSQL: statements of the API running longer are cancelled and answered 503. */
   dbStatementTimeoutMs: number;
+  countColumnsMaxRows: number;
   /** Requests per minute per API key (0: no limit). */
   rateLimitPerMinute: number;
   /** Serve Prometheus metrics on this port (all addresses of `host`), without authentication. */
@@ -54,6 +55,11 @@ export const ENVIRONMENT = [
     '20000, at most the request timeout',
   ],
   ['SECINV_DB_STATEMENT_TIMEOUT_MS', 'PostgreSQL: statements running longer are cancelled (503)', '10000'],
+  [
+    'SECINV_COUNT_COLUMNS_MAX_ROWS',
+    'assets whose filter columns are kept in memory to count list matches (all tenants; 0: count by SQL)',
+    '1000000',
+  ],
   ['SECINV_RATE_LIMIT_PER_MINUTE', 'requests per minute per API key, 0 for no limit', '1200'],
   ['SECINV_METRICS_PORT', 'serve unauthenticated Prometheus metrics on this port (flag --metrics-port)', 'none'],
   ['SECINV_METRICS_TOKEN', 'serve /metrics on the API port to this bearer token (16+ characters)', 'none'],
@@ -134,6 +140,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
     // A queued request still has to run its statements; one queued past the request timeout would be cut off unanswered.
     dbQueueTimeoutMs: integer('SECINV_DB_QUEUE_TIMEOUT_MS', Math.min(20_000, requestTimeoutMs), 1, 3_600_000),
     dbStatementTimeoutMs: integer('SECINV_DB_STATEMENT_TIMEOUT_MS', 10_000, 1, 3_600_000),
+    countColumnsMaxRows: integer('SECINV_COUNT_COLUMNS_MAX_ROWS', 1_000_000, 0, 100_000_000),
     rateLimitPerMinute: integer('SECINV_RATE_LIMIT_PER_MINUTE', 1200, 0, 1_000_000),
     metricsPort: metricsPort === undefined ? undefined : Number(metricsPort),
     metricsToken,
@@ -181,5 +188,6 @@ export const apiConnectOptions = (config: Readonly<Config>, onConnectionError?: 
   connectTimeoutMs: config.dbConnectTimeoutMs,
   queueTimeoutMs: config.dbQueueTimeoutMs,
   statementTimeoutMs: config.dbStatementTimeoutMs,
+  countColumnsMaxRows: config.countColumnsMaxRows,
   ...(onConnectionError ? { onConnectionError } : {}),
 });

@@ -156,9 +156,10 @@ export async function createKey(
 export async function setupWithKeys<const T extends readonly string[]>(
   records: [string, Record<string, unknown>][],
   tenants: T,
+  apiOptions: Partial<ConnectOptions> = {},
 ): Promise<{ ctx: TestContext; statements: string[]; keys: { [I in keyof T]: string } }> {
   const statements: string[] = [];
-  const ctx = await setup(undefined, { onQuery: (sql) => void statements.push(sql) });
+  const ctx = await setup(undefined, { ...apiOptions, onQuery: (sql) => void statements.push(sql) });
   const { problems } = await importRecords(ctx.storage, records);
   if (problems.length > 0) throw new Error(`the records did not import: ${JSON.stringify(problems.slice(0, 3))}`);
   const keys: string[] = [];

@@ -12,6 +12,7 @@ import { OPERATIONAL_STATE_TYPES } from '../domain/enums.js';
 import { META_SEPARATOR } from '../domain/search.js';
 import type { SqlDialect } from './dialect.js';
 import { columnFilters, environmentFilter, groupMemberFilter, type ColumnFilters } from './filters.js';
+import { assetColumns, countable, countColumns } from './asset-counts.js';
 import { countCache, fromTenant, type TenantReader } from './scope.js';
 import type { AssetTable, Database } from './tables.js';
 import type { Page, Storage, TenantScope } from './types.js';
@@ -183,9 +184,15 @@ export async function assetDocuments(
   return new Map(rows.map((row) => [row.id, row]));
 }
 
-export function assetStore(read: TenantReader, dialect: SqlDialect): Pick<Storage, 'listAssets' | 'getAsset'> {
-  // Counting every match costs far more than fetching a page (docs/DESIGN.md §6).
+export function assetStore(
+  read: TenantReader,
+  dialect: SqlDialect,
+  countColumnsMaxRows: number,
+): Pick<Storage, 'listAssets' | 'getAsset'> {
+  // Counting every match costs far more than fetching a page (docs/DESIGN.md §6); most filter sets are counted from
+  // columns kept in memory per data version (§35).
   const count = countCache();
+  const columnsOf = assetColumns(read, countColumnsMaxRows);
 
   const filtered = (db: Kysely<Database>, scope: TenantScope, filters: AssetFilters, access: DocumentAccess) =>
     fromTenant(db, 'assets', scope.tenantId).where((eb) =>
@@ -215,15 +222,17 @@ export function assetStore(read: TenantReader, dialect: SqlDialect): Pick<Storag
         ).map((r) => r.id);
         const byId = await assetDocuments(db, scope.tenantId, ids);
 
-        const total = await count(db, scope.tenantId, filters, async () =>
-          Number(
+        const total = await count(db, scope.tenantId, filters, async (version) => {
+          const columns = countable(filters) ? columnsOf(scope.tenantId, version) : undefined;
+          if (columns !== undefined) return countColumns(columns, filters);
+          return Number(
             (
               await filtered(db, scope, filters, 'scan')
                 .select((eb) => eb.fn.countAll<number | string>().as('n'))
                 .executeTakeFirstOrThrow()
             ).n,
-          ),
-        );
+          );
+        });
         return { items: ids.map((id) => assetJson(byId.get(id)!)), total };
       }),
 

@@ -75,6 +75,11 @@ export interface ConnectOptions {
    */
   queueTimeoutMs: number;
   statementTimeoutMs: number;
+  /**
+   * Asset rows whose filter columns the asset list may keep in memory to count matches (over all tenants; a tenant
+   * larger than this is counted by SQL); 0 counts everything by SQL (docs/DESIGN.md §35).
+   */
+  countColumnsMaxRows: number;
   /** Called with the SQL of every statement run (tests count statements per request); awaited before the next. */
   onQuery?: (sql: string) => void | Promise<void>;
   /** Called when a pooled connection fails (the database restarted…); the pool replaces it. */
@@ -92,6 +97,7 @@ export const defaultConnectOptions: ConnectOptions = {
   connectTimeoutMs: 2000,
   queueTimeoutMs: 20_000,
   statementTimeoutMs: 10_000,
+  countColumnsMaxRows: 1_000_000,
 };
 
 export async function connect(url: string, options: ConnectOptions = defaultConnectOptions): Promise<Connection> {

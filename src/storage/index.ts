@@ -92,7 +92,7 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
   const storage: Omit<Storage, 'dialect' | 'poolStats'> = guarded({
     ...keyStore(db),
     ...tenantStore(db),
-    ...assetStore(read, sqlDialects[dialect]),
+    ...assetStore(read, sqlDialects[dialect], options.countColumnsMaxRows ?? defaultConnectOptions.countColumnsMaxRows),
     ...assetBatchStore(read, sqlDialects[dialect]),
     ...riskStore(read),
     ...vulnerabilityStore(read),

@@ -124,6 +124,16 @@ export function tenantReader(
       });
 }
 
+/** The tenant's data version as this transaction sees it (-1 for no such tenant). */
+export async function dataVersion(db: Kysely<Database>, tenantId: string): Promise<number> {
+  const row = await db
+    .selectFrom('tenants')
+    .select('data_version')
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirst();
+  return Number(row?.data_version ?? -1);
+}
+
 /**
  * Count of matches, computed once per (tenant, data version, filters): data changes only through writes that bump the
  * version. The version is read inside the caller's read transaction, with the rows it counts, so a count is never
@@ -135,17 +145,13 @@ export function countCache() {
     db: Kysely<Database>,
     tenantId: string,
     filters: unknown,
-    count: () => Promise<number>,
+    count: (dataVersion: number) => Promise<number>,
   ): Promise<number> => {
-    const row = await db
-      .selectFrom('tenants')
-      .select('data_version')
-      .where('tenant_id', '=', tenantId)
-      .executeTakeFirst();
-    const key = `${tenantId}\u0000${row?.data_version ?? -1}\u0000${JSON.stringify(filters)}`;
+    const version = await dataVersion(db, tenantId);
+    const key = `${tenantId}\u0000${version}\u0000${JSON.stringify(filters)}`;
     let total = counts.get(key);
     if (total === undefined) {
-      total = await count();
+      total = await count(version);
       counts.set(key, total);
     }
     return total;

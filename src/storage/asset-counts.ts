@@ -1,0 +1,230 @@
+// Counts of the asset list from an in-memory copy of its filter columns, one per (tenant, data version). A count that
+// no index covers visits every matching row (docs/BENCHMARKS.md: 35–190 ms on 100,000 assets for common filters);
+// the same count over columns held as typed arrays is a loop of a few milliseconds. The copy is read once per data
+// version, in a read transaction of its own and filed under the version read in it, so a count from it is of the
+// same data as a page read at that version; a write bumps the version, and the next count starts reading a new copy. Only the filters below are
+// answered here; a query with any other (ids, executions, groups, environments, services, text, dates) is counted by
+// SQL. Each predicate mirrors its SQL in src/storage/assets.ts, and test/storage/asset-counts.test.ts checks that both
+// agree on both databases. The reasoning: docs/DESIGN.md §35.
+import type { Kysely } from 'kysely';
+import { OPERATIONAL_STATE_TYPES } from '../domain/enums.js';
+import type { AssetFilters } from './assets.js';
+import { dataVersion, fromTenant, type TenantReader } from './scope.js';
+import type { Database } from './tables.js';
+
+/** List filters on a text column: the column is one of the items (exact, as `in` compares; null matches nothing). */
+const LISTS = {
+  providers: 'provider',
+  regions: 'region',
+  resourceTypes: 'resource_type',
+  integrationIds: 'integration_id',
+} as const;
+/** Boolean filters on 0/1 columns. */
+const FLAGS = {
+  hasAdminPrivileges: 'has_admin_privileges',
+  hasOverlyPermissivePrivileges: 'has_overly_permissive_privileges',
+  isSusceptibleToPrivilegeEscalation: 'is_susceptible_to_privilege_escalation',
+  hasKev: 'has_kev',
+  hasExploit: 'has_exploit',
+  isExploitable: 'is_exploitable',
+  isPubliclyExposed: 'is_publicly_exposed',
+  isVulnerable: 'is_vulnerable',
+} as const;
+/** Bits of the severity masks: severityLevels (n_x > 0) and secretsLevels (n_x_secrets > 0). */
+const LEVEL_BITS = { LOW: 1, MEDIUM: 2, HIGH: 4, CRITICAL: 8 } as const;
+type Level = keyof typeof LEVEL_BITS;
+
+const COUNTABLE = new Set<string>([
+  ...Object.keys(LISTS),
+  ...Object.keys(FLAGS),
+  'severityLevels',
+  'secretsLevels',
+  'riskScoreGte',
+  'operationalStates',
+]);
+
+/** Whether every filter the query sets can be answered from the columns. */
+export const countable = (filters: AssetFilters): boolean =>
+  Object.entries(filters).every(([name, value]) => value === undefined || COUNTABLE.has(name));
+
+/** A text column as codes into its distinct values; code 0 is null. */
+interface Coded {
+  codes: Uint32Array;
+  values: Map<string, number>;
+}
+
+interface Columns {
+  size: number;
+  lists: Record<keyof typeof LISTS, Coded>;
+  flags: Record<keyof typeof FLAGS, Uint8Array>;
+  levels: Uint8Array;
+  secrets: Uint8Array;
+  /** NaN where the score is null: NaN >= x is false, as null >= x is not true in SQL. */
+  risk: Float64Array;
+  /** The operational state where the resource type has one (OPERATIONAL_STATE_TYPES), else code 0. */
+  state: Coded;
+}
+
+const BATCH = 10_000;
+
+const coded = (size: number): Coded => ({ codes: new Uint32Array(size), values: new Map() });
+const code = (column: Coded, value: string | null): number => {
+  if (value === null) return 0;
+  let found = column.values.get(value);
+  if (found === undefined) {
+    found = column.values.size + 1;
+    column.values.set(value, found);
+  }
+  return found;
+};
+const mask = (low: number, medium: number, high: number, critical: number): number =>
+  (low > 0 ? 1 : 0) | (medium > 0 ? 2 : 0) | (high > 0 ? 4 : 0) | (critical > 0 ? 8 : 0);
+
+/** Reads the filter columns of a tenant's assets, in keyset batches so the rows in flight stay few. */
+async function readColumns(db: Kysely<Database>, tenantId: string, size: number): Promise<Columns> {
+  const columns: Columns = {
+    size: 0,
+    lists: {
+      providers: coded(size),
+      regions: coded(size),
+      resourceTypes: coded(size),
+      integrationIds: coded(size),
+    },
+    flags: Object.fromEntries(Object.keys(FLAGS).map((k) => [k, new Uint8Array(size)])) as Columns['flags'],
+    levels: new Uint8Array(size),
+    secrets: new Uint8Array(size),
+    risk: new Float64Array(size),
+    state: coded(size),
+  };
+  const stateTypes = new Set(OPERATIONAL_STATE_TYPES);
+  let after: string | null = null;
+  let i = 0;
+  for (;;) {
+    let select = fromTenant(db, 'assets', tenantId)
+      .select(['assets.id', ...Object.values(LISTS), ...Object.values(FLAGS)])
+      .select(['n_low', 'n_medium', 'n_high', 'n_critical', 'n_low_secrets', 'n_medium_secrets'])
+      .select(['n_high_secrets', 'n_critical_secrets', 'risk_score', 'operational_state'])
+      .orderBy('assets.id')
+      .limit(BATCH);
+    if (after !== null) select = select.where('assets.id', '>', after);
+    const rows = await select.execute();
+    // Rows beyond the size read first cannot appear: the count runs in the same transaction.
+    for (const row of rows) {
+      if (i >= size) break;
+      for (const [param, column] of Object.entries(LISTS) as [keyof typeof LISTS, (typeof LISTS)[keyof typeof LISTS]][])
+        columns.lists[param].codes[i] = code(columns.lists[param], row[column]);
+      for (const [param, column] of Object.entries(FLAGS) as [keyof typeof FLAGS, (typeof FLAGS)[keyof typeof FLAGS]][])
+        columns.flags[param][i] = Number(row[column]);
+      columns.levels[i] = mask(row.n_low, row.n_medium, row.n_high, row.n_critical);
+      columns.secrets[i] = mask(row.n_low_secrets, row.n_medium_secrets, row.n_high_secrets, row.n_critical_secrets);
+      columns.risk[i] = row.risk_score === null ? NaN : Number(row.risk_score);
+      columns.state.codes[i] =
+        row.resource_type !== null && stateTypes.has(row.resource_type)
+          ? code(columns.state, row.operational_state)
+          : 0;
+      i += 1;
+    }
+    if (rows.length < BATCH) break;
+    after = rows[rows.length - 1]!.id;
+  }
+  columns.size = i;
+  return columns;
+}
+
+/** The assets among the columns that match every filter set. */
+export function countColumns(columns: Columns, filters: AssetFilters): number {
+  const tests: ((i: number) => boolean)[] = [];
+  for (const param of Object.keys(LISTS) as (keyof typeof LISTS)[]) {
+    const items = filters[param];
+    if (items === undefined) continue;
+    const { codes, values } = columns.lists[param];
+    const wanted = new Set(items.map((item) => values.get(item)).filter((c) => c !== undefined));
+    tests.push((i) => wanted.has(codes[i]!));
+  }
+  for (const param of Object.keys(FLAGS) as (keyof typeof FLAGS)[]) {
+    const value = filters[param];
+    if (value === undefined) continue;
+    const flag = columns.flags[param];
+    const wanted = value ? 1 : 0;
+    tests.push((i) => flag[i] === wanted);
+  }
+  const levelMask = (levels: readonly Level[]) => levels.reduce((m, level) => m | LEVEL_BITS[level], 0);
+  if (filters.severityLevels !== undefined) {
+    const wanted = levelMask(filters.severityLevels);
+    tests.push((i) => (columns.levels[i]! & wanted) !== 0);
+  }
+  if (filters.secretsLevels !== undefined) {
+    const wanted = levelMask(filters.secretsLevels);
+    tests.push((i) => (columns.secrets[i]! & wanted) !== 0);
+  }
+  if (filters.riskScoreGte !== undefined) {
+    const min = filters.riskScoreGte;
+    tests.push((i) => columns.risk[i]! >= min);
+  }
+  if (filters.operationalStates !== undefined) {
+    const { codes, values } = columns.state;
+    const wanted = new Set(filters.operationalStates.map((s) => values.get(s)).filter((c) => c !== undefined));
+    tests.push((i) => wanted.has(codes[i]!));
+  }
+  let n = 0;
+  for (let i = 0; i < columns.size; i += 1) if (tests.every((test) => test(i))) n += 1;
+  return n;
+}
+
+/**
+ * The columns of each tenant at one data version, the least recently used tenant out once the rows kept pass
+ * `maxRows`; a tenant larger than that is always counted by SQL. A request never waits for columns: when those of its
+ * version are not kept, it counts by SQL and a read of the columns starts in a read transaction of its own (one per
+ * tenant at a time), filed under the data version read inside that transaction, so later requests find them.
+ */
+export function assetColumns(read: TenantReader, maxRows: number) {
+  const kept = new Map<string, { version: number; columns: Columns | 'too large' }>();
+  const reading = new Set<string>();
+  let rows = 0;
+  const sizeOf = (entry: { columns: Columns | 'too large' } | undefined) =>
+    entry === undefined || entry.columns === 'too large' ? 0 : entry.columns.size;
+
+  const keep = (tenantId: string, version: number, columns: Columns | 'too large') => {
+    const before = kept.get(tenantId);
+    // A slower read of an older version never replaces a newer one.
+    if (before !== undefined && before.version > version) return;
+    rows -= sizeOf(before);
+    kept.delete(tenantId);
+    kept.set(tenantId, { version, columns });
+    rows += sizeOf({ columns });
+    for (const [oldest, entry] of kept) {
+      if (rows <= maxRows || oldest === tenantId) break;
+      kept.delete(oldest);
+      rows -= sizeOf(entry);
+    }
+  };
+
+  const start = (tenantId: string) => {
+    if (reading.has(tenantId)) return;
+    reading.add(tenantId);
+    read(tenantId, async (db) => {
+      const version = await dataVersion(db, tenantId);
+      const { n } = await fromTenant(db, 'assets', tenantId)
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .executeTakeFirstOrThrow();
+      const size = Number(n);
+      keep(tenantId, version, size > maxRows ? 'too large' : await readColumns(db, tenantId, size));
+    })
+      // Nothing is kept from a failed read (a closed database, an outage): a later count starts another.
+      .catch(() => undefined)
+      .finally(() => reading.delete(tenantId));
+  };
+
+  return (tenantId: string, version: number): Columns | undefined => {
+    if (maxRows <= 0) return undefined;
+    const entry = kept.get(tenantId);
+    if (entry !== undefined && entry.version === version) {
+      kept.delete(tenantId);
+      kept.set(tenantId, entry);
+      return entry.columns === 'too large' ? undefined : entry.columns;
+    }
+    // A request of an older version (its transaction began before a write) has no use for newer columns.
+    if (entry === undefined || entry.version < version) start(tenantId);
+    return undefined;
+  };
+}
