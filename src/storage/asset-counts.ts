@@ -1,16 +1,15 @@
 // Counts of the asset list from an in-memory copy of its filter columns, one per (tenant, data version). A count that
 // no index covers visits every matching row (docs/BENCHMARKS.md: 35–190 ms on 100,000 assets for common filters);
 // the same count over columns held as typed arrays is a loop of a few milliseconds. The copy is read once per data
-// version, in a read transaction of its own and filed under the version read in it, so a count from it is of the
-// same data as a page read at that version; a write bumps the version, and the next count starts reading a new copy. Only the filters below are
+// version, in the background, in short read transactions that each check the version, and filed under it, so a count
+// from it is of the same data as a page read at that version; a write bumps the version, and the next count starts
+// reading a new copy. Only the filters below are
 // answered here; a query with any other (ids, executions, groups, environments, services, text, dates) is counted by
 // SQL. Each predicate mirrors its SQL in src/storage/assets.ts, and test/storage/asset-counts.test.ts checks that both
 // agree on both databases. The reasoning: docs/DESIGN.md §35.
-import type { Kysely } from 'kysely';
 import { OPERATIONAL_STATE_TYPES } from '../domain/enums.js';
 import type { AssetFilters } from './assets.js';
 import { dataVersion, fromTenant, type TenantReader } from './scope.js';
-import type { Database } from './tables.js';
 
 /** List filters on a text column: the column is one of the items (exact, as `in` compares; null matches nothing). */
 const LISTS = {
@@ -65,7 +64,13 @@ interface Columns {
   state: Coded;
 }
 
-const BATCH = 10_000;
+/** Rows per read transaction: on SQLite each batch holds the connection and the event loop for a few milliseconds. */
+const BATCH = 2_000;
+
+interface Kept {
+  version: number;
+  columns: Columns | 'too large';
+}
 
 const coded = (size: number): Coded => ({ codes: new Uint32Array(size), values: new Map() });
 const code = (column: Coded, value: string | null): number => {
@@ -80,8 +85,21 @@ const code = (column: Coded, value: string | null): number => {
 const mask = (low: number, medium: number, high: number, critical: number): number =>
   (low > 0 ? 1 : 0) | (medium > 0 ? 2 : 0) | (high > 0 ? 4 : 0) | (critical > 0 ? 8 : 0);
 
-/** Reads the filter columns of a tenant's assets, in keyset batches so the rows in flight stay few. */
-async function readColumns(db: Kysely<Database>, tenantId: string, size: number): Promise<Columns> {
+/**
+ * Reads the filter columns of a tenant's assets at one data version, a batch per read transaction: the connection (the
+ * only one, on SQLite) is held for one batch at a time, never for the whole read, so requests go on between batches.
+ * Every batch checks the version first; a write in between (a new version) abandons the read (undefined), since its
+ * batches would no longer be of one state. Within one version the data cannot change: every write bumps it.
+ */
+async function readColumns(read: TenantReader, tenantId: string, maxRows: number): Promise<Kept | undefined> {
+  const start = await read(tenantId, async (db) => {
+    const { n } = await fromTenant(db, 'assets', tenantId)
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .executeTakeFirstOrThrow();
+    return { version: await dataVersion(db, tenantId), size: Number(n) };
+  });
+  const { version, size } = start;
+  if (size > maxRows) return { version, columns: 'too large' };
   const columns: Columns = {
     size: 0,
     lists: {
@@ -100,15 +118,19 @@ async function readColumns(db: Kysely<Database>, tenantId: string, size: number)
   let after: string | null = null;
   let i = 0;
   for (;;) {
-    let select = fromTenant(db, 'assets', tenantId)
-      .select(['assets.id', ...Object.values(LISTS), ...Object.values(FLAGS)])
-      .select(['n_low', 'n_medium', 'n_high', 'n_critical', 'n_low_secrets', 'n_medium_secrets'])
-      .select(['n_high_secrets', 'n_critical_secrets', 'risk_score', 'operational_state'])
-      .orderBy('assets.id')
-      .limit(BATCH);
-    if (after !== null) select = select.where('assets.id', '>', after);
-    const rows = await select.execute();
-    // Rows beyond the size read first cannot appear: the count runs in the same transaction.
+    const rows = await read(tenantId, async (db) => {
+      if ((await dataVersion(db, tenantId)) !== version) return undefined;
+      let select = fromTenant(db, 'assets', tenantId)
+        .select(['assets.id', ...Object.values(LISTS), ...Object.values(FLAGS)])
+        .select(['n_low', 'n_medium', 'n_high', 'n_critical', 'n_low_secrets', 'n_medium_secrets'])
+        .select(['n_high_secrets', 'n_critical_secrets', 'risk_score', 'operational_state'])
+        .orderBy('assets.id')
+        .limit(BATCH);
+      if (after !== null) select = select.where('assets.id', '>', after);
+      return select.execute();
+    });
+    if (rows === undefined) return undefined;
+    // The version is the one counted first, so there are no more rows than counted then.
     for (const row of rows) {
       if (i >= size) break;
       for (const [param, column] of Object.entries(LISTS) as [keyof typeof LISTS, (typeof LISTS)[keyof typeof LISTS]][])
@@ -128,7 +150,7 @@ async function readColumns(db: Kysely<Database>, tenantId: string, size: number)
     after = rows[rows.length - 1]!.id;
   }
   columns.size = i;
-  return columns;
+  return { version, columns };
 }
 
 /** The assets among the columns that match every filter set. */
@@ -175,10 +197,10 @@ export function countColumns(columns: Columns, filters: AssetFilters): number {
  * The columns of each tenant at one data version, the least recently used tenant out once the rows kept pass
  * `maxRows`; a tenant larger than that is always counted by SQL. A request never waits for columns: when those of its
  * version are not kept, it counts by SQL and a read of the columns starts in a read transaction of its own (one per
- * tenant at a time), filed under the data version read inside that transaction, so later requests find them.
+ * tenant at a time), filed under the data version its batches were read at, so later requests find them.
  */
 export function assetColumns(read: TenantReader, maxRows: number) {
-  const kept = new Map<string, { version: number; columns: Columns | 'too large' }>();
+  const kept = new Map<string, Kept>();
   const reading = new Set<string>();
   let rows = 0;
   const sizeOf = (entry: { columns: Columns | 'too large' } | undefined) =>
@@ -202,14 +224,10 @@ export function assetColumns(read: TenantReader, maxRows: number) {
   const start = (tenantId: string) => {
     if (reading.has(tenantId)) return;
     reading.add(tenantId);
-    read(tenantId, async (db) => {
-      const version = await dataVersion(db, tenantId);
-      const { n } = await fromTenant(db, 'assets', tenantId)
-        .select((eb) => eb.fn.countAll<number | string>().as('n'))
-        .executeTakeFirstOrThrow();
-      const size = Number(n);
-      keep(tenantId, version, size > maxRows ? 'too large' : await readColumns(db, tenantId, size));
-    })
+    readColumns(read, tenantId, maxRows)
+      .then((read) => {
+        if (read !== undefined) keep(tenantId, read.version, read.columns);
+      })
       // Nothing is kept from a failed read (a closed database, an outage): a later count starts another.
       .catch(() => undefined)
       .finally(() => reading.delete(tenantId));
