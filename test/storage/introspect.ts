@@ -93,7 +93,7 @@ export async function contentDigest(dialect: TestDialect, url: string): Promise<
         .all();
       for (const { name } of tables as { name: string }[]) {
         if (BOOKKEEPING.test(name)) continue;
-        const count = (db.prepare(`pragma table_info("${name}")`).all()).length;
+        const count = db.prepare(`pragma table_info("${name}")`).all().length;
         const order = Array.from({ length: count }, (_, i) => i + 1).join(', ');
         out[name] = digest(db.prepare(`select * from "${name}" order by ${order}`).raw().all());
       }
