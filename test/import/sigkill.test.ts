@@ -11,20 +11,24 @@ import { runCli } from '../http/serve-process.js';
 import { importRecords, openTestStorage, ORG_A, ORG_B, TENANT_A, TENANT_B, TEST_DIALECT } from '../helpers.js';
 import type { TestStorage } from '../helpers.js';
 
-const ASSETS = 1200;
-/** Points before the commit: opening (migrated), records handed over in and between batches, then each step after. */
+const ASSETS = 700;
+/**
+ * Points before the commit: opened (migrated); records handed over (asset and finding lines alternate, so the first
+ * batch of 400 assets is written at record 799; the risks follow from record 1,401 to the last, 1,450); then each
+ * step after the reading. After it: the commit.
+ */
 const BEFORE_COMMIT = [
   'opened',
   'record:1',
   'record:401',
   'record:801',
-  'record:1201',
-  'record:2400',
+  'record:1401',
+  'record:1450',
   'read',
   'settled',
   'indexed',
 ];
-const AFTER_COMMIT = ['committed', 'analyzed'];
+const AFTER_COMMIT = ['committed'];
 
 let db: TestStorage;
 let file: string;
@@ -92,7 +96,7 @@ describe('an import killed with SIGKILL', () => {
   );
 
   it(
-    `after its commit (${AFTER_COMMIT.length} points) leaves it wholly imported; a later import succeeds`,
+    `after its commit (${AFTER_COMMIT.join(', ')}) leaves it wholly imported; a later import succeeds`,
     { timeout: 60_000 },
     async () => {
       for (const point of AFTER_COMMIT) {
