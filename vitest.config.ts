@@ -9,6 +9,7 @@ const perDialect = [
   'test/import/**/*.test.ts',
   'test/cli/**/*.test.ts',
   'test/ingest/trivy.test.ts',
+  'test/ingest/limits.test.ts',
   'test/ingest/findings.test.ts',
   'test/ingest/grype.test.ts',
   'test/ingest/vex.test.ts',

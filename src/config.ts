@@ -36,7 +36,12 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** The URL clients reach the server at, for the links it hands out; undefined: taken from each request. */
   publicUrl: string | undefined;
+  /** Tests only: `secinv import` kills itself with SIGKILL on reaching this point of its run (IMPORT_POINTS). */
+  importKillAt: string | undefined;
 }
+
+/** The points of an import run a test may kill it at: `record:N` is just after the Nth record was handed over. */
+export const IMPORT_POINTS = /^(opened|record:[1-9]\d*|read|settled|indexed|committed|analyzed)$/;
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/secinv.db';
 
@@ -76,6 +81,11 @@ export const ENVIRONMENT = [
     'SECINV_PUBLIC_URL',
     'the URL clients reach this server at (behind a proxy), for the download links it hands out',
     "the request's scheme and Host",
+  ],
+  [
+    'SECINV_TEST_IMPORT_KILL_AT',
+    'tests only: secinv import kills itself (SIGKILL) at this point: opened, record:N, read, settled, indexed, committed, analyzed',
+    'none',
   ],
   ['SECINV_URL', 'secinv api: the server (flag --url)', 'the profile'],
   ['SECINV_API_KEY', 'secinv api: the tenant API key (flag --key)', 'the profile'],
@@ -129,6 +139,9 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
   const metricsToken = env.SECINV_METRICS_TOKEN;
   if (metricsToken !== undefined && metricsToken.length < 16)
     throw new UserError('SECINV_METRICS_TOKEN must be at least 16 characters');
+  const importKillAt = env.SECINV_TEST_IMPORT_KILL_AT;
+  if (importKillAt !== undefined && !IMPORT_POINTS.test(importKillAt))
+    throw new UserError(`invalid SECINV_TEST_IMPORT_KILL_AT '${importKillAt}' (${IMPORT_POINTS.source})`);
   return Object.freeze({
     databaseUrl: overrides.db ?? env.SECINV_DATABASE_URL ?? overrides.defaultDb ?? DEFAULT_DATABASE_URL,
     apiDatabaseUrl: env.SECINV_API_DATABASE_URL,
@@ -150,6 +163,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
     shutdownGraceMs: integer('SECINV_SHUTDOWN_GRACE_MS', 2000, 0, 600_000),
     shutdownTimeoutMs: integer('SECINV_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 3_600_000),
     publicUrl,
+    importKillAt,
   });
 }
 

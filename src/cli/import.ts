@@ -27,14 +27,21 @@ export async function importCommand(
   io: Io,
 ): Promise<void> {
   const { dryRun } = flags;
+  const { importKillAt } = config;
+  // A test's fault point (docs/RELIABILITY.md): the process dies there as a power cut or the OOM killer would kill it.
+  const onPhase =
+    importKillAt === undefined
+      ? undefined
+      : (phase: string) => void (phase === importKillAt && process.kill(process.pid, 'SIGKILL'));
   const storage = await openForImport(config, dryRun, io);
+  onPhase?.('opened');
   const progress = startProgress(io, { quiet: flags.quiet });
   try {
     const started = Date.now();
     const result = await importSources(
       storage,
       files.map((file) => ({ name: file === '-' ? '<stdin>' : file, open: countedFile(progress, file) })),
-      { dryRun, onProgress: (n: number) => progress.records(n) },
+      { dryRun, onProgress: (n: number) => progress.records(n), onPhase },
     );
     progress.stop();
     if (result.problemCount > 0) {

@@ -6,7 +6,6 @@ import { UserError } from '../domain/errors.js';
 import { packageVersion } from '../http/docs.js';
 import { apiCommands } from './api.js';
 import { completionCommand, shells, type Shell } from './completion.js';
-import { demoCommand } from './demo.js';
 import { feedsLoad, feedsStatus, feedsUpdate, updateDefaults, type UpdateFlags } from './feeds.js';
 import { generateCommand } from './generate.js';
 import { importCommand } from './import.js';
@@ -15,11 +14,11 @@ import { ingestFormats } from '../ingest/detect.js';
 import { providers } from '../domain/enums.js';
 import type { Io } from './io.js';
 import { keysCreate, keysList, keysRevoke } from './keys.js';
-import { serveCommand } from './serve.js';
 import { DISMISSALS, risksDerive, risksSetState } from './risks.js';
 import { tenantsCreate, tenantsList } from './tenants.js';
 
 export type { Io } from './io.js';
+// serve and demo are loaded when run: the HTTP server is half of what the other commands would load at start.
 
 const integer =
   (name: string, min: number) =>
@@ -68,7 +67,7 @@ export function buildProgram(io: Io): Command {
         tlsCert?: string;
         tlsKey?: string;
         metricsPort?: string;
-      }) => serveCommand(loadConfig(opts), io),
+      }) => (await import('./serve.js')).serveCommand(loadConfig(opts), io),
     );
 
   sub('import')
@@ -246,7 +245,9 @@ export function buildProgram(io: Io): Command {
     .addOption(new Option('--db <url>', 'database (env SECINV_DATABASE_URL; default sqlite:./data/demo.db)'))
     .option('--host <host>', 'address to listen on (default 127.0.0.1)')
     .option('--port <port>', 'port to listen on (default 8080)')
-    .action(async (opts: { db?: string; host?: string; port?: string }) => demoCommand(opts, io));
+    .action(async (opts: { db?: string; host?: string; port?: string }) =>
+      (await import('./demo.js')).demoCommand(opts, io),
+    );
 
   sub('completion')
     .description('Print a completion script: secinv completion bash > /etc/bash_completion.d/secinv (zsh, fish alike).')

@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { FindingSeverity, Provider } from './enums.js';
 import { MAX_ID_LENGTH } from './ids.js';
+import { utf8Bytes } from './limits.js';
 
 /**
  * A scanner's severity word as the contract's enum, in any letter case: Trivy's and Grype's four levels as they are;
@@ -74,7 +75,7 @@ const shortHash = (text: string): string => createHash('sha256').update(text).di
  * The stable id of a scanned asset: `sirn:assets:<tenantId>:<provider>:<service>:<type>:<region>:<resourceId>`,
  * provider, service and type lower-case, `global` without a region, so a re-scan of the same artifact lands on the
  * same asset. A resource id with characters an id may not hold has them replaced by `_` and a short hash of the
- * original appended, so two keys that differ only there stay apart; an id that would pass 1024 characters is cut and
+ * original appended, so two keys that differ only there stay apart; an id that would pass 1024 bytes is cut and
  * hashed the same way.
  */
 export function scannedAssetId(parts: {
@@ -88,9 +89,10 @@ export function scannedAssetId(parts: {
   const head = `${prefix}:${(parts.region ?? 'global').replace(ID_SAFE, '_')}:`;
   const safe = parts.resourceId.replace(ID_SAFE, '_');
   const id = safe === parts.resourceId ? head + safe : `${head}${safe}~${shortHash(parts.resourceId)}`;
-  if (id.length <= MAX_ID_LENGTH) return id;
+  if (utf8Bytes(id) <= MAX_ID_LENGTH) return id;
+  // The resource id is ASCII by now; the head may not be (a tenant id), and the limit is in bytes.
   const suffix = `~${shortHash(parts.resourceId)}`;
-  return head + safe.slice(0, MAX_ID_LENGTH - head.length - suffix.length) + suffix;
+  return head + safe.slice(0, MAX_ID_LENGTH - utf8Bytes(head) - suffix.length) + suffix;
 }
 
 /** OS package types; every other package type (npm, jar, gem, python, go, binary…) is a language package. */

@@ -16,7 +16,8 @@ export interface FeedSource {
 
 export type FeedRead = { data: FeedData } | { problems: string[] };
 
-const CVE = /^CVE-\d{4}-\d{4,}$/i;
+// Bounded: a CVE id is a key of the feed tables (src/domain/limits.ts); real ones have at most 7 digits.
+const CVE = /^CVE-\d{4}-\d{4,19}$/i;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const FEED_WORDS: Record<FeedName, string> = { kev: 'CISA KEV', exploitdb: 'Exploit-DB', epss: 'FIRST EPSS' };
 const EPSS_HEADER = 'cve,epss,percentile';
@@ -198,7 +199,7 @@ async function readExploitDb(bytes: AsyncIterable<Buffer>, source: string): Prom
       const at = columns;
       const cell = (name: string): string => row[at.get(name) ?? -1]?.trim() ?? '';
       const id = cell('id');
-      if (!/^\d+$/.test(id)) {
+      if (!/^\d{1,19}$/.test(id)) {
         problems.push(`line ${line}: id must be an Exploit-DB number, not \`${id}\``);
         if (problems.length >= 20) break;
         continue;

@@ -157,6 +157,8 @@ export interface ImportOptions {
   dryRun: boolean;
   /** Called every so often with the number of records read so far (progress display). */
   onProgress?: (records: number) => void;
+  /** Called at each point of the run (`record:N`, then the storage's: `read`, `settled`…), for fault tests. */
+  onPhase?: ((phase: string) => void) | undefined;
 }
 
 export async function importSources(
@@ -203,6 +205,7 @@ export async function importSources(
         counts[typedKind] += 1;
         // After the first problem nothing will be committed, and a dry run commits nothing: validate without writing.
         if (problemCount === 0 && !options.dryRun) await writer.write(typedKind, result.value);
+        options.onPhase?.(`record:${seen}`);
       };
       for (const source of sources) {
         try {

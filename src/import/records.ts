@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import { Asset, derivedAssetFields, secretCountFields } from '../domain/assets.js';
 import { Exemption, Vulnerability, derivedVulnerabilityFields } from '../domain/vulnerabilities.js';
 import { idProblem } from '../domain/ids.js';
+import { LONG_KEY_BYTES, SHORT_KEY_BYTES, TENANT_ID_BYTES, lengthProblem } from '../domain/limits.js';
 import { hasVendorFix, secretCounts, severityLevelValue } from '../domain/derived.js';
 import type { FindingSeverity } from '../domain/enums.js';
 import { Integration, Risk } from '../domain/risks.js';
@@ -46,29 +47,84 @@ const schemas: Record<ImportKind, JsonObjectSchema> = {
   risk: Risk,
 };
 
-/** Identity fields per kind, checked by the identity-string rule. */
-export const identityFields: Record<ImportKind, readonly string[]> = {
-  tenant: ['tenantId'],
-  environment: ['tenantId', 'environmentId'],
-  integration: ['tenantId', 'integrationId'],
-  assetGroup: ['tenantId', 'assetGroupId'],
-  exemption: ['tenantId', 'exemptionId'],
-  asset: ['tenantId', 'id'],
-  vulnerability: ['tenantId', 'assetId', 'vulnerabilityId'],
-  risk: ['tenantId', 'id'],
+/** Identity fields per kind, checked by the identity-string rule, with the limit of each in UTF-8 bytes. */
+export const identityFields: Record<ImportKind, readonly (readonly [field: string, maxBytes: number])[]> = {
+  tenant: [['tenantId', TENANT_ID_BYTES]],
+  environment: [
+    ['tenantId', TENANT_ID_BYTES],
+    ['environmentId', LONG_KEY_BYTES],
+  ],
+  integration: [
+    ['tenantId', TENANT_ID_BYTES],
+    ['integrationId', LONG_KEY_BYTES],
+  ],
+  assetGroup: [
+    ['tenantId', TENANT_ID_BYTES],
+    ['assetGroupId', LONG_KEY_BYTES],
+  ],
+  exemption: [
+    ['tenantId', TENANT_ID_BYTES],
+    ['exemptionId', SHORT_KEY_BYTES],
+  ],
+  asset: [
+    ['tenantId', TENANT_ID_BYTES],
+    ['id', LONG_KEY_BYTES],
+  ],
+  vulnerability: [
+    ['tenantId', TENANT_ID_BYTES],
+    ['assetId', LONG_KEY_BYTES],
+    ['vulnerabilityId', SHORT_KEY_BYTES],
+  ],
+  risk: [
+    ['tenantId', TENANT_ID_BYTES],
+    ['id', LONG_KEY_BYTES],
+  ],
+};
+
+/**
+ * The other texts an index holds, per kind, as paths into the normalised record (`[]` walks an array), each at most
+ * LONG_KEY_BYTES; `service` is indexed lower-cased too (docs/IMPORT.md, "Length limits").
+ */
+const indexedTexts: Record<ImportKind, readonly string[]> = {
+  tenant: [],
+  environment: [],
+  integration: [],
+  assetGroup: ['assetIds[]'],
+  exemption: [],
+  asset: ['integrationId', 'name', 'region', 'service', 'resourceType'],
+  vulnerability: ['packages[].packageName', 'packages[].targetName'],
+  risk: ['primaryAssetId', 'riskTypeId', 'integrationId'],
 };
 
 export function checkIdentity(kind: ImportKind, record: Record<string, unknown>, problems: FieldProblem[]): void {
-  for (const field of identityFields[kind]) {
+  for (const [field, maxBytes] of identityFields[kind]) {
     const value = record[field];
     const path = `record.${field}`;
     if (value === undefined || value === null) problems.push({ path, message: 'is required' });
     else if (typeof value !== 'string') problems.push({ path, message: 'must be a string' });
     else {
-      const problem = idProblem(value);
+      const problem = idProblem(value, maxBytes);
       if (problem !== null) problems.push({ path, message: problem });
     }
   }
+}
+
+/** Reports each indexed text of a normalised record over its limit, with its path. */
+function checkIndexedTexts(kind: ImportKind, record: Record<string, unknown>, problems: FieldProblem[]): void {
+  const visit = (value: unknown, steps: readonly string[], path: string): void => {
+    const [step, ...rest] = steps;
+    if (step === undefined) {
+      if (typeof value !== 'string') return;
+      const problem = lengthProblem(value, LONG_KEY_BYTES, path.endsWith('.service') ? value.toLowerCase() : value);
+      if (problem !== null) problems.push({ path, message: problem });
+    } else if (step.endsWith('[]')) {
+      const items = (value as Record<string, unknown> | null)?.[step.slice(0, -2)];
+      if (Array.isArray(items)) items.forEach((item, i) => visit(item, rest, `${path}.${step.slice(0, -2)}[${i}]`));
+    } else if (typeof value === 'object' && value !== null) {
+      visit((value as Record<string, unknown>)[step], rest, `${path}.${step}`);
+    }
+  };
+  for (const path of indexedTexts[kind]) visit(record, path.split('.'), 'record');
 }
 
 /**
@@ -82,6 +138,7 @@ export function normalizeRecord<K extends ImportKind>(
   const problems: FieldProblem[] = [];
   checkIdentity(kind, raw, problems);
   const normalized = normalizeValue(raw, schemas[kind], 'record', problems) as Record<string, unknown>;
+  checkIndexedTexts(kind, normalized, problems);
   if (problems.length > 0) return { problems };
   return { value: shape(kind, normalized) as RecordsByKind[K] };
 }

@@ -4,13 +4,15 @@
 import { isExploitableByVectors } from '../domain/cvss.js';
 import { secretCounts } from '../domain/derived.js';
 import { UserError } from '../domain/errors.js';
+import { LONG_KEY_BYTES, SHORT_KEY_BYTES } from '../domain/limits.js';
 import type { Provider } from '../domain/enums.js';
 import type { RecordsByKind, StoredAsset } from '../domain/records.js';
 import { cweEntry, IMAGE_TYPES, registryLocation, scannedAssetId, serviceOf } from '../domain/scan.js';
 import { purlKey } from '../domain/vex.js';
 import { normalizeRecord } from '../import/records.js';
 import type { IngestWriter } from '../storage/index.js';
-import type { Scan, ScanSecret } from './scan.js';
+import { overLimit } from './json.js';
+import type { Scan, ScanFinding, ScanSecret } from './scan.js';
 
 export interface ApplyOptions {
   tenantId: string;
@@ -65,6 +67,20 @@ const validated = <K extends 'asset' | 'vulnerability'>(
   }
   return result.value;
 };
+
+/**
+ * A finding's aliases (stored upper-cased) and package purls are indexed too (src/domain/limits.ts); the rest of it is
+ * checked by the import's rules. The first text over its limit fails the file, located.
+ */
+function checkIndexedKeys(finding: ScanFinding, purls: readonly (string | null)[]): void {
+  const problems: { path: string; message: string }[] = [];
+  finding.aliases.forEach((alias, i) =>
+    overLimit(alias, SHORT_KEY_BYTES, `alias ${i + 1} (${alias.slice(0, 20)}…)`, problems, alias.trim().toUpperCase()),
+  );
+  purls.forEach((purl, i) => purl !== null && overLimit(purl, LONG_KEY_BYTES, `packages[${i}].purl`, problems));
+  const [first] = problems;
+  if (first) throw new UserError(`the finding at ${finding.location}: ${first.path} ${first.message}`);
+}
 
 /** Where the scanned asset is: the given one, or an image asset whose id follows from the image and its registry. */
 function locate(
@@ -213,12 +229,9 @@ export async function applyScan(
       },
       `the finding at ${finding.location}`,
     );
-    await writer.write('vulnerability', {
-      ...record,
-      source: scan.scanner,
-      aliases: finding.aliases,
-      purls: finding.packages.map((p) => (p.purl === null ? null : purlKey(p.purl))),
-    });
+    const purls = finding.packages.map((p) => (p.purl === null ? null : purlKey(p.purl)));
+    checkIndexedKeys(finding, purls);
+    await writer.write('vulnerability', { ...record, source: scan.scanner, aliases: finding.aliases, purls });
   }
   const resolved = options.resolve
     ? await writer.resolveFindings(options.tenantId, assetId, scan.scanner, new Set(scan.findings.keys()))

@@ -7,7 +7,8 @@ import { basename } from 'node:path';
 import { PackageURL } from 'packageurl-js';
 import { mapSeverity, targetClassOf } from '../domain/scan.js';
 import { isExempting, ociDigest, purlKey, type VexProduct, type VexStatement } from '../domain/vex.js';
-import { isObject, objects, text, timestamp, type Json } from './json.js';
+import { LONG_KEY_BYTES, SHORT_KEY_BYTES } from '../domain/limits.js';
+import { isObject, objects, overLimit, text, timestamp, type Json } from './json.js';
 import { firstSentence, findingSet, noChecks, type Ingested, type ScanPackage, type ScannedArtifact } from './scan.js';
 import { formatPath, streamJson } from './stream.js';
 import type { FieldProblem } from './trivy.js';
@@ -100,6 +101,7 @@ export async function readCycloneDx(
   const serial = text(root.serialNumber);
   const documentId =
     serial !== null ? `${serial}/${typeof root.version === 'number' ? root.version : 1}` : basename(fileName);
+  overLimit(documentId, SHORT_KEY_BYTES, serial === null ? '(the file name)' : '$.serialNumber', problems);
   const localSerial = serial?.replace(/^urn:uuid:/, '') ?? null;
   const scannedAt = timestamp(metadata.timestamp);
   const targetName = self === null ? null : text(self.name);
@@ -131,6 +133,7 @@ export async function readCycloneDx(
       problems.push({ path: `${path}.id`, message: 'is required (a non-empty string)' });
       continue;
     }
+    if (overLimit(id, SHORT_KEY_BYTES, `${path}.id`, problems)) continue;
     const analysis = isObject(value.analysis) ? value.analysis : {};
     const state = text(analysis.state);
     const refs = objects(value.affects)
@@ -158,6 +161,7 @@ export async function readCycloneDx(
           unmatchable += 1;
           continue;
         }
+        if (product.kind === 'purl' && overLimit(product.key, LONG_KEY_BYTES, `${path}.affects`, problems)) continue;
         statements.push({
           vulnerabilityId: id,
           aliases,

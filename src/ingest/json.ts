@@ -1,4 +1,5 @@
 // Reading fields of parsed report JSON without trusting their types: a value of the wrong type counts as absent.
+import { lengthProblem } from '../domain/limits.js';
 import { normalizeTimestamp } from '../domain/time.js';
 
 export type Json = Record<string, unknown>;
@@ -31,3 +32,19 @@ export const epochOrUtcTimestamp = (v: unknown): string | null => {
   const t = text(v);
   return timestamp(t !== null && /T\d{2}:\d{2}:\d{2}(\.\d+)?$/i.test(t) ? `${t}Z` : t);
 };
+
+/**
+ * Reports an indexed text over its limit in UTF-8 bytes (src/domain/limits.ts) at its path; true when it is over.
+ * `stored`: the form the database indexes, when it differs (an upper-cased alias).
+ */
+export function overLimit(
+  value: string,
+  maxBytes: number,
+  path: string,
+  problems: { path: string; message: string }[],
+  stored?: string,
+): boolean {
+  const problem = lengthProblem(value, maxBytes, stored);
+  if (problem !== null) problems.push({ path, message: problem });
+  return problem !== null;
+}

@@ -3,7 +3,8 @@
 // and `not_affected` exempt, `affected` and `under_investigation` create nothing.
 import { basename } from 'node:path';
 import { ociDigest, purlKey, type VexProduct, type VexStatement } from '../domain/vex.js';
-import { isObject, objects, text, texts, timestamp, type Json } from './json.js';
+import { LONG_KEY_BYTES, SHORT_KEY_BYTES } from '../domain/limits.js';
+import { isObject, objects, overLimit, text, texts, timestamp, type Json } from './json.js';
 import type { Ingested } from './scan.js';
 import { formatPath, streamJson } from './stream.js';
 import type { FieldProblem } from './trivy.js';
@@ -39,6 +40,7 @@ export async function readOpenVex(
     else raw.push({ value, path: formatPath(path) });
   }
   const documentId = text(root['@id']) ?? basename(fileName);
+  overLimit(documentId, SHORT_KEY_BYTES, text(root['@id']) === null ? '(the file name)' : '$.@id', problems);
   const documentTime = timestamp(root.timestamp);
   const statements: VexStatement[] = [];
   let unmatchable = 0;
@@ -53,6 +55,7 @@ export async function readOpenVex(
       problems.push({ path: `${path}.vulnerability`, message: 'must name the vulnerability (`name`)' });
       continue;
     }
+    if (overLimit(id, SHORT_KEY_BYTES, `${path}.vulnerability.name`, problems)) continue;
     const status = text(s.status);
     if (status === null || !STATUSES.has(status)) {
       problems.push({
@@ -73,6 +76,7 @@ export async function readOpenVex(
           unmatchable += 1;
           continue;
         }
+        if (target.kind === 'purl' && overLimit(target.key, LONG_KEY_BYTES, `${path}.products`, problems)) continue;
         statements.push({
           vulnerabilityId: id,
           aliases,

@@ -5,7 +5,8 @@
 import type { FailedCheck } from '../domain/checks.js';
 import type { Provider } from '../domain/enums.js';
 import { mapSeverity } from '../domain/scan.js';
-import { epochOrUtcTimestamp, isObject, objects, text, texts, type Json } from './json.js';
+import { SHORT_KEY_BYTES } from '../domain/limits.js';
+import { epochOrUtcTimestamp, isObject, objects, overLimit, text, texts, type Json } from './json.js';
 import { kubernetesKindType } from './kubernetes.js';
 import { addFailedCheck, findingSet, noChecks, type Ingested, type Scan } from './scan.js';
 import { formatPath, streamJson } from './stream.js';
@@ -253,6 +254,7 @@ export async function readProwler(
       });
       continue;
     }
+    if (checkId !== null && overLimit(checkId, SHORT_KEY_BYTES, `${location}.metadata.event_code`, problems)) continue;
     const time = findingTime(value);
     const failure = status === 'FAIL' && checkId !== null ? failedCheck(value, checkId) : null;
     for (const { resource, uid } of resources) {

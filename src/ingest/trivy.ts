@@ -2,7 +2,8 @@
 // secrets and misconfigurations of each Result come one by one; the header, Metadata and each Result's Target are read
 // before them.
 import { mapSeverity, targetClassOf } from '../domain/scan.js';
-import { isObject, text, texts, timestamp, type Json } from './json.js';
+import { SHORT_KEY_BYTES } from '../domain/limits.js';
+import { isObject, overLimit, text, texts, timestamp, type Json } from './json.js';
 import {
   addFailedCheck,
   findingSet,
@@ -129,6 +130,7 @@ export function addMisconfiguration(checks: ScanChecks, row: Json, location: str
     problems.push({ path: `${location}.ID`, message: 'is required (a non-empty string), or AVDID' });
     return;
   }
+  if (overLimit(checkId, SHORT_KEY_BYTES, `${location}.${text(row.ID) === null ? 'AVDID' : 'ID'}`, problems)) return;
   const status = text(row.Status)?.toUpperCase();
   if (status === 'PASS') checks.passed.add(checkId);
   if (status !== 'FAIL') return;

@@ -15,7 +15,7 @@ import { riskStore } from './risks.js';
 import { vulnerabilityStore } from './vulnerabilities.js';
 import { bulkTransaction, tenantReader } from './scope.js';
 import { deferIndexes } from './bulk-indexes.js';
-import type { IngestWriter, Storage } from './types.js';
+import type { WriteRunOptions, IngestWriter, Storage } from './types.js';
 
 export type * from './types.js';
 export type { ConnectOptions } from './connect.js';
@@ -109,14 +109,12 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
       return Buffer.from(row.value, 'hex');
     },
 
-    async ingest<T>(
-      work: (writer: IngestWriter) => Promise<T>,
-      ingestOptions: { dryRun: boolean; deriveRisksAt?: string | undefined },
-    ): Promise<T> {
+    async ingest<T>(work: (writer: IngestWriter) => Promise<T>, ingestOptions: WriteRunOptions): Promise<T> {
       // A smaller page cache while an ingest runs, SQLite's index builds and the statistics included: its pages are
       // written once in key order, and a 64 MiB cache full of them was a quarter of the peak RSS of a 200,000-finding
       // ingest, for no measurable speed (docs/DESIGN.md §29).
       if (dialect === 'sqlite') await sql.raw(`pragma cache_size = -${INGEST_CACHE_KIB}`).execute(db);
+      const phase = ingestOptions.onPhase;
       try {
         let result: T | undefined;
         try {
@@ -124,14 +122,18 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
             const rebuildIndexes = ingestOptions.dryRun ? noRebuild : await deferIndexes(tx, dialect);
             const writer = ingestWriter(tx, { deriveRisksAt: ingestOptions.deriveRisksAt });
             result = await work(writer);
+            phase?.('read');
             if (ingestOptions.dryRun) throw new Rollback();
             await writer.finish();
+            phase?.('settled');
             await rebuildIndexes();
+            phase?.('indexed');
           });
         } catch (error) {
           if (!(error instanceof Rollback)) throw error;
           return result as T;
         }
+        phase?.('committed');
         // Fresh planner statistics after bulk changes, so filters and sorts pick their indexes. SQLite reads every
         // index (1.5 s for 1,150,000 records): sampled statistics (analysis_limit) misjudge the tenant_id prefix every
         // index shares and made the risk list sort 50,000 rows (160 ms) instead of walking its index (1 ms). On
@@ -142,6 +144,7 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
         } else {
           await sql`vacuum (analyze)`.execute(db);
         }
+        phase?.('analyzed');
         return result as T;
       } finally {
         if (dialect === 'sqlite') await sql.raw(`pragma cache_size = -${SQLITE_CACHE_KIB}`).execute(db);

@@ -154,6 +154,16 @@ export interface PoolStats {
   waiting: number;
 }
 
+export interface WriteRunOptions {
+  dryRun: boolean;
+  deriveRisksAt?: string | undefined;
+  /**
+   * Called at each point of the write after the work: `read`, `settled` (derived fields and risks written), `indexed`
+   * (deferred indexes built; the commit is next), `committed`, `analyzed`. For fault tests (docs/RELIABILITY.md).
+   */
+  onPhase?: ((phase: string) => void) | undefined;
+}
+
 export interface Storage {
   readonly dialect: Dialect;
 
@@ -214,10 +224,7 @@ export interface Storage {
    * Runs an import in one transaction: all of it is written, or (when `work` throws, or on a dry run) none of it.
    * Refreshes the planner's statistics after a write.
    */
-  ingest<T>(
-    work: (writer: IngestWriter) => Promise<T>,
-    options: { dryRun: boolean; deriveRisksAt?: string | undefined },
-  ): Promise<T>;
+  ingest<T>(work: (writer: IngestWriter) => Promise<T>, options: WriteRunOptions): Promise<T>;
 
   // Risks (docs/RISKS.md).
   /** Re-runs the risk rules over every asset of a tenant, in one transaction; undefined for an unknown tenant. */

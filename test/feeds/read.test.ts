@@ -125,6 +125,11 @@ describe('bad feed files: a problem naming the line or JSON path', () => {
         '#model_version:v1\ncve,epss,percentile\nCVE-2024-0001,0.5,0.9\nGHSA-1,0.1,0.1\nCVE-2024-0002,2,0.5\n',
       ),
     ).toEqual(['line 4: `GHSA-1` is not a CVE id', 'line 5: epss must be from 0 to 1']);
+    // A CVE id is a key of the feed tables: one of 3,000 digits is no CVE id, on either database.
+    const long = `CVE-2024-${'1234567890'.repeat(300)}`;
+    expect(await problems(`cve,epss,percentile\nCVE-2024-${'9'.repeat(19)},0.1,0.1\n${long},0.1,0.1\n`)).toEqual([
+      `line 3: \`${long}\` is not a CVE id`,
+    ]);
   });
 
   it('Exploit-DB: a header without the needed columns, a bad id, a broken quote', async () => {

@@ -2,6 +2,7 @@
 // every table, column, constraint, index, and on PostgreSQL the row-level security, policies and grants. Kysely's own
 // migration bookkeeping tables and everything that differs between two runs (names of the database and the
 // migrating user, object ids) are left out.
+import { createHash } from 'node:crypto';
 import Sqlite from 'better-sqlite3';
 import pg from 'pg';
 import type { TestDialect } from '../helpers.js';
@@ -72,4 +73,50 @@ async function introspectPostgres(url: string): Promise<Schema> {
   } finally {
     await client.end();
   }
+}
+
+/**
+ * Every row of every table (Kysely's bookkeeping left out) as one digest per table, for telling whether a database is
+ * in exactly the state it was. Rows are ordered by all their columns, so the digest does not depend on storage order.
+ */
+export async function contentDigest(dialect: TestDialect, url: string): Promise<Record<string, string>> {
+  const digest = (rows: unknown[]) =>
+    createHash('sha256')
+      .update(JSON.stringify(rows, (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v)))
+      .digest('hex');
+  const out: Record<string, string> = {};
+  if (dialect === 'sqlite') {
+    const db = new Sqlite(url.slice('sqlite:'.length), { readonly: true });
+    try {
+      const tables = db
+        .prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%'")
+        .all();
+      for (const { name } of tables as { name: string }[]) {
+        if (BOOKKEEPING.test(name)) continue;
+        const count = db.prepare(`pragma table_info("${name}")`).all().length;
+        const order = Array.from({ length: count }, (_, i) => i + 1).join(', ');
+        out[name] = digest(db.prepare(`select * from "${name}" order by ${order}`).raw().all());
+      }
+    } finally {
+      db.close();
+    }
+    return out;
+  }
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const tables = await client.query<{ name: string; columns: number }>(`select c.relname as name,
+      (select count(*)::int from pg_attribute a where a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped) as columns
+      from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname = current_schema() and c.relkind = 'r'`);
+    for (const { name, columns } of tables.rows) {
+      if (BOOKKEEPING.test(name)) continue;
+      const order = Array.from({ length: columns }, (_, i) => i + 1).join(', ');
+      out[name] = digest(
+        (await client.query({ text: `select * from "${name}" order by ${order}`, rowMode: 'array' })).rows,
+      );
+    }
+  } finally {
+    await client.end();
+  }
+  return out;
 }

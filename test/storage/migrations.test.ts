@@ -21,6 +21,19 @@ const kysely = (dialect: TestDialect, url: string): Kysely<unknown> =>
     ? new Kysely({ dialect: new SqliteDialect({ database: new Sqlite(url.slice('sqlite:'.length)) }) })
     : new Kysely({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1 }) }) });
 
+/**
+ * A step of the Migrator, run again when PostgreSQL fails it for another database of the cluster altering the shared
+ * API role at the same moment (other test files create databases meanwhile); the storage retries the same way
+ * (src/storage/connect.ts). The step rolled back whole, so running it again is what the storage does too.
+ */
+async function step<R extends { error?: unknown }>(run: () => Promise<R>): Promise<R> {
+  for (let attempt = 1; ; attempt += 1) {
+    const result = await run();
+    if (attempt >= 12 || !/tuple concurrently updated/.test(String(result.error))) return result;
+    await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(2000, 100 * 2 ** attempt)));
+  }
+}
+
 for (const dialect of TEST_DIALECTS) {
   describe(`migrations on ${dialect}`, () => {
     it('step by step from an empty database, they build the schema of the snapshot; again, they change nothing', async () => {
@@ -31,7 +44,7 @@ for (const dialect of TEST_DIALECTS) {
         const names = Object.keys(await migrations(dialect).getMigrations());
         expect(names).toEqual([...names].sort());
         for (const name of names) {
-          const { error, results } = await migrator.migrateUp();
+          const { error, results } = await step(() => migrator.migrateUp());
           expect(error).toBeUndefined();
           expect(results?.map((r) => [r.migrationName, r.status])).toEqual([[name, 'Success']]);
         }
@@ -39,7 +52,7 @@ for (const dialect of TEST_DIALECTS) {
         if (process.env.SECINV_WRITE_SCHEMA_SNAPSHOT === '1') written[dialect] = schema;
         else expect(schema).toEqual(snapshot[dialect]);
 
-        const again = await migrator.migrateToLatest();
+        const again = await step(() => migrator.migrateToLatest());
         expect([again.error, again.results]).toEqual([undefined, []]);
         expect(await introspectSchema(dialect, database.url)).toEqual(schema);
       } finally {
@@ -58,7 +71,7 @@ for (const dialect of TEST_DIALECTS) {
       const doc = { id: 'asset-1', name: 'web', provider: 'AWS', riskScore: 3 };
       try {
         const migrator = new Migrator({ db, provider: migrations(dialect) });
-        expect((await migrator.migrateTo('0008_checks_and_derived_risks')).error).toBeUndefined();
+        expect((await step(() => migrator.migrateTo('0008_checks_and_derived_risks'))).error).toBeUndefined();
         const blob =
           dialect === 'sqlite' ? sql`${Buffer.from(JSON.stringify(doc))}` : sql`${JSON.stringify(doc)}::bytea`;
         await sql`insert into tenants (tenant_id, organization_id, data_version) values ('t1', 'o1', 1)`.execute(db);
@@ -71,7 +84,7 @@ for (const dialect of TEST_DIALECTS) {
           0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0.5, 1, 0, 0, 0, '[]', ${'staterunning'}, ${blob}, ${'{"state":"running"}'})`.execute(
           db,
         );
-        expect((await migrator.migrateToLatest()).error).toBeUndefined();
+        expect((await step(() => migrator.migrateToLatest())).error).toBeUndefined();
       } finally {
         await db.destroy();
       }

@@ -1,0 +1,201 @@
+// Indexed texts have limits in UTF-8 bytes (src/domain/limits.ts) that hold on both databases: PostgreSQL refuses a
+// b-tree entry over 2,704 bytes, SQLite has no limit, so without them a file imported on one and failed on the other.
+// The texts are random, as compression would let a repetitive one through PostgreSQL's limit.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LONG_KEY_BYTES, SHORT_KEY_BYTES, TENANT_ID_BYTES, utf8Bytes } from '../../src/domain/limits.js';
+import { createKey, importRecords, ORG_A, setup, TENANT_A, type TestContext } from '../helpers.js';
+
+type Rec = [string, Record<string, unknown>];
+
+let ctx: TestContext;
+beforeAll(async () => {
+  ctx = await setup();
+});
+afterAll(async () => ctx.close());
+
+// A fixed sequence (mulberry32), so a failure repeats; characters of 1 to 4 bytes, none that an id may not hold.
+let seed = 16;
+const random = (n: number): number => {
+  seed = (seed + 0x6d2b79f5) | 0;
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+  return ((t ^ (t >>> 14)) >>> 0) % n;
+};
+const ASCII = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._:@+=-';
+const WIDE = ['é', 'ß', 'İ', '€', '中', '😀'];
+/** Random text of exactly `bytes` bytes of UTF-8; `ascii` keeps to one-byte characters. */
+function randomText(bytes: number, ascii = false): string {
+  let out = '';
+  let left = bytes;
+  while (left > 0) {
+    const wide = WIDE[random(WIDE.length)]!;
+    const char = !ascii && random(3) === 0 && utf8Bytes(wide) <= left ? wide : ASCII[random(ASCII.length)]!;
+    out += char;
+    left -= utf8Bytes(char);
+  }
+  return out;
+}
+
+const dates = { firstObservedAt: '2024-01-01', lastObservedAt: '2024-01-02' };
+const tenant = (tenantId: string): Rec => ['tenant', { tenantId, organizationId: ORG_A }];
+const asset = (tenantId: string, id: string, extra: Record<string, unknown> = {}): Rec => [
+  'asset',
+  { tenantId, id, provider: 'AWS', type: 'AWS::S3::Bucket', ...dates, ...extra },
+];
+const finding = (tenantId: string, assetId: string, vulnerabilityId: string, extra = {}): Rec => [
+  'vulnerability',
+  { tenantId, assetId, vulnerabilityId, severityLevel: 'HIGH', ...dates, ...extra },
+];
+const exemption = (tenantId: string, exemptionId: string, rule: Record<string, unknown>): Rec => [
+  'exemption',
+  { tenantId, exemptionId, exemption: { name: 'accepted', reason: 'RISK_ACCEPTED', rules: [rule] } },
+];
+const risk = (tenantId: string, id: string, extra: Record<string, unknown> = {}): Rec => [
+  'risk',
+  { tenantId, id, severityLevel: 'HIGH', score: 5, discoveredAt: '2024-01-01', lifecycleState: 'OPEN', ...extra },
+];
+
+const idMessage = (max: number, bytes: number) => `must be 1 to ${max} bytes long in UTF-8, not ${bytes}`;
+const textMessage = (max: number, bytes: number) => `must be at most ${max} bytes long in UTF-8, not ${bytes}`;
+
+describe('length limits of indexed texts', () => {
+  it('a 3,000-character asset name is refused with its line and field, and nothing is written', async () => {
+    const name = randomText(3000, true);
+    const result = await importRecords(ctx.storage, [tenant(TENANT_A), asset(TENANT_A, 'sirn:long-name', { name })]);
+    expect(result.problems).toEqual([
+      { location: 'test.ndjson:2', path: 'record.name', message: textMessage(LONG_KEY_BYTES, 3000) },
+    ]);
+    expect(result.written).toBe(false);
+    expect(await ctx.storage.listTenants()).toEqual([]);
+  });
+
+  it('an id or indexed text of each kind one byte over its limit is refused with its line and field', async () => {
+    const over = (max: number) => randomText(max + 1);
+    const a = 'sirn:a';
+    const lines: [Rec, string, string][] = [
+      [tenant(over(TENANT_ID_BYTES)), 'record.tenantId', idMessage(TENANT_ID_BYTES, TENANT_ID_BYTES + 1)],
+      [
+        ['environment', { tenantId: TENANT_A, environmentId: over(LONG_KEY_BYTES) }],
+        'record.environmentId',
+        idMessage(LONG_KEY_BYTES, LONG_KEY_BYTES + 1),
+      ],
+      [
+        ['integration', { tenantId: TENANT_A, integrationId: over(LONG_KEY_BYTES) }],
+        'record.integrationId',
+        idMessage(LONG_KEY_BYTES, LONG_KEY_BYTES + 1),
+      ],
+      [
+        ['assetGroup', { tenantId: TENANT_A, assetGroupId: over(LONG_KEY_BYTES), assetIds: [] }],
+        'record.assetGroupId',
+        idMessage(LONG_KEY_BYTES, LONG_KEY_BYTES + 1),
+      ],
+      [
+        ['assetGroup', { tenantId: TENANT_A, assetGroupId: 'g', assetIds: [a, over(LONG_KEY_BYTES)] }],
+        'record.assetIds[1]',
+        textMessage(LONG_KEY_BYTES, LONG_KEY_BYTES + 1),
+      ],
+      [
+        exemption(TENANT_A, over(SHORT_KEY_BYTES), {}),
+        'record.exemptionId',
+        idMessage(SHORT_KEY_BYTES, SHORT_KEY_BYTES + 1),
+      ],
+      [asset(TENANT_A, over(LONG_KEY_BYTES)), 'record.id', idMessage(LONG_KEY_BYTES, LONG_KEY_BYTES + 1)],
+      ...(['integrationId', 'name', 'region', 'service', 'resourceType'] as const).map(
+        (field): [Rec, string, string] => [
+          // One-byte characters: a lower-cased `service` could be longer than the text given.
+          asset(TENANT_A, a, { [field]: randomText(LONG_KEY_BYTES + 1, true) }),
+          `record.${field}`,
+          textMessage(LONG_KEY_BYTES, LONG_KEY_BYTES + 1),
+        ],
+      ),
+      [
+        asset(TENANT_A, a, { service: 'AWS::' + 'İ'.repeat(509) }),
+        'record.service',
+        textMessage(LONG_KEY_BYTES, 5 + 509 * 3),
+      ],
+      [
+        finding(TENANT_A, over(LONG_KEY_BYTES), 'CVE-1'),
+        'record.assetId',
+        idMessage(LONG_KEY_BYTES, LONG_KEY_BYTES + 1),
+      ],
+      [
+        finding(TENANT_A, a, over(SHORT_KEY_BYTES)),
+        'record.vulnerabilityId',
+        idMessage(SHORT_KEY_BYTES, SHORT_KEY_BYTES + 1),
+      ],
+      ...(['packageName', 'targetName'] as const).map((field): [Rec, string, string] => [
+        finding(TENANT_A, a, 'CVE-1', { packages: [{}, { [field]: over(LONG_KEY_BYTES) }] }),
+        `record.packages[1].${field}`,
+        textMessage(LONG_KEY_BYTES, LONG_KEY_BYTES + 1),
+      ]),
+      [risk(TENANT_A, over(LONG_KEY_BYTES)), 'record.id', idMessage(LONG_KEY_BYTES, LONG_KEY_BYTES + 1)],
+      ...(['primaryAssetId', 'riskTypeId', 'integrationId'] as const).map((field): [Rec, string, string] => [
+        risk(TENANT_A, 'r', { [field]: over(LONG_KEY_BYTES) }),
+        `record.${field}`,
+        textMessage(LONG_KEY_BYTES, LONG_KEY_BYTES + 1),
+      ]),
+    ];
+    const result = await importRecords(ctx.storage, [tenant(TENANT_A), asset(TENANT_A, a), ...lines.map((l) => l[0])]);
+    expect(result.written).toBe(false);
+    // Each line's problem, and no other problem with the field of a length limit.
+    const problems = result.problems.filter((p) => p.message.includes('bytes long'));
+    expect(problems).toEqual(
+      lines.map(([, path, message], i) => ({ location: `test.ndjson:${i + 3}`, path, message })),
+    );
+    expect(await ctx.storage.listTenants()).toEqual([]);
+  });
+
+  it('texts at exactly their limits, in the widest keys, import and read back unchanged', async () => {
+    const tenantId = randomText(TENANT_ID_BYTES);
+    const assetId = randomText(LONG_KEY_BYTES);
+    const vulnerabilityId = randomText(SHORT_KEY_BYTES);
+    const exemptionId = randomText(SHORT_KEY_BYTES);
+    const groupId = randomText(LONG_KEY_BYTES);
+    const name = randomText(LONG_KEY_BYTES);
+    const packageName = randomText(LONG_KEY_BYTES);
+    const riskId = randomText(LONG_KEY_BYTES);
+    const result = await importRecords(ctx.storage, [
+      tenant(tenantId),
+      asset(tenantId, assetId, { name, region: randomText(LONG_KEY_BYTES), resourceType: randomText(LONG_KEY_BYTES) }),
+      ['assetGroup', { tenantId, assetGroupId: groupId, assetIds: [assetId] }],
+      finding(tenantId, assetId, vulnerabilityId, {
+        packages: [{ packageName, targetName: randomText(LONG_KEY_BYTES) }],
+      }),
+      exemption(tenantId, exemptionId, { vulnerabilityId, assetIds: [assetId] }),
+      risk(tenantId, riskId, { primaryAssetId: assetId, riskTypeId: randomText(LONG_KEY_BYTES) }),
+    ]);
+    expect(result.problems).toEqual([]);
+    expect(result.written).toBe(true);
+
+    const key = await createKey(ctx.storage, tenantId);
+    const get = async (url: string) => {
+      const res = await ctx.app.inject({ url, headers: { authorization: `Bearer ${key}` } });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json().data;
+    };
+    expect(await get(`/v1/tenant/assets/${encodeURIComponent(assetId)}`)).toMatchObject({ id: assetId, name });
+    const [listed] = await get(`/v1/tenant/vulnerabilities?isExempted=true`);
+    expect(listed).toMatchObject({ assetId, vulnerabilityId, packages: [{ packageName }] });
+    expect(listed.exemptions.map((e: { exemptionId: string }) => e.exemptionId)).toEqual([exemptionId]);
+    expect((await get(`/v1/tenant/risks`)).map((r: { id: string }) => r.id)).toContain(riskId);
+    const byName = await get(`/v1/tenant/assets?assetGroupIds=${encodeURIComponent(groupId)}`);
+    expect(byName.map((r: { id: string }) => r.id)).toEqual([assetId]);
+  });
+
+  it('a filter longer than any stored text is no match, on either database', async () => {
+    await importRecords(ctx.storage, [tenant(TENANT_A), asset(TENANT_A, 'sirn:plain', { name: 'plain' })]);
+    const key = await createKey(ctx.storage, TENANT_A);
+    for (const query of [
+      `query=${randomText(3000, true)}`,
+      `regions=${randomText(3000, true)}`,
+      `ids=${randomText(3000, true)}`,
+    ]) {
+      const res = await ctx.app.inject({
+        url: `/v1/tenant/assets?${query}`,
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().data).toEqual([]);
+    }
+  });
+});

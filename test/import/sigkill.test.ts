@@ -1,0 +1,115 @@
+// `secinv import` killed with SIGKILL (a power cut, the OOM killer) at ten points of its run, each reached
+// deterministically through SECINV_TEST_IMPORT_KILL_AT: before the commit the database is exactly as it was, rows,
+// schema and the indexes a first import drops and rebuilds included; after it, wholly the import's; a later import
+// succeeds either way.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fileSource, importSources } from '../../src/import/importer.js';
+import { contentDigest, introspectSchema } from '../storage/introspect.js';
+import { runCli } from '../http/serve-process.js';
+import { importRecords, openTestStorage, ORG_A, ORG_B, TENANT_A, TENANT_B, TEST_DIALECT } from '../helpers.js';
+import type { TestStorage } from '../helpers.js';
+
+const ASSETS = 700;
+/**
+ * Points before the commit: opened (migrated); records handed over (asset and finding lines alternate, so the first
+ * batch of 400 assets is written at record 799; the risks follow from record 1,401 to the last, 1,450); then each
+ * step after the reading. After it: the commit.
+ */
+const BEFORE_COMMIT = [
+  'opened',
+  'record:1',
+  'record:401',
+  'record:801',
+  'record:1401',
+  'record:1450',
+  'read',
+  'settled',
+  'indexed',
+];
+const AFTER_COMMIT = ['committed'];
+
+let db: TestStorage;
+let file: string;
+let before: { contents: Record<string, string>; schema: unknown };
+const state = async () => ({
+  contents: await contentDigest(TEST_DIALECT, db.url),
+  schema: await introspectSchema(TEST_DIALECT, db.url),
+});
+/** The contents but the tenants' data versions, which every import moves on. */
+const withoutVersions = ({ tenants: _, ...rest }: Record<string, string>) => rest;
+
+beforeAll(async () => {
+  db = await openTestStorage();
+  const tenants: [string, Record<string, unknown>][] = [
+    ['tenant', { tenantId: TENANT_A, organizationId: ORG_A }],
+    ['tenant', { tenantId: TENANT_B, organizationId: ORG_B }],
+  ];
+  expect((await importRecords(db.storage, tenants)).problems).toEqual([]);
+  const lines: string[] = [];
+  const dates = { firstObservedAt: '2024-01-01', lastObservedAt: '2024-01-02' };
+  for (let i = 0; i < ASSETS; i += 1) {
+    const id = `sirn:assets:killed-${i}`;
+    const asset = { tenantId: TENANT_A, id, provider: 'AWS', type: 'AWS::S3::Bucket', name: `bucket ${i}`, ...dates };
+    lines.push(JSON.stringify({ kind: 'asset', record: asset }));
+    const finding = { tenantId: TENANT_A, assetId: id, vulnerabilityId: `CVE-2024-${1000 + i}`, severityLevel: 'HIGH' };
+    lines.push(JSON.stringify({ kind: 'vulnerability', record: { ...finding, ...dates } }));
+  }
+  for (let i = 0; i < 50; i += 1) {
+    const risk = {
+      tenantId: TENANT_A,
+      id: `risk-${i}`,
+      primaryAssetId: `sirn:assets:killed-${i}`,
+      severityLevel: 'HIGH',
+    };
+    lines.push(
+      JSON.stringify({
+        kind: 'risk',
+        record: { ...risk, score: 5, discoveredAt: '2024-01-01', lifecycleState: 'OPEN' },
+      }),
+    );
+  }
+  file = join(db.dir, 'import.ndjson');
+  writeFileSync(file, lines.join('\n'));
+  before = await state();
+});
+afterAll(async () => db.dispose());
+
+const killedAt = async (point: string) => {
+  const run = await runCli(['import', '--quiet', '--db', db.url, file], { SECINV_TEST_IMPORT_KILL_AT: point });
+  expect(run.signal, `${point}: ${run.stderr}`).toBe('SIGKILL');
+  expect(run.stdout).toBe('');
+};
+
+describe('an import killed with SIGKILL', () => {
+  // A process per point, each a few seconds on a loaded machine.
+  it(
+    `before its commit (${BEFORE_COMMIT.length} points) leaves the database exactly as it was`,
+    { timeout: 180_000 },
+    async () => {
+      for (const point of BEFORE_COMMIT) {
+        await killedAt(point);
+        expect(await state(), point).toEqual(before);
+      }
+    },
+  );
+
+  it(
+    `after its commit (${AFTER_COMMIT.join(', ')}) leaves it wholly imported; a later import succeeds`,
+    { timeout: 60_000 },
+    async () => {
+      for (const point of AFTER_COMMIT) {
+        await killedAt(point);
+        const killed = await state();
+        expect(killed.contents.assets, point).not.toBe(before.contents.assets);
+        expect(killed.schema, point).toEqual(before.schema);
+        // The same file again is an upsert of the same records: anything the kill had left half written would change.
+        const again = await importSources(db.storage, [fileSource(file)], { dryRun: false });
+        expect(again.problems).toEqual([]);
+        expect(again.counts).toMatchObject({ asset: ASSETS, vulnerability: ASSETS, risk: 50 });
+        expect(withoutVersions((await state()).contents), point).toEqual(withoutVersions(killed.contents));
+      }
+    },
+  );
+});
