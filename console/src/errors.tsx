@@ -3,6 +3,11 @@
 // and the request id to look for in its log.
 import { SecinvApiError, SecinvConnectionError } from '../../src/client/index.js';
 
+/** Whether the same request may work later (no answer, a limit, the server's own trouble): then "Try again". */
+const retryable = (error: unknown): boolean =>
+  error instanceof SecinvConnectionError ||
+  (error instanceof SecinvApiError && (error.status === 429 || error.status >= 500));
+
 export function describeError(error: unknown): { title: string; details: string[]; requestId?: string | undefined } {
   if (error instanceof SecinvConnectionError) {
     return {
@@ -15,7 +20,10 @@ export function describeError(error: unknown): { title: string; details: string[
     };
   }
   if (error instanceof SecinvApiError) {
-    const problems = error.problems.map((p) => (p.field === undefined ? p.message : `${p.field}: ${p.message}`));
+    // The server's messages usually name their parameter already.
+    const problems = error.problems.map((p) =>
+      p.field === undefined || p.message.includes(p.field) ? p.message : `${p.field}: ${p.message}`,
+    );
     switch (error.status) {
       case 400:
         return {
@@ -65,7 +73,7 @@ export function ErrorNotice(props: { error: unknown; retry?: () => void }) {
         </ul>
       )}
       {requestId !== undefined && <p class="muted">Request id: {requestId}</p>}
-      {props.retry && (
+      {props.retry && retryable(props.error) && (
         <button type="button" onClick={props.retry}>
           Try again
         </button>
