@@ -15,7 +15,7 @@ export function describeError(error: unknown): { title: string; details: string[
       details: [
         error.timedOut
           ? 'It may be busy with a large request; try again in a moment.'
-          : 'Check that `secinv serve` is running and that this page was opened from it.',
+          : 'Check that secinv serve is running and that this page was opened from it.',
       ],
     };
   }
@@ -37,7 +37,7 @@ export function describeError(error: unknown): { title: string; details: string[
       case 401:
         return {
           title: 'The server refused this key.',
-          details: ['It is unknown, expired or revoked. Ask for a key with `secinv keys create`.'],
+          details: ['It is unknown, expired or revoked. A key comes from secinv keys create (or secinv demo).'],
         };
       case 404:
         return { title: 'Not found.', details: problems, requestId: error.requestId };

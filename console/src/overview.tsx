@@ -2,44 +2,48 @@
 // exposed assets. Every figure is the `meta.total` of a one-record page of a list (the API has no other count), asked
 // in parallel; each links to the list it counts.
 import type { Client } from '../../src/client/index.js';
+import { useEffect, useState } from 'preact/hooks';
 import { useApi } from './data.js';
 import { ErrorNotice } from './errors.js';
 import { count, FINDING_SEVERITIES, RISK_SEVERITIES } from './format.js';
 import { PageTitle } from './list.js';
 import { href, Link } from './router.js';
 
-interface Counts {
-  risks: Record<string, number>;
-  findings: Record<string, number>;
-  assets: number;
-  kev: number;
-  exposed: number;
-}
-
 /** Lists answer a total unless asked not to (a cursor, `includeTotal=false`), which the overview never does. */
 const totalOf = (meta: object): number => ('total' in meta && typeof meta.total === 'number' ? meta.total : 0);
 
-async function loadCounts(client: Client): Promise<Counts> {
-  const risk = (level: (typeof RISK_SEVERITIES)[number]) =>
-    client.risks
-      .list({ severityLevels: level, lifecycleStates: 'OPEN', perPage: 1, fields: ['id'] })
-      .then((p) => totalOf(p.meta));
-  const finding = (level: (typeof FINDING_SEVERITIES)[number]) =>
-    client.vulnerabilities.list({ severityLevels: level, perPage: 1 }).then((p) => totalOf(p.meta));
-  const assets = (query: { hasKev?: boolean; isPubliclyExposed?: boolean }) =>
-    client.assets.list({ ...query, perPage: 1 }).then((p) => p.meta.total);
-  const [risks, findings, counts] = await Promise.all([
-    Promise.all(RISK_SEVERITIES.map(risk)),
-    Promise.all(FINDING_SEVERITIES.map(finding)),
-    Promise.all([assets({}), assets({ hasKev: true }), assets({ isPubliclyExposed: true })]),
-  ]);
-  return {
-    risks: Object.fromEntries(RISK_SEVERITIES.map((level, i) => [level, risks[i] ?? 0])),
-    findings: Object.fromEntries(FINDING_SEVERITIES.map((level, i) => [level, findings[i] ?? 0])),
-    assets: counts[0],
-    kev: counts[1],
-    exposed: counts[2],
-  };
+/** Each figure of the overview by name (`risk:HIGH`, `finding:LOW`, `assets`, `kev`, `exposed`) and its request. */
+const FIGURES: readonly (readonly [string, (client: Client) => Promise<number>])[] = [
+  ...RISK_SEVERITIES.map(
+    (level) =>
+      [
+        `risk:${level}`,
+        (client: Client) =>
+          client.risks
+            .list({ severityLevels: level, lifecycleStates: 'OPEN', perPage: 1, fields: ['id'] })
+            .then((p) => totalOf(p.meta)),
+      ] as const,
+  ),
+  ...FINDING_SEVERITIES.map(
+    (level) =>
+      [
+        `finding:${level}`,
+        (client: Client) =>
+          client.vulnerabilities.list({ severityLevels: level, perPage: 1 }).then((p) => totalOf(p.meta)),
+      ] as const,
+  ),
+  ['assets', (client) => client.assets.list({ perPage: 1 }).then((p) => p.meta.total)],
+  ['kev', (client) => client.assets.list({ hasKev: true, perPage: 1 }).then((p) => p.meta.total)],
+  ['exposed', (client) => client.assets.list({ isPubliclyExposed: true, perPage: 1 }).then((p) => p.meta.total)],
+];
+
+type Figures = Readonly<Record<string, number>>;
+
+/** The figures of one group by level, once every one of them has arrived. */
+function group(figures: Figures, prefix: string, levels: readonly string[]): Record<string, number> | undefined {
+  const values = levels.map((level) => figures[`${prefix}:${level}`]);
+  if (values.some((n) => n === undefined)) return undefined;
+  return Object.fromEntries(levels.map((level, i) => [level, values[i] ?? 0]));
 }
 
 /** Horizontal bars, one per severity, scaled to the largest; the figures are in the table beside it too. */
@@ -86,7 +90,7 @@ function Bars(props: { title: string; values: Record<string, number>; id: string
   );
 }
 
-function SeverityTable(props: { caption: string; values: Record<string, number>; link(level: string): string }) {
+function SeverityTable(props: { caption: string; values: Record<string, number>; link: (level: string) => string }) {
   return (
     <table class="compact">
       <caption>{props.caption}</caption>
@@ -112,54 +116,91 @@ function SeverityTable(props: { caption: string; values: Record<string, number>;
   );
 }
 
+function Card(props: { figure: number | undefined; to: string; children: string }) {
+  return (
+    <li>
+      <Link to={props.to}>
+        <span class="card-figure">{props.figure === undefined ? '…' : count(props.figure)}</span> {props.children}
+      </Link>
+    </li>
+  );
+}
+
+function SeverityPanel(props: {
+  title: string;
+  caption: string;
+  values?: Record<string, number>;
+  link: (level: string) => string;
+}) {
+  const id = props.title.toLowerCase().replaceAll(' ', '-');
+  return (
+    <div class="panel">
+      <h2>{props.title}</h2>
+      {props.values ? (
+        <>
+          <Bars id={id} title={props.title} values={props.values} />
+          <SeverityTable caption={props.caption} values={props.values} link={props.link} />
+        </>
+      ) : (
+        <p class="muted">Counting…</p>
+      )}
+    </div>
+  );
+}
+
+/**
+ * Each figure is drawn as soon as its count arrives (the first count of a filter on a large tenant takes longest);
+ * `data-ready` marks the page once all have.
+ */
 export function Overview() {
-  const { data, error, loading, retry } = useApi(loadCounts, 'overview');
+  const [figures, setFigures] = useState<Figures>({});
+  const { data, error, loading, retry } = useApi(async (client) => {
+    setFigures({});
+    await Promise.all(
+      FIGURES.map(async ([name, load]) => {
+        const n = await load(client);
+        setFigures((previous) => ({ ...previous, [name]: n }));
+      }),
+    );
+    return true;
+  }, 'overview');
+  const shown = Object.keys(figures).length;
+  useEffect(() => {
+    // After the render that drew them (see the sign-in's mark in app.tsx).
+    if (shown === 1) performance.mark('secinv:first-figure');
+    if (shown === FIGURES.length) performance.mark('secinv:overview');
+  }, [shown]);
   return (
     <section aria-busy={loading}>
       <PageTitle title="Overview">Overview</PageTitle>
       {error !== undefined && <ErrorNotice error={error} retry={retry} />}
-      {data === undefined && error === undefined && <p class="muted">Counting…</p>}
-      {data && (
-        <div class="overview" data-ready="true">
-          <ul class="cards">
-            <li>
-              <Link to={href('assets')}>
-                <span class="card-figure">{count(data.assets)}</span> assets
-              </Link>
-            </li>
-            <li>
-              <Link to={href('assets', { hasKev: 'true' })}>
-                <span class="card-figure">{count(data.kev)}</span> assets with a known exploited vulnerability (KEV)
-              </Link>
-            </li>
-            <li>
-              <Link to={href('assets', { isPubliclyExposed: 'true' })}>
-                <span class="card-figure">{count(data.exposed)}</span> publicly exposed assets
-              </Link>
-            </li>
-          </ul>
-          <div class="panels">
-            <div class="panel">
-              <h2>Open risks by severity</h2>
-              <Bars id="risk-chart" title="Open risks by severity" values={data.risks} />
-              <SeverityTable
-                caption="Open risks"
-                values={data.risks}
-                link={(level) => href('risks', { severityLevels: level, lifecycleStates: 'OPEN' })}
-              />
-            </div>
-            <div class="panel">
-              <h2>Findings by severity</h2>
-              <Bars id="finding-chart" title="Findings by severity" values={data.findings} />
-              <SeverityTable
-                caption="Findings (not exempted)"
-                values={data.findings}
-                link={(level) => href('vulnerabilities', { severityLevels: level })}
-              />
-            </div>
-          </div>
+      <div class="overview" data-ready={data === true ? 'true' : undefined}>
+        <ul class="cards">
+          <Card figure={figures.assets} to={href('assets')}>
+            assets
+          </Card>
+          <Card figure={figures.kev} to={href('assets', { hasKev: 'true' })}>
+            assets with a known exploited vulnerability (KEV)
+          </Card>
+          <Card figure={figures.exposed} to={href('assets', { isPubliclyExposed: 'true' })}>
+            publicly exposed assets
+          </Card>
+        </ul>
+        <div class="panels">
+          <SeverityPanel
+            title="Open risks by severity"
+            caption="Open risks"
+            values={group(figures, 'risk', RISK_SEVERITIES)}
+            link={(level) => href('risks', { severityLevels: level, lifecycleStates: 'OPEN' })}
+          />
+          <SeverityPanel
+            title="Findings by severity"
+            caption="Findings (not exempted)"
+            values={group(figures, 'finding', FINDING_SEVERITIES)}
+            link={(level) => href('vulnerabilities', { severityLevels: level })}
+          />
         </div>
-      )}
+      </div>
     </section>
   );
 }

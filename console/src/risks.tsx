@@ -131,7 +131,11 @@ export function Risks(props: { place: Place }) {
     <section aria-busy={loading}>
       <PageTitle title="Risks">Risks</PageTitle>
       <FilterForm spec={spec} params={params} />
-      <ExportButtons apiPath={RISKS_PATH} query={{ ...query, include: 'primaryAsset' }} what="risks" />
+      <ExportButtons
+        apiPath={RISKS_PATH}
+        query={{ ...listQuery(params, ['perPage']), include: 'primaryAsset' }}
+        what="risks"
+      />
       {error !== undefined && <ErrorNotice error={error} retry={retry} />}
       {data && (
         <>

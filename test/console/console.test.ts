@@ -4,7 +4,7 @@
 // axe-core audit with no serious or critical violation, under the console's strict content security policy (a
 // blocked script or style fails the test). Screenshots of each page go to test-results/console/.
 import type { ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateRecords } from '../../src/generate/generator.js';
@@ -118,6 +118,20 @@ describe('the console in Chromium', { timeout: 60_000 }, () => {
     expect(await first.getAttribute('aria-expanded')).toBe('true');
     await page.getByRole('heading', { name: 'Factors' }).waitFor();
     await check('risks');
+
+    // The export is every matching risk, not the batch on screen.
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('group', { name: 'Export risks' }).getByRole('button', { name: 'NDJSON' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toMatch(/^risks-[\d-]+\.ndjson$/);
+    const records = readFileSync(await download.path(), 'utf8')
+      .trim()
+      .split('\n');
+    expect(records).toHaveLength(expected);
+    expect(new Set(records.map((line) => (JSON.parse(line) as { severityLevel: string }).severityLevel))).toEqual(
+      new Set(['CRITICAL', 'HIGH']),
+    );
 
     // Reloaded, the view is the same: the key from sessionStorage, the filter from the address.
     await page.reload();
