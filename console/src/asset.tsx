@@ -191,6 +191,12 @@ export function AssetPage(props: { place: Place; id: string }) {
               {JSON.stringify(data.rawData ?? {}, null, 2)}
             </pre>
           </details>
+          <details>
+            <summary>Every field of the asset (secrets, operating system, policy…) as the API returns it</summary>
+            <pre class="raw" tabIndex={0}>
+              {JSON.stringify({ ...data, rawData: undefined }, null, 2)}
+            </pre>
+          </details>
         </>
       )}
     </section>
