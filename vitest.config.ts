@@ -40,6 +40,8 @@ export default defineConfig({
             'test/feeds/read.test.ts',
             'test/client/transport.test.ts',
             'test/package/**/*.test.ts',
+            // In Chromium, against a server on SQLite: once (the API under it is tested on both databases).
+            'test/console/**/*.test.ts',
           ],
         },
       },

@@ -3,36 +3,16 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { cpus } from 'node:os';
-import { parseArgs } from 'node:util';
 import { buildApp } from '../src/app.js';
 import { createTenantKey } from '../src/cli/keys.js';
-import type { GenerateOptions } from '../src/generate/generator.js';
 import { summaryLine } from '../src/import/importer.js';
 import { importGenerated } from './import.js';
+import { largeTenant } from './large-tenant.js';
 import { openStorage } from '../src/storage/index.js';
 
-const { values: args } = parseArgs({
-  options: {
-    assets: { type: 'string', default: '100000' },
-    'findings-per-asset': { type: 'string', default: '10' },
-    risks: { type: 'string', default: '50000' },
-    runs: { type: 'string', default: '30' },
-    db: { type: 'string' },
-    out: { type: 'string' },
-  },
-});
-
-const options: GenerateOptions = {
-  seed: 'bench',
-  tenants: 1,
-  assets: Number(args.assets),
-  findingsPerAsset: Number(args['findings-per-asset']),
-  risks: Number(args.risks),
-};
-const dbUrl = args.db ?? `sqlite:./data/bench-${options.assets}-${options.findingsPerAsset}-${options.risks}.db`;
-const runs = Number(args.runs);
+const { options, dbUrl, runs, out: outArg } = largeTenant(30, { out: { type: 'string' } });
 const dialectName = dbUrl.startsWith('postgres') ? 'postgres' : 'sqlite';
-const out = args.out ?? `docs/bench/${dialectName}.md`;
+const out = outArg ?? `docs/bench/${dialectName}.md`;
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);

@@ -9,6 +9,7 @@ import { apiError } from './domain/errors.js';
 import { authenticate } from './http/auth.js';
 import { registerCaching, serverFingerprint } from './http/caching.js';
 import type { CompressionOptions } from './http/compression.js';
+import { consoleRoutes } from './http/console.js';
 import { cursorCodec } from './http/cursor.js';
 import {
   answerOutsideRoutes,
@@ -134,7 +135,8 @@ export async function buildApp({
   });
   options.metrics?.instrument(app);
 
-  // Security headers; the content security policy is left to /docs (swagger-ui sets its own), JSON needs none.
+  // Security headers; the content security policy is left to /docs (swagger-ui sets its own) and /console/ (its own,
+  // src/http/console.ts); JSON needs none.
   await app.register(helmet, { contentSecurityPolicy: false, crossOriginEmbedderPolicy: false });
   // gzip or brotli when the client asks, at the levels tenant 200s use; those are compressed (and their compressed
   // bodies kept) by the caching hooks, which this plugin passes through: it serves the rest (the OpenAPI document,
@@ -150,6 +152,8 @@ export async function buildApp({
     zlibOptions: { level: compression.gzipLevel },
   });
   await registerOpenApi(app);
+  // The web console: static files with their own content security policy (src/http/console.ts).
+  await consoleRoutes(app);
   await healthRoutes(app, { storage, lifecycle });
   if (options.metrics && options.metricsToken) {
     const { registry } = options.metrics;

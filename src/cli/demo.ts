@@ -57,11 +57,16 @@ export async function demoCommand(opts: { db?: string; host?: string; port?: str
     await storage.close();
     throw error;
   });
-  const lines = [`secinv demo: serving ${server.url} (API reference: ${server.url}/docs)`, ''];
+  const lines = [
+    `secinv demo: serving ${server.url} (API reference: ${server.url}/docs)`,
+    `Console: ${server.url}/console/ (open it in a browser and paste a KEY below)`,
+    '',
+  ];
   for (const { tenant, key } of keys) {
     lines.push(
       `Tenant ${tenant}`,
       `  KEY=${key}`,
+      `  console: ${server.url}/console/ (sign in with this KEY)`,
       `  curl -s -H "Authorization: Bearer ${key}" '${server.url}/v1/tenant/assets?perPage=2&sortBy=riskScore&sortOrder=DESC'`,
       `  curl -s -H "Authorization: Bearer ${key}" '${server.url}/v1/tenant/assets?providers=AWS&severityLevels=CRITICAL&perPage=5'`,
       `  curl -s -H "Authorization: Bearer ${key}" '${server.url}/v1/tenant/risks?severityLevels=CRITICAL&include=primaryAsset&perPage=2'`,

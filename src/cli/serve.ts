@@ -15,7 +15,7 @@ export async function serveCommand(config: Readonly<Config>, io: Io): Promise<vo
     throw error;
   });
   io.stderr.write(
-    `secinv: serving ${server.url} (database ${storage.dialect})${server.metricsUrl ? `, metrics at ${server.metricsUrl}` : ''}\n`,
+    `secinv: serving ${server.url} (database ${storage.dialect}), console at ${server.url}/console/${server.metricsUrl ? `, metrics at ${server.metricsUrl}` : ''}\n`,
   );
   await server.closed;
 }

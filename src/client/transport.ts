@@ -71,7 +71,8 @@ const problemsOf = (status: number, body: unknown): ApiProblem[] => {
   ];
 };
 
-async function apiErrorOf(response: Response): Promise<SecinvApiError> {
+/** The error an answer other than 2xx stands for (its body in the API's error shape, or not). */
+export async function apiErrorOf(response: Response): Promise<SecinvApiError> {
   const text = await response.text().catch(() => '');
   let body: unknown = null;
   try {

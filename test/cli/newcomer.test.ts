@@ -86,6 +86,9 @@ describe('which database', () => {
         child.once('exit', (code) => reject(new Error(`demo exited ${code}:\n${text}`)));
       });
       expect(output).toContain(`To serve this data again: npx secinv serve --db ${displayDatabaseUrl(db)}\n`);
+      // The console's address, next to the curl lines of each tenant.
+      expect(output).toMatch(/^Console: http:\/\/127\.0\.0\.1:\d+\/console\/ /m);
+      expect(output).toMatch(/^ {2}console: http:\/\/127\.0\.0\.1:\d+\/console\/ \(sign in with this KEY\)$/m);
     } finally {
       child.kill('SIGTERM');
     }

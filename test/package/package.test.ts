@@ -50,7 +50,7 @@ describe.skipIf(!reachable)(
   `installed from the packed tarball (needs the npm registry${reachable ? '' : ': skipped, the registry did not answer npm ping'})`,
   { timeout: 600_000 },
   () => {
-    it('packs dist/ and bin/, and installs into an empty project', async () => {
+    it('packs dist/ (the console too) and bin/, and installs into an empty project', async () => {
       await run('npm', ['pack', '--pack-destination', dir], { cwd: root, maxBuffer: 64 * 1024 * 1024 });
       const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'));
       expect(tarball).toBeDefined();
@@ -58,6 +58,10 @@ describe.skipIf(!reachable)(
       for (const file of ['package/bin/secinv.js', 'package/dist/cli/bin.js', 'package/dist/client/index.js'])
         expect(listing.split('\n')).toContain(file);
       expect(listing).toContain('package/dist/client/index.d.ts');
+      // The web console, built by Vite at pack time: its page and its hashed script.
+      expect(listing.split('\n')).toContain('package/dist/console/index.html');
+      expect(listing).toMatch(/package\/dist\/console\/static\/index-[\w-]+\.js/);
+      expect(listing).not.toContain('package/console/');
       expect(listing).not.toContain('package/src/');
       expect(listing).not.toContain('package/test/');
 
@@ -92,7 +96,7 @@ describe.skipIf(!reachable)(
       expect((await run(secinv, ['demo', '--help'])).stdout).toContain('Usage: secinv demo');
     });
 
-    it('serves a database it filled, and the client of the package reads it', async () => {
+    it('serves a database it filled, the client of the package reads it, and it serves the console', async () => {
       const db = `sqlite:${join(dir, 'inventory.db')}`;
       const generated = join(dir, 'inventory.ndjson');
       const { stdout: inventory } = await run(secinv, ['generate', '--assets', '25', '--risks', '5'], {
@@ -125,6 +129,16 @@ describe.skipIf(!reachable)(
         );
         const { stdout } = await run('node', ['count.mjs', url, key], { cwd: project });
         expect(JSON.parse(stdout)).toEqual({ n: 25, total: 25 });
+
+        // The installed server serves the console it was packed with: the page, then the script the page names.
+        const page = await fetch(`${url}/console/`);
+        expect(page.status).toBe(200);
+        const html = await page.text();
+        const script = /<script type="module" crossorigin src="(\/console\/static\/[^"]+\.js)"/.exec(html)?.[1];
+        expect(script).toBeDefined();
+        const code = await fetch(`${url}${script!}`);
+        expect(code.status).toBe(200);
+        expect(code.headers.get('content-type')).toMatch(/javascript/);
       } finally {
         server.kill('SIGTERM');
       }

@@ -10,7 +10,10 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 
 async function lintPlanted(files: Record<string, string>): Promise<string[]> {
   const tag = randomBytes(4).toString('hex');
-  const paths = Object.keys(files).map((name) => `src/${name.replace('TAG', tag)}`);
+  // Names are under src/, except the console's (console/src/…).
+  const paths = Object.keys(files).map((name) =>
+    (name.startsWith('console/') ? name : `src/${name}`).replace('TAG', tag),
+  );
   try {
     Object.values(files).forEach((text, i) => writeFileSync(`${root}${paths[i]}`, text.replaceAll('TAG', tag)));
     const results = await new ESLint({ cwd: root }).lintFiles(paths);
@@ -50,6 +53,23 @@ describe('layer rules', { timeout: 120_000 }, () => {
       'client/planted-TAG.ts': "import type { Risk } from '../domain/risks.js';\nexport type Planted = Risk;\n",
     });
     expect(types).toEqual([]);
+  });
+
+  it('the console imports nothing of the server but the client, and the server nothing of the console', async () => {
+    const domain = await lintPlanted({
+      'console/src/planted-TAG.ts':
+        "import { riskFieldNames } from '../../src/domain/risks.js';\nexport const planted = riskFieldNames;\n",
+    });
+    expect(domain.some((m) => m.includes('the console layer must not import'))).toBe(true);
+    const client = await lintPlanted({
+      'console/src/planted-TAG.ts':
+        "import { createClient } from '../../src/client/index.js';\nexport const planted = createClient;\n",
+    });
+    expect(client).toEqual([]);
+    const server = await lintPlanted({
+      'http/planted-TAG.ts': "import { App } from '../../console/src/app.js';\nexport const planted = App;\n",
+    });
+    expect(server.some((m) => m.includes('the server never imports the console'))).toBe(true);
   });
 
   it('an import within the rules passes', async () => {

@@ -1,0 +1,6 @@
+import { render } from 'preact';
+import { App } from './app.js';
+import './base.css';
+import './pages.css';
+
+render(<App />, document.getElementById('app')!);
