@@ -64,8 +64,8 @@ interface Columns {
   state: Coded;
 }
 
-/** Rows per read transaction: on SQLite each batch holds the connection and the event loop for a few milliseconds. */
-const BATCH = 2_000;
+/** Rows per read transaction: on SQLite each batch holds the connection and the event loop for tens of milliseconds. */
+const BATCH = 5_000;
 
 interface Kept {
   version: number;
