@@ -115,6 +115,8 @@ async function readColumns(read: TenantReader, tenantId: string, maxRows: number
     state: coded(size),
   };
   const stateTypes = new Set(OPERATIONAL_STATE_TYPES);
+  const lists = Object.entries(LISTS) as [keyof typeof LISTS, (typeof LISTS)[keyof typeof LISTS]][];
+  const flags = Object.entries(FLAGS) as [keyof typeof FLAGS, (typeof FLAGS)[keyof typeof FLAGS]][];
   let after: string | null = null;
   let i = 0;
   for (;;) {
@@ -133,10 +135,8 @@ async function readColumns(read: TenantReader, tenantId: string, maxRows: number
     // The version is the one counted first, so there are no more rows than counted then.
     for (const row of rows) {
       if (i >= size) break;
-      for (const [param, column] of Object.entries(LISTS) as [keyof typeof LISTS, (typeof LISTS)[keyof typeof LISTS]][])
-        columns.lists[param].codes[i] = code(columns.lists[param], row[column]);
-      for (const [param, column] of Object.entries(FLAGS) as [keyof typeof FLAGS, (typeof FLAGS)[keyof typeof FLAGS]][])
-        columns.flags[param][i] = Number(row[column]);
+      for (const [param, column] of lists) columns.lists[param].codes[i] = code(columns.lists[param], row[column]);
+      for (const [param, column] of flags) columns.flags[param][i] = Number(row[column]);
       columns.levels[i] = mask(row.n_low, row.n_medium, row.n_high, row.n_critical);
       columns.secrets[i] = mask(row.n_low_secrets, row.n_medium_secrets, row.n_high_secrets, row.n_critical_secrets);
       columns.risk[i] = row.risk_score === null ? NaN : Number(row.risk_score);
