@@ -10,7 +10,8 @@ import { build } from 'esbuild';
  * The sources bundled into one file, once per test process: a process then starts on a third of the CPU it needs
  * through tsx (1.1 s rather than 2.5-3.2 s on a loaded machine), which tests that start a dozen of them feel. It is
  * laid out as the build is (a temporary folder with package.json, node_modules and dist/cli/bin.mjs), so that what the
- * code finds relative to itself (`../../package.json`, the code under `..` it fingerprints) is where it looks.
+ * code finds relative to itself (`../../package.json`, the code under `..` it fingerprints, the built console) is where
+ * it looks.
  */
 let bundled: Promise<string> | undefined;
 const bundledCli = (): Promise<string> =>
@@ -28,6 +29,8 @@ const bundledCli = (): Promise<string> =>
       outfile,
       logLevel: 'warning',
     });
+    // The built console, which the server finds beside its code (src/http/console.ts): dist/console.
+    symlinkSync(resolve('dist', 'console'), join(root, 'dist', 'console'));
     process.once('exit', () => rmSync(root, { recursive: true, force: true }));
     return outfile;
   })());
