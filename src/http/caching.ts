@@ -22,8 +22,10 @@ declare module 'fastify' {
      * clients are told not to store it.
      */
     uncached?: boolean;
-    /** The coding of kept compressed bytes this request is answered with, without its handler. */
-    keptCoding?: Coding;
+    /** The coding the client accepts best (negotiated once, in preHandler), or undefined for identity. */
+    coding?: Coding | undefined;
+    /** Answered with kept compressed bytes, without its handler. */
+    fromKept?: boolean;
   }
 }
 
@@ -111,9 +113,10 @@ export function registerCaching(api: FastifyInstance, options: CachingOptions): 
       return reply.code(304).send();
     }
     const coding = negotiateCoding(request.headers);
+    request.coding = coding;
     const kept = coding === undefined ? undefined : bodies.kept(etag, coding);
-    if (coding !== undefined && kept !== undefined) {
-      request.keptCoding = coding;
+    if (kept !== undefined) {
+      request.fromKept = true;
       return reply.code(200).type(JSON_TYPE).send(kept);
     }
   });
@@ -138,15 +141,11 @@ export function registerCaching(api: FastifyInstance, options: CachingOptions): 
       reply.code(304);
       return '';
     }
-    if (request.keptCoding !== undefined) {
-      reply.header('Content-Encoding', request.keptCoding);
-      return payload;
-    }
     // Compressed here, by tag, so a body sent again is not compressed again; @fastify/compress passes an encoded
     // payload through and still serves everything else (errors, the OpenAPI document).
-    const coding = payload.length < options.compression.threshold ? undefined : negotiateCoding(request.headers);
-    if (coding === undefined) return payload;
+    const { coding } = request;
+    if (coding === undefined || (!request.fromKept && payload.length < options.compression.threshold)) return payload;
     reply.header('Content-Encoding', coding);
-    return bodies.get(request.etag, coding, payload);
+    return request.fromKept ? payload : bodies.get(request.etag, coding, payload);
   });
 }
