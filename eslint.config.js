@@ -140,6 +140,8 @@ export default tseslint.config(
       'import-x/no-restricted-paths': [
         'error',
         {
+          // Zones are relative to this file, not to the working directory of whoever runs the lint.
+          basePath: import.meta.dirname,
           zones: [
             ...Object.entries(layers).map(([name, { path, forbidden }]) => ({
               target: `./${path}`,

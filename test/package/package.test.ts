@@ -3,9 +3,20 @@
 // itself, and a script of the project calls it through `secinv/client`. The install fetches the dependencies from the
 // npm registry. better-sqlite3's install script (prebuild-install) is handed this checkout's compiled binary as a local
 // prebuild, as it would take a downloaded one, so that the test does not spend minutes compiling it again; a version
-// other than this checkout's is compiled as usual.
+// other than this checkout's is compiled as usual. The pack runs in a copy of the checkout's sources (node_modules
+// linked), so that its build writes another dist/ than the one the other test files serve at the same time.
 import { execFile, execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,6 +41,24 @@ async function registryReachable(): Promise<boolean> {
 }
 const reachable = await registryReachable();
 
+/** A copy of what `npm pack` reads and builds from, with the checkout's node_modules. */
+function packableCopy(): string {
+  const copy = join(dir, 'checkout');
+  for (const path of [
+    'package.json',
+    'README.md',
+    'bin',
+    'docs',
+    'src',
+    'console',
+    'tsconfig.json',
+    'tsconfig.build.json',
+  ])
+    if (existsSync(join(root, path))) cpSync(join(root, path), join(copy, path), { recursive: true });
+  symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'));
+  return copy;
+}
+
 /** A folder holding this checkout's better-sqlite3 binary under the name prebuild-install looks for. */
 function localPrebuild(): string {
   const folder = join(dir, 'prebuilds');
@@ -51,7 +80,7 @@ describe.skipIf(!reachable)(
   { timeout: 600_000 },
   () => {
     it('packs dist/ (the console too) and bin/, and installs into an empty project', async () => {
-      await run('npm', ['pack', '--pack-destination', dir], { cwd: root, maxBuffer: 64 * 1024 * 1024 });
+      await run('npm', ['pack', '--pack-destination', dir], { cwd: packableCopy(), maxBuffer: 64 * 1024 * 1024 });
       const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'));
       expect(tarball).toBeDefined();
       const { stdout: listing } = await run('tar', ['tzf', join(dir, tarball!)], { maxBuffer: 16 * 1024 * 1024 });
