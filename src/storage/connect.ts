@@ -80,6 +80,12 @@ export interface ConnectOptions {
    * larger than this is counted by SQL); 0 counts everything by SQL (docs/DESIGN.md §35).
    */
   countColumnsMaxRows: number;
+  /**
+   * How many findings of the vulnerability list's sort index a package-filtered page may walk before it starts from
+   * the matching packages instead (or twice the matches, if more); 0 never walks. Default: 20,000 on SQLite, 0 on
+   * PostgreSQL, whose planner chooses between the two plans itself (docs/DESIGN.md §39).
+   */
+  packageWalkRows?: number;
   /** Called with the SQL of every statement run (tests count statements per request); awaited before the next. */
   onQuery?: (sql: string) => void | Promise<void>;
   /** Called when a pooled connection fails (the database restarted…); the pool replaces it. */

@@ -12,7 +12,7 @@ import { keyStore } from './keys.js';
 import { riskWriteStore } from './risk-store.js';
 import { tenantStore } from './tenants.js';
 import { riskStore } from './risks.js';
-import { vulnerabilityStore } from './vulnerabilities.js';
+import { PACKAGE_WALK_ROWS, vulnerabilityStore } from './vulnerabilities.js';
 import { bulkTransaction, tenantReader } from './scope.js';
 import { deferIndexes } from './bulk-indexes.js';
 import type { WriteRunOptions, IngestWriter, Storage } from './types.js';
@@ -95,7 +95,9 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
     ...assetStore(read, sqlDialects[dialect], options.countColumnsMaxRows ?? defaultConnectOptions.countColumnsMaxRows),
     ...assetBatchStore(read, sqlDialects[dialect]),
     ...riskStore(read),
-    ...vulnerabilityStore(read),
+    // PostgreSQL's planner walks the sort index by itself when the matches are dense (22 ms for openssl on 1M
+    // findings, against 34 ms through the walk's subquery): the walk is SQLite's.
+    ...vulnerabilityStore(read, options.packageWalkRows ?? (dialect === 'sqlite' ? PACKAGE_WALK_ROWS : 0)),
     ...feedStore(db, dialect),
     ...riskWriteStore(db, dialect),
 

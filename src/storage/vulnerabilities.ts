@@ -1,7 +1,14 @@
 // Vulnerability finding reads: every filter answered by SQL (package filters through the packages child table, asset
 // filters through semi-joins), numbered pages or keyset batches over (sort value, asset_id, vulnerability_id), so a
 // batch deep in the list costs what the first does; exemptions spliced in.
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
+import {
+  sql,
+  type Expression,
+  type ExpressionBuilder,
+  type Kysely,
+  type SelectQueryBuilder,
+  type SqlBool,
+} from 'kysely';
 import { severityLevelValues } from '../domain/enums.js';
 import type { ListVulnerabilitiesQuery, VulnerabilitySortField } from '../domain/vulnerabilities.js';
 import { columnFilters, environmentFilter, groupMemberFilter, type ColumnFilters } from './filters.js';
@@ -69,30 +76,161 @@ function filterExpressions(eb: Eb, tenantId: string, q: VulnerabilityFilters): E
     );
   }
   if (q.assetGroupIds) where.push(groupMemberFilter(eb, tenantId, q.assetGroupIds, eb.ref('vulnerabilities.asset_id')));
-  // Package filters apply to one package: a single package must satisfy all of those given.
-  if (q.packageName !== undefined || q.targetName !== undefined || q.targetType !== undefined || q.targetClass) {
-    let packages = fromTenant(db, 'vulnerability_packages', tenantId).select([
-      'vulnerability_packages.asset_id',
-      'vulnerability_packages.vulnerability_id',
-    ]);
-    if (q.packageName !== undefined) packages = packages.where('package_name', '=', q.packageName);
-    if (q.targetName !== undefined) packages = packages.where('target_name', '=', q.targetName);
-    if (q.targetType !== undefined) packages = packages.where('target_type', '=', q.targetType);
-    if (q.targetClass) packages = packages.where('target_class', 'in', q.targetClass);
+  if (hasPackageFilters(q)) {
     where.push(
-      eb(eb.refTuple('vulnerabilities.asset_id', 'vulnerabilities.vulnerability_id'), 'in', packages as never),
+      eb(
+        eb.refTuple('vulnerabilities.asset_id', 'vulnerabilities.vulnerability_id'),
+        'in',
+        packagesOf(db, tenantId, q).select([
+          'vulnerability_packages.asset_id',
+          'vulnerability_packages.vulnerability_id',
+        ]) as never,
+      ),
     );
   }
   return where;
 }
 
+const hasPackageFilters = (q: VulnerabilityFilters): boolean =>
+  q.packageName !== undefined ||
+  q.targetName !== undefined ||
+  q.targetType !== undefined ||
+  q.targetClass !== undefined;
+
+/** The tenant's packages that satisfy every package filter: the filters apply to one package together. */
+function packagesOf(db: Kysely<Database>, tenantId: string, q: VulnerabilityFilters) {
+  let packages = fromTenant(db, 'vulnerability_packages', tenantId);
+  if (q.packageName !== undefined) packages = packages.where('package_name', '=', q.packageName);
+  if (q.targetName !== undefined) packages = packages.where('target_name', '=', q.targetName);
+  if (q.targetType !== undefined) packages = packages.where('target_type', '=', q.targetType);
+  if (q.targetClass) packages = packages.where('target_class', 'in', q.targetClass);
+  return packages;
+}
+
+/**
+ * How far a package-filtered page may walk the list's sort index by default (docs/DESIGN.md §39): up to this many
+ * findings, or twice the matches, whichever is more. A finding walked costs a key probe of its packages, a third of
+ * what starting from a matching package costs (a lookup of its finding, then a place in the sort of all matches).
+ */
+export const PACKAGE_WALK_ROWS = 20_000;
+
+/** The keys and sort value of a list's findings in its order, past a keyset position when given. */
+function keysInOrder(
+  findings: SelectQueryBuilder<Database, 'vulnerabilities', object>,
+  column: (typeof sortColumns)[VulnerabilitySortField],
+  direction: 'asc' | 'desc',
+  after: FindingPosition | undefined,
+) {
+  let select = findings.select([
+    'vulnerabilities.asset_id',
+    'vulnerabilities.vulnerability_id',
+    'vulnerabilities.is_exempted',
+    `vulnerabilities.${column} as sortValue`,
+  ]);
+  if (after) {
+    select = select.where((eb) =>
+      eb(
+        eb.refTuple(`vulnerabilities.${column}`, 'vulnerabilities.asset_id', 'vulnerabilities.vulnerability_id'),
+        direction === 'desc' ? '<' : '>',
+        eb.tuple(after[0] as never, after[1], after[2]),
+      ),
+    );
+  }
+  return select
+    .orderBy(`vulnerabilities.${column}`, direction)
+    .orderBy('vulnerabilities.asset_id', direction)
+    .orderBy('vulnerabilities.vulnerability_id', direction);
+}
+
+interface WalkedKey {
+  asset_id: string;
+  vulnerability_id: string;
+  is_exempted: number;
+  sortValue: string | number;
+}
+
+/**
+ * A page of a package-filtered list by walking the list's sort index and probing each finding's packages by key,
+ * rather than starting from the matching packages: a package that many findings have (openssl: 48,000 of 1,000,000)
+ * otherwise costs a lookup of every match and a sort of all of them on every page (~0.5 s on SQLite), where the walk
+ * reaches the first page's rows after ~2,000 findings. How far to walk is estimated from the two counts (the list
+ * with and without the package filters, both kept per data version): when the page's rows are expected further than
+ * `walkRows` allows (a rare package, a deep page), or the walk falls short, the answer is undefined and the other plan
+ * answers.
+ */
+async function walkForPackages(
+  db: Kysely<Database>,
+  tenantId: string,
+  filters: VulnerabilityFilters,
+  page: {
+    column: (typeof sortColumns)[VulnerabilitySortField];
+    direction: 'asc' | 'desc';
+    after: FindingPosition | undefined;
+    limit: number;
+    offset: number;
+  },
+  counted: (filters: VulnerabilityFilters) => Promise<number>,
+  walkRows: number,
+): Promise<WalkedKey[] | undefined> {
+  if (walkRows === 0) return undefined;
+  const { column, direction, after, limit, offset } = page;
+  const { packageName: _name, targetName: _target, targetType: _type, targetClass: _class, ...rowFilters } = filters;
+  const matches = await counted(filters);
+  if (matches === 0) return [];
+  // Twice the expected distance, for matches that cluster unevenly along the sort order.
+  const reach = Math.ceil((2 * (offset + limit) * (await counted(rowFilters))) / matches);
+  if (reach > Math.max(walkRows, 2 * matches)) return undefined;
+  const walked = keysInOrder(
+    fromTenant(db, 'vulnerabilities', tenantId).where((eb) => eb.and(filterExpressions(eb, tenantId, rowFilters))),
+    column,
+    direction,
+    after,
+  ).limit(reach);
+  const rows = (await db
+    .selectFrom(walked.as('w'))
+    .selectAll()
+    .where((eb) =>
+      eb.exists(
+        packagesOf(db, tenantId, filters)
+          .select(sql.lit(1).as('one'))
+          .where('vulnerability_packages.asset_id', '=', eb.ref('w.asset_id'))
+          .where('vulnerability_packages.vulnerability_id', '=', eb.ref('w.vulnerability_id')),
+      ),
+    )
+    .orderBy('w.sortValue', direction)
+    .orderBy('w.asset_id', direction)
+    .orderBy('w.vulnerability_id', direction)
+    .limit(limit)
+    .offset(offset)
+    .execute()) as WalkedKey[];
+  if (rows.length === limit) return rows;
+  // Short: the end of the list, or the end of the walk with more findings after it.
+  const { n } = await db
+    .selectFrom(walked.as('w'))
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(n) < reach ? rows : undefined;
+}
+
 const key = (assetId: string, vulnerabilityId: string) => `${assetId}\u0000${vulnerabilityId}`;
 
-export function vulnerabilityStore(read: TenantReader): Pick<Storage, 'listVulnerabilities' | 'findingPurls'> {
+export function vulnerabilityStore(
+  read: TenantReader,
+  walkRows: number,
+): Pick<Storage, 'listVulnerabilities' | 'findingPurls'> {
   const count = countCache();
 
   const filtered = (db: Kysely<Database>, tenantId: string, filters: VulnerabilityFilters) =>
     fromTenant(db, 'vulnerabilities', tenantId).where((eb) => eb.and(filterExpressions(eb, tenantId, filters)));
+
+  const countOf = async (db: Kysely<Database>, tenantId: string, filters: VulnerabilityFilters): Promise<number> =>
+    Number(
+      (
+        await filtered(db, tenantId, filters)
+          .select((eb) => eb.fn.countAll<number | string>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   return {
     listVulnerabilities: (scope, query, after) =>
@@ -105,38 +243,27 @@ export function vulnerabilityStore(read: TenantReader): Pick<Storage, 'listVulne
         // the narrow keys first, then reads the documents of that page (as for assets), so that the rows it skips
         // never carry their documents.
         const offset = after ? 0 : (page - 1) * perPage;
-        let select = filtered(db, scope.tenantId, filters).select([
-          'vulnerabilities.asset_id',
-          'vulnerabilities.vulnerability_id',
-          'vulnerabilities.is_exempted',
-          `vulnerabilities.${column} as sortValue`,
-        ]);
-        if (after) {
-          select = select.where((eb) =>
-            eb(
-              eb.refTuple(`vulnerabilities.${column}`, 'vulnerabilities.asset_id', 'vulnerabilities.vulnerability_id'),
-              direction === 'desc' ? '<' : '>',
-              eb.tuple(after[0] as never, after[1], after[2]),
-            ),
-          );
-        }
         // One row more than asked tells whether another batch follows.
-        const ordered = select
-          .orderBy(`vulnerabilities.${column}`, direction)
-          .orderBy('vulnerabilities.asset_id', direction)
-          .orderBy('vulnerabilities.vulnerability_id', direction)
-          .limit(perPage + 1);
-        const fetched: {
-          asset_id: string;
-          vulnerability_id: string;
-          is_exempted: number;
-          sortValue: string | number;
-        }[] =
-          offset === 0 ? await ordered.select('vulnerabilities.doc').execute() : await ordered.offset(offset).execute();
+        const ordered = keysInOrder(filtered(db, scope.tenantId, filters), column, direction, after).limit(perPage + 1);
+        const walked = hasPackageFilters(filters)
+          ? await walkForPackages(
+              db,
+              scope.tenantId,
+              filters,
+              { column, direction, after, limit: perPage + 1, offset },
+              (counting) => count(db, scope.tenantId, counting, () => countOf(db, scope.tenantId, counting)),
+              walkRows,
+            )
+          : undefined;
+        const fetched: WalkedKey[] =
+          walked ??
+          (offset === 0
+            ? await ordered.select('vulnerabilities.doc').execute()
+            : await ordered.offset(offset).execute());
         const keys = fetched.slice(0, perPage);
 
         const docs = new Map<string, Buffer>();
-        if (offset === 0) {
+        if (offset === 0 && walked === undefined) {
           for (const row of keys as ((typeof keys)[number] & { doc: Buffer })[])
             docs.set(key(row.asset_id, row.vulnerability_id), row.doc);
         } else if (keys.length > 0) {
@@ -186,15 +313,7 @@ export function vulnerabilityStore(read: TenantReader): Pick<Storage, 'listVulne
         const next: FindingPosition | null =
           fetched.length > perPage && last ? [last.sortValue, last.asset_id, last.vulnerability_id] : null;
         if (!includeTotal || after) return { items, next };
-        const total = await count(db, scope.tenantId, filters, async () =>
-          Number(
-            (
-              await filtered(db, scope.tenantId, filters)
-                .select((eb) => eb.fn.countAll<number | string>().as('n'))
-                .executeTakeFirstOrThrow()
-            ).n,
-          ),
-        );
+        const total = await count(db, scope.tenantId, filters, () => countOf(db, scope.tenantId, filters));
         return { items, total, next };
       }),
 
