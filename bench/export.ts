@@ -3,7 +3,7 @@
 // records, bytes, seconds to the first byte, records per second, and the server's RSS high-water mark after it; then a
 // slow reader (one that takes the findings export at 4 MB/s for a few seconds and hangs up), after which the server's
 // peak RSS must not have grown by the size of the result.
-// Usage: npm run bench:export [-- --db sqlite|postgres --assets N --findings-per-asset N]
+// Usage: npm run bench:export [-- --db sqlite|postgres --assets N --findings-per-asset N --keep]
 import { fork, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -21,6 +21,8 @@ const { values: args } = parseArgs({
     db: { type: 'string', default: process.env.SECINV_BENCH_DB ?? 'sqlite' },
     assets: { type: 'string', default: '100000' },
     'findings-per-asset': { type: 'string', default: '10' },
+    // PostgreSQL: keep the imported tenant's database for the next run (SQLite always keeps its file under data/).
+    keep: { type: 'boolean', default: false },
     serve: { type: 'string' }, // internal: the server process, given the database URL
   },
 });
@@ -117,7 +119,7 @@ function read(port: number, path: string, key: string, slow?: { bytesPerSecond: 
 async function main(): Promise<void> {
   const options = benchOptions(args.assets, args['findings-per-asset']);
   const dir = mkdtempSync(join(tmpdir(), 'secinv-bench-export-'));
-  const db = await tenantDatabase(dir, { db: args.db, options, name: 'export' });
+  const db = await tenantDatabase(dir, { db: args.db, options, name: 'export', keep: args.keep });
   try {
     const admin = await openStorage(db.url);
     const [tenant] = await admin.listTenants();
