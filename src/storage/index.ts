@@ -95,7 +95,7 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
     ...assetStore(read, sqlDialects[dialect], options.countColumnsMaxRows ?? defaultConnectOptions.countColumnsMaxRows),
     ...assetBatchStore(read, sqlDialects[dialect]),
     ...riskStore(read),
-    ...vulnerabilityStore(read),
+    ...vulnerabilityStore(read, sqlDialects[dialect]),
     ...feedStore(db, dialect),
     ...riskWriteStore(db, dialect),
 
