@@ -8,6 +8,7 @@ import { riskFieldNames } from '../../src/domain/risks.js';
 import { Vulnerability } from '../../src/domain/vulnerabilities.js';
 import { buildApp } from '../../src/app.js';
 import { UnavailableError } from '../../src/domain/errors.js';
+import { csvRow } from '../../src/http/csv.js';
 import { EXPORT_BATCH } from '../../src/http/export.js';
 import type { Storage } from '../../src/storage/index.js';
 import { sharedSetup, TENANT_A, TENANT_B } from '../helpers.js';
@@ -51,6 +52,12 @@ async function allRiskBatches(query: string): Promise<Item[]> {
   return items;
 }
 
+/** The CSV an export must send, byte for byte: csvRow (the cells' definition) over the paged items. */
+const expectCsvBytes = (raw: Buffer, columns: readonly string[], items: readonly Item[]) =>
+  expect(
+    raw.equals(Buffer.from(`\uFEFF${[columns, ...items.map((i) => columns.map((c) => i[c]))].map(csvRow).join('')}`)),
+  ).toBe(true);
+
 async function exported(url: string, headers: Record<string, string> = {}) {
   const res = await get(url, headers);
   expect(res.statusCode, res.body.slice(0, 500)).toBe(200);
@@ -78,6 +85,7 @@ describe('vulnerability export', () => {
     expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8; header=present');
     const columns = Object.keys(Vulnerability.properties);
     expect(csvRows(csv.rawPayload)).toEqual([columns, ...pages.map((item) => columns.map((c) => cell(item[c])))]);
+    expectCsvBytes(csv.rawPayload, columns, pages);
   });
 
   it('exports the whole result across batches, each finding once', async () => {
@@ -206,6 +214,7 @@ describe('risk export', () => {
       ...['primaryAsset', 'integration'].filter((name) => include.includes(name)),
     ];
     expect(csvRows(csv.rawPayload)).toEqual([columns, ...batches.map((item) => columns.map((c) => cell(item[c])))]);
+    expectCsvBytes(csv.rawPayload, columns, batches);
   });
 
   it('exports more risks than one batch reads', async () => {
@@ -236,6 +245,7 @@ describe('asset export', () => {
     const csv = await exported(join('/v1/tenant/assets', query, 'format=csv'));
     const columns = Object.keys(Asset.properties);
     expect(csvRows(csv.rawPayload)).toEqual([columns, ...pages.map((item) => columns.map((c) => cell(item[c])))]);
+    expectCsvBytes(csv.rawPayload, columns, pages);
   });
 
   it('exports more assets than one batch reads, each once', async () => {
