@@ -122,6 +122,10 @@ export function exportBody(
         // A UTF-8 byte order mark before the header, so that spreadsheets read the file as UTF-8.
         else if (index > 0) yield csv.rows(batch.value);
         else yield Buffer.concat([Buffer.from(`\uFEFF${csv.header}`), csv.rows(batch.value)]);
+        // The response writes a chunk when the event loop turns (Node.js corks the socket for a tick), and the next
+        // batch's read and encoding run in promise callbacks, synchronously on SQLite: without a turn here the first
+        // bytes would wait for them (docs/DESIGN.md §36).
+        await new Promise((resolve) => setImmediate(resolve));
       }
     } finally {
       await rest.return?.();

@@ -1,6 +1,8 @@
 // Streamed exports of the lists (NDJSON and CSV): the whole filtered, sorted result, equal to every page concatenated,
 // chosen by `format` or by Accept; the request rules of exports; CSV that a spreadsheet reads as written; the headers,
 // tags, compression and rate limit of a download.
+import { get as httpGet } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { Asset } from '../../src/domain/assets.js';
@@ -362,6 +364,53 @@ describe('exports: a database failure', () => {
           headers: { authorization: `Bearer ${shared.keys[0]}` },
         }),
       ).rejects.toThrow(/destroyed before completion/);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('exports: the first bytes', () => {
+  it('are written before the second batch is read (the socket is not held corked by the reads that follow)', async () => {
+    let socket: Socket | undefined;
+    const written: number[] = [];
+    const storage: Storage = {
+      ...shared.ctx.apiStorage,
+      listVulnerabilities: async (...args) => {
+        // Bytes the socket has passed to the system: written, less those still held in its buffer (corked).
+        written.push(socket === undefined ? -1 : socket.bytesWritten - socket.writableLength);
+        return shared.ctx.apiStorage.listVulnerabilities(...args);
+      },
+    };
+    const app = await buildApp({ storage });
+    app.addHook('onRequest', async (request) => {
+      socket = request.raw.socket;
+    });
+    try {
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      const { port } = app.server.address() as AddressInfo;
+      const body = await new Promise<Buffer>((resolve, reject) => {
+        const chunks: Buffer[] = [];
+        httpGet(
+          {
+            host: '127.0.0.1',
+            port,
+            path: '/v1/tenant/vulnerabilities?format=csv',
+            headers: { authorization: `Bearer ${shared.keys[0]}` },
+          },
+          (res) => {
+            res.on('data', (chunk: Buffer) => chunks.push(chunk));
+            res.on('end', () => resolve(Buffer.concat(chunks)));
+          },
+        ).on('error', reject);
+      });
+      expect(written.length).toBeGreaterThanOrEqual(3);
+      // Nothing sent before the first read; the header row and the first batch's rows before the second.
+      expect(written[0]).toBe(0);
+      const firstBatch = csvRows(body)
+        .slice(0, 101)
+        .reduce((bytes, row) => bytes + row.join(',').length, 0);
+      expect(written[1]).toBeGreaterThan(firstBatch);
     } finally {
       await app.close();
     }
