@@ -1,7 +1,7 @@
-// Exports: a list's whole filtered, sorted result as one streamed NDJSON or CSV download (docs/DESIGN.md §27). The rows
-// come in keyset batches, each read in a storage call of its own, and the next batch is read only when the response
-// has taken the previous one: a slow client holds no database connection and makes the server buffer at most one
-// batch, whatever the size of the result.
+// Exports: a list's whole filtered, sorted result as one streamed NDJSON or CSV download (docs/DESIGN.md §27, §36). The
+// rows come in keyset batches, each read in a storage call of its own, at most one read ahead of what the response has
+// taken: a slow client holds no database connection and makes the server hold a bounded number of batches (the one
+// read ahead, the one the stream holds), whatever the size of the result.
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import Negotiator from 'negotiator';
