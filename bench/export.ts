@@ -1,9 +1,9 @@
 // Export benchmark: streamed NDJSON and CSV exports of a generated tenant (default 100,000 assets, ~1,000,000
 // findings) from a `secinv serve`-like server in a process of its own, so that its peak RSS is the server's. Per export:
-// records, bytes, seconds to the first byte, records per second, and the server's RSS high-water mark after it; then a
-// slow reader (one that takes the findings export at 4 MB/s for a few seconds and hangs up), after which the server's
-// peak RSS must not have grown by the size of the result.
-// Usage: npm run bench:export [-- --db sqlite|postgres --assets N --findings-per-asset N]
+// records, bytes, seconds to the first byte, records per second, the server's CPU time (all its threads) per record and
+// its RSS high-water mark after it; then a slow reader (one that takes the findings export at 4 MB/s for a few seconds
+// and hangs up), after which the server's peak RSS must not have grown by the size of the result.
+// Usage: npm run bench:export [-- --db sqlite|postgres --assets N --findings-per-asset N --keep --findings-only]
 import { fork, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -21,6 +21,10 @@ const { values: args } = parseArgs({
     db: { type: 'string', default: process.env.SECINV_BENCH_DB ?? 'sqlite' },
     assets: { type: 'string', default: '100000' },
     'findings-per-asset': { type: 'string', default: '10' },
+    // PostgreSQL: keep the imported tenant's database for the next run (SQLite always keeps its file under data/).
+    keep: { type: 'boolean', default: false },
+    // Only the two findings exports (no assets, no slow reader): for comparing changes to the findings export.
+    'findings-only': { type: 'boolean', default: false },
     serve: { type: 'string' }, // internal: the server process, given the database URL
   },
 });
@@ -37,6 +41,11 @@ async function serve(url: string): Promise<void> {
   process.send?.({ port: typeof address === 'object' && address ? address.port : 0 });
   process.on('message', (message) => {
     if (message === 'rss') process.send?.({ rss: process.resourceUsage().maxRSS * 1024 });
+    // CPU seconds used so far (all threads): per export, a figure that other work on the machine disturbs less.
+    if (message === 'cpu') {
+      const { user, system } = process.cpuUsage();
+      process.send?.({ cpu: (user + system) / 1e6 });
+    }
     // The IPC channel keeps the process alive: leave once the server and the database are closed.
     if (message === 'stop')
       void app
@@ -114,10 +123,15 @@ function read(port: number, path: string, key: string, slow?: { bytesPerSecond: 
   });
 }
 
+async function stop(server: ChildProcess): Promise<void> {
+  server.send('stop');
+  await new Promise((resolve) => server.once('exit', resolve));
+}
+
 async function main(): Promise<void> {
   const options = benchOptions(args.assets, args['findings-per-asset']);
   const dir = mkdtempSync(join(tmpdir(), 'secinv-bench-export-'));
-  const db = await tenantDatabase(dir, { db: args.db, options, name: 'export' });
+  const db = await tenantDatabase(dir, { db: args.db, options, name: 'export', keep: args.keep });
   try {
     const admin = await openStorage(db.url);
     const [tenant] = await admin.listTenants();
@@ -139,20 +153,21 @@ async function main(): Promise<void> {
     process.stdout.write(
       `${args.db}, ${count(options.assets)} assets x ${options.findingsPerAsset} findings; server peak RSS at start ${mb(await rss())}\n`,
     );
-    for (const path of [
-      '/v1/tenant/vulnerabilities?format=ndjson',
-      '/v1/tenant/vulnerabilities?format=csv',
-      '/v1/tenant/assets?format=ndjson&sortBy=riskScore&sortOrder=DESC',
-      '/v1/tenant/assets?format=csv',
-    ]) {
+    const findings = ['/v1/tenant/vulnerabilities?format=ndjson', '/v1/tenant/vulnerabilities?format=csv'];
+    const assets = ['/v1/tenant/assets?format=ndjson&sortBy=riskScore&sortOrder=DESC', '/v1/tenant/assets?format=csv'];
+    for (const path of args['findings-only'] ? findings : [...findings, ...assets]) {
+      const cpu = await ask<number>(server, 'cpu', 'cpu');
       const r = await read(port, path, key.key);
+      const cpuSeconds = (await ask<number>(server, 'cpu', 'cpu')) - cpu;
       const records = path.includes('format=csv') ? r.records - 1 : r.records;
       process.stdout.write(
         `${path}: ${count(records)} records, ${mb(r.bytes)} in ${r.seconds.toFixed(1)} s ` +
           `(first byte ${r.firstByteMs.toFixed(0)} ms), ${count(records / r.seconds)} records/s; ` +
+          `server CPU ${cpuSeconds.toFixed(1)} s (${((cpuSeconds / records) * 1e6).toFixed(1)} µs/record); ` +
           `server peak RSS ${mb(await rss())}\n`,
       );
     }
+    if (args['findings-only']) return await stop(server);
     const before = await rss();
     const slow = await read(port, '/v1/tenant/vulnerabilities?format=ndjson', key.key, {
       bytesPerSecond: 4e6,
@@ -162,8 +177,7 @@ async function main(): Promise<void> {
       `slow reader (4 MB/s, hung up after ${mb(slow.bytes)} in ${slow.seconds.toFixed(1)} s): ` +
         `server peak RSS ${mb(before)} before, ${mb(await rss())} after\n`,
     );
-    server.send('stop');
-    await new Promise((resolve) => server.once('exit', resolve));
+    await stop(server);
   } finally {
     await db.drop();
     rmSync(dir, { recursive: true, force: true });

@@ -28,6 +28,11 @@ export interface TenantDatabase {
   name: string;
   /** Runs on the empty database before the import (e.g. loads a feed while no tenant would derive risks from it). */
   prepare?: (storage: Storage) => Promise<void>;
+  /**
+   * PostgreSQL, for benchmarks that only read: keep the imported database (named by `name` and the sizes) and reuse
+   * it on the next run, as SQLite's file under data/ is (the 1M-finding import takes half an hour there).
+   */
+  keep?: boolean;
 }
 
 /** Imports the generated tenant as `secinv generate | secinv import` would. */
@@ -72,6 +77,7 @@ export async function tenantDatabase(
     return { url: `sqlite:${copy}`, drop: async () => undefined };
   }
   const admin = process.env.SECINV_BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  if (spec.keep === true) return keptPostgres(admin, spec);
   const name = `secinv_bench_${spec.name.replace(/\W/g, '_')}_${process.pid}`;
   const url = new URL(admin);
   url.pathname = `/${name}`;
@@ -82,4 +88,26 @@ export async function tenantDatabase(
     throw error;
   });
   return { url: url.toString(), drop };
+}
+
+/** A PostgreSQL tenant database kept between runs: imported under a partial name, renamed once complete. */
+async function keptPostgres(admin: string, spec: TenantDatabase): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `secinv_bench_${spec.name.replace(/\W/g, '_')}_${spec.options.assets}_${spec.options.findingsPerAsset}`;
+  const urlOf = (database: string) => {
+    const url = new URL(admin);
+    url.pathname = `/${database}`;
+    return url.toString();
+  };
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  const exists = await client.query('select 1 from pg_database where datname = $1', [name]).finally(() => client.end());
+  if (exists.rowCount === 1) {
+    process.stdout.write(`reusing the database ${name} (drop it to import again)\n`);
+    return { url: urlOf(name), drop: async () => undefined };
+  }
+  await adminQuery(admin, `drop database if exists ${name}_partial with (force)`);
+  await adminQuery(admin, `create database ${name}_partial`);
+  await build(urlOf(`${name}_partial`), spec);
+  await adminQuery(admin, `alter database ${name}_partial rename to ${name}`);
+  return { url: urlOf(name), drop: async () => undefined };
 }

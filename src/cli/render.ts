@@ -2,7 +2,7 @@
 // stdout to drain, so `--all` runs in constant memory whatever the format. Columns (table, csv) are the --fields
 // given, dotted paths reaching into nested objects, or each resource's default set (table) / the first record's keys.
 import { stringify } from 'yaml';
-import { csvRow } from '../http/export.js';
+import { csvRow } from '../http/csv.js';
 import type { Io } from './io.js';
 
 export const outputFormats = ['table', 'json', 'ndjson', 'csv', 'yaml'] as const;

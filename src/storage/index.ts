@@ -97,7 +97,11 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
     ...riskStore(read),
     // PostgreSQL's planner walks the sort index by itself when the matches are dense (22 ms for openssl on 1M
     // findings, against 34 ms through the walk's subquery): the walk is SQLite's.
-    ...vulnerabilityStore(read, options.packageWalkRows ?? (dialect === 'sqlite' ? PACKAGE_WALK_ROWS : 0)),
+    ...vulnerabilityStore(
+      read,
+      sqlDialects[dialect],
+      options.packageWalkRows ?? (dialect === 'sqlite' ? PACKAGE_WALK_ROWS : 0),
+    ),
     ...feedStore(db, dialect),
     ...riskWriteStore(db, dialect),
 

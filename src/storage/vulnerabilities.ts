@@ -13,6 +13,7 @@ import { severityLevelValues } from '../domain/enums.js';
 import type { ListVulnerabilitiesQuery, VulnerabilitySortField } from '../domain/vulnerabilities.js';
 import { columnFilters, environmentFilter, groupMemberFilter, type ColumnFilters } from './filters.js';
 import { appendTo, countCache, fromTenant, type TenantReader } from './scope.js';
+import type { SqlDialect } from './dialect.js';
 import type { Database } from './tables.js';
 import type { FindingPosition, Storage } from './types.js';
 
@@ -147,6 +148,8 @@ interface WalkedKey {
   vulnerability_id: string;
   is_exempted: number;
   sortValue: string | number;
+  /** The document, when read with the keys (a first page or a keyset batch not walked). */
+  doc?: Buffer | string;
 }
 
 /**
@@ -214,8 +217,12 @@ async function walkForPackages(
 
 const key = (assetId: string, vulnerabilityId: string) => `${assetId}\u0000${vulnerabilityId}`;
 
+/** The end of a finding that no exemption matches (most of them). */
+const NO_EXEMPTIONS = Buffer.from(',"exemptions":[]}');
+
 export function vulnerabilityStore(
   read: TenantReader,
+  dialect: SqlDialect,
   walkRows: number,
 ): Pick<Storage, 'listVulnerabilities' | 'findingPurls'> {
   const count = countCache();
@@ -258,15 +265,14 @@ export function vulnerabilityStore(
         const fetched: WalkedKey[] =
           walked ??
           (offset === 0
-            ? await ordered.select('vulnerabilities.doc').execute()
+            ? await ordered.select(dialect.document('vulnerabilities.doc').as('doc')).execute()
             : await ordered.offset(offset).execute());
         const keys = fetched.slice(0, perPage);
 
+        // A keyset batch (and the first page) has each document on its row; a later page, or a walked one, reads them
+        // by key.
         const docs = new Map<string, Buffer>();
-        if (offset === 0 && walked === undefined) {
-          for (const row of keys as ((typeof keys)[number] & { doc: Buffer })[])
-            docs.set(key(row.asset_id, row.vulnerability_id), row.doc);
-        } else if (keys.length > 0) {
+        if ((offset > 0 || walked !== undefined) && keys.length > 0) {
           const assetIds = [...new Set(keys.map((k) => k.asset_id))];
           const vulnerabilityIds = [...new Set(keys.map((k) => k.vulnerability_id))];
           // Both IN lists together can match more pairs than the page holds (bounded by the page's assets); the map
@@ -300,14 +306,21 @@ export function vulnerabilityStore(
         }
 
         const items = keys.map((k) => {
-          const doc = docs.get(key(k.asset_id, k.vulnerability_id))!;
-          const exemptions = (exemptionsOf.get(key(k.asset_id, k.vulnerability_id)) ?? []).map(
-            (id) => `{"exemptionId":${JSON.stringify(id)},"exemption":${exemptionDocs.get(id)}}`,
-          );
-          return Buffer.concat([
-            doc.subarray(0, doc.length - 1),
-            Buffer.from(`,"exemptions":[${exemptions.join(',')}]}`),
-          ]);
+          const doc = k.doc ?? docs.get(key(k.asset_id, k.vulnerability_id))!;
+          const matched = exemptionsOf.size === 0 ? undefined : exemptionsOf.get(key(k.asset_id, k.vulnerability_id));
+          const tail =
+            matched === undefined
+              ? NO_EXEMPTIONS
+              : Buffer.from(
+                  `,"exemptions":[${matched.map((id) => `{"exemptionId":${JSON.stringify(id)},"exemption":${exemptionDocs.get(id)}}`).join(',')}]}`,
+                );
+          // The document, then the exemptions over its closing brace: one buffer, written once.
+          const length = typeof doc === 'string' ? Buffer.byteLength(doc) : doc.length;
+          const item = Buffer.allocUnsafe(length - 1 + tail.length);
+          if (typeof doc === 'string') item.write(doc, 0);
+          else doc.copy(item, 0, 0, length - 1);
+          tail.copy(item, length - 1);
+          return item;
         });
         const last = keys[keys.length - 1];
         const next: FindingPosition | null =

@@ -1,6 +1,8 @@
 // Streamed exports of the lists (NDJSON and CSV): the whole filtered, sorted result, equal to every page concatenated,
 // chosen by `format` or by Accept; the request rules of exports; CSV that a spreadsheet reads as written; the headers,
 // tags, compression and rate limit of a download.
+import { get as httpGet } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { Asset } from '../../src/domain/assets.js';
@@ -8,6 +10,7 @@ import { riskFieldNames } from '../../src/domain/risks.js';
 import { Vulnerability } from '../../src/domain/vulnerabilities.js';
 import { buildApp } from '../../src/app.js';
 import { UnavailableError } from '../../src/domain/errors.js';
+import { csvRow } from '../../src/http/csv.js';
 import { EXPORT_BATCH } from '../../src/http/export.js';
 import type { Storage } from '../../src/storage/index.js';
 import { sharedSetup, TENANT_A, TENANT_B } from '../helpers.js';
@@ -51,6 +54,12 @@ async function allRiskBatches(query: string): Promise<Item[]> {
   return items;
 }
 
+/** The CSV an export must send, byte for byte: csvRow (the cells' definition) over the paged items. */
+const expectCsvBytes = (raw: Buffer, columns: readonly string[], items: readonly Item[]) =>
+  expect(
+    raw.equals(Buffer.from(`\uFEFF${[columns, ...items.map((i) => columns.map((c) => i[c]))].map(csvRow).join('')}`)),
+  ).toBe(true);
+
 async function exported(url: string, headers: Record<string, string> = {}) {
   const res = await get(url, headers);
   expect(res.statusCode, res.body.slice(0, 500)).toBe(200);
@@ -78,6 +87,7 @@ describe('vulnerability export', () => {
     expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8; header=present');
     const columns = Object.keys(Vulnerability.properties);
     expect(csvRows(csv.rawPayload)).toEqual([columns, ...pages.map((item) => columns.map((c) => cell(item[c])))]);
+    expectCsvBytes(csv.rawPayload, columns, pages);
   });
 
   it('exports the whole result across batches, each finding once', async () => {
@@ -206,6 +216,7 @@ describe('risk export', () => {
       ...['primaryAsset', 'integration'].filter((name) => include.includes(name)),
     ];
     expect(csvRows(csv.rawPayload)).toEqual([columns, ...batches.map((item) => columns.map((c) => cell(item[c])))]);
+    expectCsvBytes(csv.rawPayload, columns, batches);
   });
 
   it('exports more risks than one batch reads', async () => {
@@ -236,6 +247,7 @@ describe('asset export', () => {
     const csv = await exported(join('/v1/tenant/assets', query, 'format=csv'));
     const columns = Object.keys(Asset.properties);
     expect(csvRows(csv.rawPayload)).toEqual([columns, ...pages.map((item) => columns.map((c) => cell(item[c])))]);
+    expectCsvBytes(csv.rawPayload, columns, pages);
   });
 
   it('exports more assets than one batch reads, each once', async () => {
@@ -342,8 +354,9 @@ describe('exports: a database failure', () => {
     }
   });
 
-  it('mid-stream cuts the response off: never a complete-looking body', async () => {
-    const app = await failingAt(2);
+  // The third read is one read ahead, while the second batch is sent.
+  it.each([2, 3])('mid-stream (read %i) cuts the response off: never a complete-looking body', async (read) => {
+    const app = await failingAt(read);
     try {
       await expect(
         app.inject({
@@ -351,6 +364,53 @@ describe('exports: a database failure', () => {
           headers: { authorization: `Bearer ${shared.keys[0]}` },
         }),
       ).rejects.toThrow(/destroyed before completion/);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('exports: the first bytes', () => {
+  it('are written before the second batch is read (the socket is not held corked by the reads that follow)', async () => {
+    let socket: Socket | undefined;
+    const written: number[] = [];
+    const storage: Storage = {
+      ...shared.ctx.apiStorage,
+      listVulnerabilities: async (...args) => {
+        // Bytes the socket has passed to the system: written, less those still held in its buffer (corked).
+        written.push(socket === undefined ? -1 : socket.bytesWritten - socket.writableLength);
+        return shared.ctx.apiStorage.listVulnerabilities(...args);
+      },
+    };
+    const app = await buildApp({ storage });
+    app.addHook('onRequest', async (request) => {
+      socket = request.raw.socket;
+    });
+    try {
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      const { port } = app.server.address() as AddressInfo;
+      const body = await new Promise<Buffer>((resolve, reject) => {
+        const chunks: Buffer[] = [];
+        httpGet(
+          {
+            host: '127.0.0.1',
+            port,
+            path: '/v1/tenant/vulnerabilities?format=csv',
+            headers: { authorization: `Bearer ${shared.keys[0]}` },
+          },
+          (res) => {
+            res.on('data', (chunk: Buffer) => chunks.push(chunk));
+            res.on('end', () => resolve(Buffer.concat(chunks)));
+          },
+        ).on('error', reject);
+      });
+      expect(written.length).toBeGreaterThanOrEqual(3);
+      // Nothing sent before the first read; the header row and the first batch's rows before the second.
+      expect(written[0]).toBe(0);
+      const firstBatch = csvRows(body)
+        .slice(0, 101)
+        .reduce((bytes, row) => bytes + row.join(',').length, 0);
+      expect(written[1]).toBeGreaterThan(firstBatch);
     } finally {
       await app.close();
     }
