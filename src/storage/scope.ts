@@ -124,6 +124,16 @@ export function tenantReader(
       });
 }
 
+/**
+ * A tenant reader for work that runs a single statement (one asset, by key). On SQLite a statement reads one snapshot by
+ * itself, so it runs without BEGIN and COMMIT, two statements and a transaction object fewer (docs/DESIGN.md §38); on
+ * PostgreSQL it is tenantReader's transaction, whose setting the row-level security policies read.
+ */
+export function singleStatementReader(db: Kysely<Database>, dialect: Dialect): TenantReader {
+  if (dialect === 'sqlite') return (_tenantId, work) => work(db);
+  return tenantReader(db, dialect);
+}
+
 /** The tenant's data version as this transaction sees it (-1 for no such tenant). */
 export async function dataVersion(db: Kysely<Database>, tenantId: string): Promise<number> {
   const row = await db
@@ -146,8 +156,10 @@ export function countCache() {
     tenantId: string,
     filters: unknown,
     count: (dataVersion: number) => Promise<number>,
+    /** The version as the caller's transaction read it already. */
+    known?: number,
   ): Promise<number> => {
-    const version = await dataVersion(db, tenantId);
+    const version = known ?? (await dataVersion(db, tenantId));
     const key = `${tenantId}\u0000${version}\u0000${JSON.stringify(filters)}`;
     let total = counts.get(key);
     if (total === undefined) {
