@@ -7,7 +7,7 @@ import { filterExpressions, type AssetFilters, type DocumentAccess } from './ass
 import { assetOrder } from './asset-order.js';
 import { assetJson, DERIVED_COLUMNS, storedDocuments, withDocuments } from './asset-documents.js';
 import { pageOfAssets, pageStarts } from './asset-pages.js';
-import { countCache, dataVersion, fromTenant, type TenantReader } from './scope.js';
+import { compiledOnce, countCache, dataVersion, fromTenant, type TenantReader } from './scope.js';
 import type { Database } from './tables.js';
 import type { Page, Storage, TenantScope } from './types.js';
 
@@ -20,6 +20,12 @@ export function assetStore(
   // columns kept in memory per data version (§35).
   const count = countCache();
   const starts = pageStarts();
+  // Built and compiled once: one asset is a small request, and Kysely's part of it is noticeable (§38).
+  const oneAsset = compiledOnce((db, tenantId: string, id: string) =>
+    withDocuments(fromTenant(db, 'assets', tenantId))
+      .select([...DERIVED_COLUMNS, 'asset_documents.doc', 'asset_documents.raw_data'])
+      .where('assets.id', '=', id),
+  );
   const columnsOf = assetColumns(read, countColumnsMaxRows);
 
   const filtered = (db: Kysely<Database>, scope: TenantScope, filters: AssetFilters, access: DocumentAccess) =>
@@ -74,10 +80,7 @@ export function assetStore(
 
     getAsset: (scope: TenantScope, id: string, withRawData: boolean): Promise<Buffer | undefined> =>
       readOne(scope.tenantId, async (db) => {
-        const row = await withDocuments(fromTenant(db, 'assets', scope.tenantId))
-          .select([...DERIVED_COLUMNS, 'asset_documents.doc', 'asset_documents.raw_data'])
-          .where('assets.id', '=', id)
-          .executeTakeFirst();
+        const [row] = await oneAsset(db, scope.tenantId, id);
         return row && assetJson(row, row.doc, withRawData ? row.raw_data : undefined);
       }),
   };
