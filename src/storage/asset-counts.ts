@@ -5,10 +5,10 @@
 // from it is of the same data as a page read at that version; a write bumps the version, and the next count starts
 // reading a new copy. Only the filters below are
 // answered here; a query with any other (ids, executions, groups, environments, services, text, dates) is counted by
-// SQL. Each predicate mirrors its SQL in src/storage/assets.ts, and test/storage/asset-counts.test.ts checks that both
+// SQL. Each predicate mirrors its SQL in src/storage/asset-filters.ts, and test/storage/asset-counts.test.ts checks that both
 // agree on both databases. The reasoning: docs/DESIGN.md §35.
 import { OPERATIONAL_STATE_TYPES } from '../domain/enums.js';
-import type { AssetFilters } from './assets.js';
+import type { AssetFilters } from './asset-filters.js';
 import { dataVersion, fromTenant, type TenantReader } from './scope.js';
 
 /** List filters on a text column: the column is one of the items (exact, as `in` compares; null matches nothing). */

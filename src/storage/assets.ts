@@ -1,197 +1,31 @@
 // Asset reads: the list with every filter and sort of the contract answered by SQL, and the get.
-import {
-  sql,
-  type Expression,
-  type ExpressionBuilder,
-  type Kysely,
-  type SelectQueryBuilder,
-  type SqlBool,
-} from 'kysely';
-import type { AssetSortField, ListAssetsQuery } from '../domain/assets.js';
-import { OPERATIONAL_STATE_TYPES } from '../domain/enums.js';
-import { META_SEPARATOR } from '../domain/search.js';
+import type { Kysely } from 'kysely';
+import type { ListAssetsQuery } from '../domain/assets.js';
 import type { SqlDialect } from './dialect.js';
-import { columnFilters, environmentFilter, groupMemberFilter, type ColumnFilters } from './filters.js';
 import { assetColumns, countable, countColumns } from './asset-counts.js';
-import { countCache, fromTenant, type TenantReader } from './scope.js';
-import type { AssetTable, Database } from './tables.js';
+import { filterExpressions, type AssetFilters, type DocumentAccess } from './asset-filters.js';
+import { assetOrder } from './asset-order.js';
+import { assetJson, DERIVED_COLUMNS, storedDocuments, withDocuments } from './asset-documents.js';
+import { pageOfAssets, pageStarts } from './asset-pages.js';
+import { compiledOnce, countCache, dataVersion, fromTenant, type TenantReader } from './scope.js';
+import type { Database } from './tables.js';
 import type { Page, Storage, TenantScope } from './types.js';
 
-type Eb = ExpressionBuilder<Database, 'assets'>;
-
-export const sortColumns: Record<AssetSortField, { column: keyof AssetTable; nullable: boolean }> = {
-  id: { column: 'id', nullable: false },
-  executionId: { column: 'execution_id', nullable: true },
-  integrationId: { column: 'integration_id', nullable: true },
-  resourceType: { column: 'resource_type', nullable: true },
-  service: { column: 'service', nullable: true },
-  region: { column: 'region', nullable: true },
-  name: { column: 'name', nullable: true },
-  provider: { column: 'provider', nullable: false },
-  firstObservedAt: { column: 'first_observed_at', nullable: false },
-  lastObservedAt: { column: 'last_observed_at', nullable: false },
-  riskScore: { column: 'risk_score', nullable: true },
-  vulnerabilityScore: { column: 'vulnerability_score', nullable: false },
-  numberOfLowVulnerabilities: { column: 'n_low', nullable: false },
-  numberOfMediumVulnerabilities: { column: 'n_medium', nullable: false },
-  numberOfHighVulnerabilities: { column: 'n_high', nullable: false },
-  numberOfCriticalVulnerabilities: { column: 'n_critical', nullable: false },
-};
-
-const levelColumns = {
-  CRITICAL: ['n_critical', 'n_critical_secrets'],
-  HIGH: ['n_high', 'n_high_secrets'],
-  MEDIUM: ['n_medium', 'n_medium_secrets'],
-  LOW: ['n_low', 'n_low_secrets'],
-} as const;
-
-const plainFilters: ColumnFilters = {
-  lists: {
-    ids: 'assets.id',
-    executionIds: 'assets.execution_id',
-    regions: 'assets.region',
-    integrationIds: 'assets.integration_id',
-    resourceTypes: 'assets.resource_type',
-    providers: 'assets.provider',
-  },
-  flags: {
-    hasAdminPrivileges: 'assets.has_admin_privileges',
-    hasOverlyPermissivePrivileges: 'assets.has_overly_permissive_privileges',
-    isSusceptibleToPrivilegeEscalation: 'assets.is_susceptible_to_privilege_escalation',
-    hasKev: 'assets.has_kev',
-    hasExploit: 'assets.has_exploit',
-    isExploitable: 'assets.is_exploitable',
-    isPubliclyExposed: 'assets.is_publicly_exposed',
-    isVulnerable: 'assets.is_vulnerable',
-  },
-  ranges: [['firstObservedAtStart', 'firstObservedAtEnd', 'assets.first_observed_at']],
-};
-
-export type AssetFilters = Omit<ListAssetsQuery, 'sortBy' | 'sortOrder' | 'page' | 'perPage'>;
-
-/**
- * How the `metadata` filter reaches the documents: a page probes them asset by asset in the page's order and stops
- * after a page of matches (14 ms on 100,000 assets); a count reads them once (0.5 s there, against 1.1 s for 100,000
- * probes). Both select the same assets.
- */
-type DocumentAccess = 'probe' | 'scan';
-
-export function filterExpressions(
-  eb: Eb,
-  tenantId: string,
-  q: AssetFilters,
-  dialect: SqlDialect,
-  access: DocumentAccess,
-): Expression<SqlBool>[] {
-  const where = columnFilters(eb, q, plainFilters);
-  if (q.assetGroupIds) where.push(groupMemberFilter(eb, tenantId, q.assetGroupIds, eb.ref('assets.id')));
-  if (q.environmentIds) where.push(environmentFilter(eb, tenantId, q.environmentIds, eb.ref('assets.integration_id')));
-  if (q.severityLevels) where.push(eb.or(q.severityLevels.map((level) => eb(levelColumns[level][0], '>', 0))));
-  if (q.secretsLevels) where.push(eb.or(q.secretsLevels.map((level) => eb(levelColumns[level][1], '>', 0))));
-  // The text filters mirror serviceMatches, nameMatches and metadataMatches of src/domain/search.ts on columns that
-  // import fills from the same module (test/storage/rules.test.ts checks that both agree).
-  if (q.services) {
-    const qualified = q.services.filter((s) => s.includes('::')).map((s) => s.toLowerCase());
-    const bare = q.services.filter((s) => !s.includes('::')).map((s) => s.toLowerCase());
-    const alternatives: Expression<SqlBool>[] = [];
-    if (qualified.length > 0) alternatives.push(eb('service_lc', 'in', qualified));
-    if (bare.length > 0) alternatives.push(eb('service_name_lc', 'in', bare));
-    where.push(eb.or(alternatives));
-  }
-  if (q.query !== undefined) where.push(dialect.contains(eb.ref('name_lc'), q.query.toLowerCase()));
-  if (q.metadata !== undefined) {
-    const metadata = q.metadata.toLowerCase();
-    // A needle that spans the separator would match across two tokens; no single key or value contains it.
-    where.push(
-      q.metadata.includes(META_SEPARATOR)
-        ? sql<SqlBool>`1 = 0`
-        : metadataFilter(eb, tenantId, metadata, dialect, access),
-    );
-  }
-  if (q.riskScoreGte !== undefined) where.push(eb('risk_score', '>=', q.riskScoreGte));
-  if (q.operationalStates) {
-    where.push(
-      eb.and([eb('resource_type', 'in', OPERATIONAL_STATE_TYPES), eb('operational_state', 'in', q.operationalStates)]),
-    );
-  }
-  return where;
-}
-
-function metadataFilter(
-  eb: Eb,
-  tenantId: string,
-  needle: string,
-  dialect: SqlDialect,
-  access: DocumentAccess,
-): Expression<SqlBool> {
-  // The searched text lives with the documents (docs/DESIGN.md §26). An ExpressionBuilder starts subqueries like a
-  // Kysely instance.
-  const documents = fromTenant(eb as unknown as Kysely<Database>, 'asset_documents', tenantId).where((d) =>
-    dialect.contains(d.ref('asset_documents.meta_search'), needle),
-  );
-  return access === 'scan'
-    ? eb('assets.id', 'in', documents.select('asset_documents.asset_id'))
-    : eb.exists(documents.select(sql.lit(1).as('one')).where('asset_documents.asset_id', '=', eb.ref('assets.id')));
-}
-
-export const DERIVED_COLUMNS = [
-  'n_low',
-  'n_medium',
-  'n_high',
-  'n_critical',
-  'vulnerability_score',
-  'is_vulnerable',
-  'has_kev',
-  'has_exploit',
-  'is_exploitable',
-] as const;
-type DerivedRow = Pick<AssetTable, (typeof DERIVED_COLUMNS)[number]> & { doc: Buffer };
-
-/**
- * Mapper from a row to the API object's JSON bytes. The stored document lacks the derived fields, which change when
- * findings or exemptions are imported; they are spliced in front of it instead of parsing and re-serialising it.
- */
-export function assetJson(row: DerivedRow, rawData?: string): Buffer {
-  const derived =
-    `{"isVulnerable":${row.is_vulnerable === 1},"numberOfLowVulnerabilities":${row.n_low},` +
-    `"numberOfMediumVulnerabilities":${row.n_medium},"numberOfHighVulnerabilities":${row.n_high},` +
-    `"numberOfCriticalVulnerabilities":${row.n_critical},"vulnerabilityScore":${row.vulnerability_score},` +
-    `"hasKev":${row.has_kev === 1},"hasExploit":${row.has_exploit === 1},"isExploitable":${row.is_exploitable === 1},`;
-  const { doc } = row;
-  if (rawData === undefined) return Buffer.concat([Buffer.from(derived), doc.subarray(1)]);
-  return Buffer.concat([Buffer.from(derived), doc.subarray(1, doc.length - 1), Buffer.from(`,"rawData":${rawData}}`)]);
-}
-
-/** Joins each asset row to its documents (one row each, same tenant). */
-const withDocuments = <O>(select: SelectQueryBuilder<Database, 'assets', O>) =>
-  select.innerJoin('asset_documents', (join) =>
-    join
-      .onRef('asset_documents.tenant_id', '=', 'assets.tenant_id')
-      .onRef('asset_documents.asset_id', '=', 'assets.id'),
-  );
-
-/** The served rows (derived columns and document) of the given assets, by id: a page, or the assets a page embeds. */
-export async function assetDocuments(
-  db: Kysely<Database>,
-  tenantId: string,
-  ids: readonly string[],
-): Promise<Map<string, DerivedRow & { id: string }>> {
-  if (ids.length === 0) return new Map();
-  const rows = await withDocuments(fromTenant(db, 'assets', tenantId))
-    .select(['assets.id', ...DERIVED_COLUMNS, 'asset_documents.doc'])
-    .where('assets.id', 'in', ids)
-    .execute();
-  return new Map(rows.map((row) => [row.id, row]));
-}
-
 export function assetStore(
-  read: TenantReader,
+  { read, readOne }: { read: TenantReader; readOne: TenantReader },
   dialect: SqlDialect,
   countColumnsMaxRows: number,
 ): Pick<Storage, 'listAssets' | 'getAsset'> {
   // Counting every match costs far more than fetching a page (docs/DESIGN.md §6); most filter sets are counted from
   // columns kept in memory per data version (§35).
   const count = countCache();
+  const starts = pageStarts();
+  // Built and compiled once: one asset is a small request, and Kysely's part of it is noticeable (§38).
+  const oneAsset = compiledOnce((db, tenantId: string, id: string) =>
+    withDocuments(fromTenant(db, 'assets', tenantId))
+      .select([...DERIVED_COLUMNS, 'asset_documents.doc', 'asset_documents.raw_data'])
+      .where('assets.id', '=', id),
+  );
   const columnsOf = assetColumns(read, countColumnsMaxRows);
 
   const filtered = (db: Kysely<Database>, scope: TenantScope, filters: AssetFilters, access: DocumentAccess) =>
@@ -203,46 +37,51 @@ export function assetStore(
     listAssets: (scope: TenantScope, query: ListAssetsQuery): Promise<Page> =>
       read(scope.tenantId, async (db) => {
         const { sortBy = 'id', sortOrder = 'ASC', page, perPage, ...filters } = query;
-        const { column, nullable } = sortColumns[sortBy];
-        const direction = sortOrder === 'DESC' ? 'desc' : 'asc';
-        // Two steps: order and page the narrow (id) rows first, then fetch the documents of that page only, so the sort
-        // never carries kilobytes of JSON per row and deep offsets skip ids, not documents.
-        let select = filtered(db, scope, filters, 'probe').select('assets.id');
-        if (nullable) {
-          for (const term of dialect.nullsLastOrder(column, direction)) select = select.orderBy(term);
-        } else {
-          select = select.orderBy(column, direction);
-          if (column !== 'id') select = select.orderBy('assets.id', direction);
-        }
-        const ids = (
-          await select
-            .limit(perPage)
-            .offset((page - 1) * perPage)
-            .execute()
-        ).map((r) => r.id);
-        const byId = await assetDocuments(db, scope.tenantId, ids);
+        // Read in this transaction, with the rows: kept positions and counts are filed under the version they saw.
+        const version = await dataVersion(db, scope.tenantId);
+        const order = assetOrder({ sortBy, sortOrder });
+        const key = `${scope.tenantId}\u0000${version}\u0000${sortBy}\u0000${sortOrder}\u0000${JSON.stringify(filters)}`;
+        // Two steps: order and page the narrow asset rows first (ids, sort keys, derived columns), then fetch the
+        // documents of that page only, so the sort never carries kilobytes of JSON per row; a deep page starts from a
+        // kept position, not an offset (§37).
+        const assets = await pageOfAssets(
+          db,
+          starts,
+          { key, tenantId: scope.tenantId, filters, order },
+          dialect,
+          page,
+          perPage,
+        );
+        const docs = await storedDocuments(
+          db,
+          scope.tenantId,
+          assets.map((asset) => asset.id),
+        );
 
-        const total = await count(db, scope.tenantId, filters, async (version) => {
-          const columns = countable(filters) ? columnsOf(scope.tenantId, version) : undefined;
-          if (columns !== undefined) return countColumns(columns, filters);
-          return Number(
-            (
-              await filtered(db, scope, filters, 'scan')
-                .select((eb) => eb.fn.countAll<number | string>().as('n'))
-                .executeTakeFirstOrThrow()
-            ).n,
-          );
-        });
-        return { items: ids.map((id) => assetJson(byId.get(id)!)), total };
+        const total = await count(
+          db,
+          scope.tenantId,
+          filters,
+          async () => {
+            const columns = countable(filters) ? columnsOf(scope.tenantId, version) : undefined;
+            if (columns !== undefined) return countColumns(columns, filters);
+            return Number(
+              (
+                await filtered(db, scope, filters, 'scan')
+                  .select((eb) => eb.fn.countAll<number | string>().as('n'))
+                  .executeTakeFirstOrThrow()
+              ).n,
+            );
+          },
+          version,
+        );
+        return { items: assets.map((asset) => assetJson(asset, docs.get(asset.id)!)), total };
       }),
 
     getAsset: (scope: TenantScope, id: string, withRawData: boolean): Promise<Buffer | undefined> =>
-      read(scope.tenantId, async (db) => {
-        const row = await withDocuments(fromTenant(db, 'assets', scope.tenantId))
-          .select([...DERIVED_COLUMNS, 'asset_documents.doc', 'asset_documents.raw_data'])
-          .where('assets.id', '=', id)
-          .executeTakeFirst();
-        return row && assetJson(row, withRawData ? row.raw_data : undefined);
+      readOne(scope.tenantId, async (db) => {
+        const [row] = await oneAsset(db, scope.tenantId, id);
+        return row && assetJson(row, row.doc, withRawData ? row.raw_data : undefined);
       }),
   };
 }

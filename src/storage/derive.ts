@@ -7,6 +7,7 @@ import { compileExemption, matchingExemptions, type MatchableAsset } from '../do
 import type { Exemption } from '../domain/vulnerabilities.js';
 import { forAssetBatches, fromTenant } from './scope.js';
 import type { AssetTable, Database, VulnerabilityTable } from './tables.js';
+import { DERIVED_COLUMNS } from './asset-documents.js';
 
 const BATCH = 500;
 const flag = (value: boolean): number => (value ? 1 : 0);
@@ -38,20 +39,7 @@ export async function recomputeDerived(
 
   const selectAssets = () =>
     fromTenant(db, 'assets', tenantId)
-      .select([
-        'id',
-        'region',
-        'tags',
-        'n_low',
-        'n_medium',
-        'n_high',
-        'n_critical',
-        'vulnerability_score',
-        'is_vulnerable',
-        'has_kev',
-        'has_exploit',
-        'is_exploitable',
-      ])
+      .select(['id', 'region', 'tags', ...DERIVED_COLUMNS])
       .orderBy('assets.id');
 
   await forAssetBatches(selectAssets, scope, BATCH, (assets) => recomputeBatch(db, tenantId, assets, exemptions));

@@ -13,7 +13,7 @@ import { riskWriteStore } from './risk-store.js';
 import { tenantStore } from './tenants.js';
 import { riskStore } from './risks.js';
 import { PACKAGE_WALK_ROWS, vulnerabilityStore } from './vulnerabilities.js';
-import { bulkTransaction, tenantReader } from './scope.js';
+import { bulkTransaction, singleStatementReader, tenantReader } from './scope.js';
 import { deferIndexes } from './bulk-indexes.js';
 import type { WriteRunOptions, IngestWriter, Storage } from './types.js';
 
@@ -92,7 +92,11 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
   const storage: Omit<Storage, 'dialect' | 'poolStats'> = guarded({
     ...keyStore(db),
     ...tenantStore(db),
-    ...assetStore(read, sqlDialects[dialect], options.countColumnsMaxRows ?? defaultConnectOptions.countColumnsMaxRows),
+    ...assetStore(
+      { read, readOne: singleStatementReader(db, dialect) },
+      sqlDialects[dialect],
+      options.countColumnsMaxRows ?? defaultConnectOptions.countColumnsMaxRows,
+    ),
     ...assetBatchStore(read, sqlDialects[dialect]),
     ...riskStore(read),
     // PostgreSQL's planner walks the sort index by itself when the matches are dense (22 ms for openssl on 1M

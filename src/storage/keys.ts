@@ -1,25 +1,31 @@
 // API keys: stored as a SHA-256 hash and a short display prefix, never the key itself.
 import type { Kysely } from 'kysely';
+import { compiledOnce } from './scope.js';
 import type { Database } from './tables.js';
 import type { AuthenticatedKey, KeyInfo, NewKey, Storage } from './types.js';
 
 type KeyStore = Pick<Storage, 'insertKey' | 'listKeys' | 'revokeKey' | 'findKeyByHash' | 'findKeyById' | 'touchKey'>;
 
 export function keyStore(db: Kysely<Database>): KeyStore {
+  // Every request looks its key up: built and compiled once (docs/DESIGN.md §38).
+  const lookup = (by: 'key_hash' | 'id') =>
+    compiledOnce((db, value: string) =>
+      db
+        .selectFrom('api_keys')
+        .innerJoin('tenants', 'tenants.tenant_id', 'api_keys.tenant_id')
+        .select([
+          'api_keys.id',
+          'api_keys.tenant_id',
+          'tenants.data_version',
+          'api_keys.expires_at',
+          'api_keys.revoked_at',
+          'api_keys.last_used_at',
+        ])
+        .where(`api_keys.${by}`, '=', value),
+    );
+  const lookups = { key_hash: lookup('key_hash'), id: lookup('id') };
   const findKey = async (by: 'key_hash' | 'id', value: string): Promise<AuthenticatedKey | undefined> => {
-    const row = await db
-      .selectFrom('api_keys')
-      .innerJoin('tenants', 'tenants.tenant_id', 'api_keys.tenant_id')
-      .select([
-        'api_keys.id',
-        'api_keys.tenant_id',
-        'tenants.data_version',
-        'api_keys.expires_at',
-        'api_keys.revoked_at',
-        'api_keys.last_used_at',
-      ])
-      .where(`api_keys.${by}`, '=', value)
-      .executeTakeFirst();
+    const [row] = await lookups[by](db, value);
     return (
       row && {
         keyId: row.id,

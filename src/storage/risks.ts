@@ -2,7 +2,7 @@
 // the primary asset and integration of a whole batch fetched in one query each.
 import type { Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely';
 import type { ListRisksQuery } from '../domain/risks.js';
-import { assetDocuments, assetJson } from './assets.js';
+import { assetDocuments, assetJson } from './asset-documents.js';
 import { columnFilters, environmentFilter, type ColumnFilters } from './filters.js';
 import { countCache, fromTenant, type TenantReader } from './scope.js';
 import type { Database } from './tables.js';
@@ -122,7 +122,7 @@ export function riskStore(read: TenantReader): Pick<Storage, 'listRisks'> {
         if (include?.includes('primaryAsset')) {
           const ids = [...new Set(rows.map((r) => r.primaryAssetId).filter((id): id is string => id !== null))];
           const assets = await assetDocuments(db, scope.tenantId, ids);
-          const byId = new Map([...assets].map(([id, a]) => [id, assetJson(a)]));
+          const byId = new Map([...assets].map(([id, a]) => [id, assetJson(a, a.doc)]));
           for (const row of rows)
             row.primaryAsset = (row.primaryAssetId !== null && byId.get(row.primaryAssetId)) || null;
         }

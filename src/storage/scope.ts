@@ -1,4 +1,11 @@
-import { sql, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
+import {
+  sql,
+  type Compilable,
+  type CompiledQuery,
+  type Kysely,
+  type SelectQueryBuilder,
+  type Transaction,
+} from 'kysely';
 import type { Database, TENANT_TABLES } from './tables.js';
 import type { Dialect } from './types.js';
 
@@ -124,6 +131,16 @@ export function tenantReader(
       });
 }
 
+/**
+ * A tenant reader for work that runs a single statement (one asset, by key). On SQLite a statement reads one snapshot by
+ * itself, so it runs without BEGIN and COMMIT, two statements and a transaction object fewer (docs/DESIGN.md §38); on
+ * PostgreSQL it is tenantReader's transaction, whose setting the row-level security policies read.
+ */
+export function singleStatementReader(db: Kysely<Database>, dialect: Dialect): TenantReader {
+  if (dialect === 'sqlite') return (_tenantId, work) => work(db);
+  return tenantReader(db, dialect);
+}
+
 /** The tenant's data version as this transaction sees it (-1 for no such tenant). */
 export async function dataVersion(db: Kysely<Database>, tenantId: string): Promise<number> {
   const row = await db
@@ -146,8 +163,10 @@ export function countCache() {
     tenantId: string,
     filters: unknown,
     count: (dataVersion: number) => Promise<number>,
+    /** The version as the caller's transaction read it already. */
+    known?: number,
   ): Promise<number> => {
-    const version = await dataVersion(db, tenantId);
+    const version = known ?? (await dataVersion(db, tenantId));
     const key = `${tenantId}\u0000${version}\u0000${JSON.stringify(filters)}`;
     let total = counts.get(key);
     if (total === undefined) {
@@ -155,5 +174,35 @@ export function countCache() {
       counts.set(key, total);
     }
     return total;
+  };
+}
+
+/**
+ * A query of one shape that Kysely builds and compiles once, on its first run: later runs bind their own values where
+ * the first build put them, so a request does not pay for building and compiling it again (docs/DESIGN.md §38). Only
+ * for queries whose SQL does not depend on their values (no lists, no optional clauses); made per storage, as the SQL
+ * is its dialect's.
+ */
+export function compiledOnce<V extends string[], R>(build: (db: Kysely<Database>, ...values: V) => Compilable<R>) {
+  let made: { compiled: CompiledQuery<R>; slots: (number | undefined)[] } | undefined;
+  return async (db: Kysely<Database>, ...values: V): Promise<R[]> => {
+    if (made === undefined) {
+      // Markers no real value holds: where each lands in the parameters is where its value goes.
+      const markers = values.map((_, i) => `\u0000value ${i}\u0000`) as V;
+      const compiled = build(db, ...markers).compile();
+      const slots = compiled.parameters.map((p) => {
+        const at = markers.indexOf(p as string);
+        return at === -1 ? undefined : at;
+      });
+      if (markers.some((_, i) => !slots.includes(i)))
+        throw new Error('a value of the query is not one of its parameters');
+      made = { compiled, slots };
+    }
+    const { compiled, slots } = made;
+    const parameters = compiled.parameters.map((p, k) => {
+      const slot = slots[k];
+      return slot === undefined ? p : values[slot];
+    });
+    return (await db.executeQuery<R>({ ...compiled, parameters })).rows;
   };
 }

@@ -35,7 +35,7 @@ const files: string[] = [];
 beforeAll(async () => {
   ctx = await setup(undefined, {
     onQuery: async (sql) => {
-      if (!hold || !/^select "assets"\."id" from "assets"/.test(sql)) return;
+      if (!hold || !/^select "assets"\."id", "assets"\."\w+" as "sortValue"/.test(sql)) return;
       const during = hold;
       hold = undefined;
       await during();
