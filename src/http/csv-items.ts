@@ -60,6 +60,22 @@ export function csvItems(columns: readonly string[]): CsvItems {
     return undefined;
   };
 
+  /** What the string stringEnd last went through holds: TEXT, TEXT_WITH_COMMA or ESCAPED. */
+  let holds = TEXT;
+  /** Where the JSON string whose opening quote is at `open` closes (-1: the item ends first). */
+  const stringEnd = (item: Buffer, open: number): number => {
+    holds = TEXT;
+    for (let i = open + 1; i < item.length; i += 1) {
+      const byte = item[i]!;
+      if (byte === QUOTE) return i;
+      if (byte === BACKSLASH) {
+        holds = ESCAPED;
+        i += 1;
+      } else if (byte === COMMA && holds === TEXT) holds = TEXT_WITH_COMMA;
+    }
+    return -1;
+  };
+
   /** Finds the fields of one item (kinds, starts, ends by column); false when the item is not a JSON object as scanned. */
   function scan(item: Buffer): boolean {
     kinds.fill(ABSENT);
@@ -69,39 +85,21 @@ export function csvItems(columns: readonly string[]): CsvItems {
     if (item[i] === CLOSE_BRACE) return length === 2;
     for (;;) {
       if (item[i] !== QUOTE) return false;
-      // The key: its end, its hash, and whether it holds an escape.
+      // The key: its column, found by its bytes unless it holds an escape.
       const keyStart = i + 1;
-      let hash = 0;
-      let escapedKey = false;
-      for (i = keyStart; ; i += 1) {
-        if (i >= length) return false;
-        const byte = item[i]!;
-        if (byte === QUOTE) break;
-        if (byte === BACKSLASH) {
-          escapedKey = true;
-          i += 1;
-        }
-        hash = (Math.imul(hash, 31) + byte) | 0;
-      }
-      const keyEnd = i;
-      if (keyEnd + 2 >= length || item[keyEnd + 1] !== COLON) return false;
-      const slot = escapedKey
-        ? slotOf.get(JSON.parse(item.toString('utf8', keyStart - 1, keyEnd + 1)) as string)
-        : slotOfKey(item, keyStart, keyEnd, hash);
+      const keyEnd = stringEnd(item, i);
+      if (keyEnd < 0 || keyEnd + 2 >= length || item[keyEnd + 1] !== COLON) return false;
+      const slot =
+        holds === ESCAPED
+          ? slotOf.get(JSON.parse(item.toString('utf8', keyStart - 1, keyEnd + 1)) as string)
+          : slotOfKey(item, keyStart, keyEnd, hashOf(item, keyStart, keyEnd));
       const start = keyEnd + 2;
       const first = item[start];
       let kind: number;
       if (first === QUOTE) {
-        kind = TEXT;
-        for (i = start + 1; ; i += 1) {
-          if (i >= length) return false;
-          const byte = item[i]!;
-          if (byte === QUOTE) break;
-          if (byte === BACKSLASH) {
-            kind = ESCAPED;
-            i += 1;
-          } else if (byte === COMMA && kind === TEXT) kind = TEXT_WITH_COMMA;
-        }
+        i = stringEnd(item, start);
+        if (i < 0) return false;
+        kind = holds;
         i += 1;
       } else if (first === OPEN_BRACE || first === OPEN_BRACKET) {
         kind = NESTED_PLAIN;

@@ -48,6 +48,7 @@ export async function seekAssets(
   limit: number,
 ): Promise<OrderedAsset[]> {
   const past = direction === 'desc' ? '<' : '>';
+  const selected = ['assets.id', `assets.${column} as sortValue`, ...DERIVED_COLUMNS] as const;
   const base = () =>
     fromTenant(db, 'assets', tenantId).where((eb) =>
       eb.and(filterExpressions(eb, tenantId, filters, dialect, 'probe')),
@@ -65,7 +66,7 @@ export async function seekAssets(
               eb(eb.refTuple(`assets.${column}`, 'assets.id'), past, eb.tuple(after[0] as never, after[1])),
             );
     }
-    let ordered = valued.select(['assets.id', `assets.${column} as sortValue`, ...DERIVED_COLUMNS]);
+    let ordered = valued.select(selected);
     if (column !== 'id') ordered = ordered.orderBy(`assets.${column}`, direction);
     ordered = ordered.orderBy('assets.id', direction).limit(limit);
     rows.push(...(await (left > 0 ? ordered.offset(left) : ordered).execute()));
@@ -88,7 +89,7 @@ export async function seekAssets(
     let valueless = base().where(`assets.${column}`, 'is', null);
     if (after && after[0] === null) valueless = valueless.where('assets.id', past, after[1]);
     const ordered = valueless
-      .select(['assets.id', `assets.${column} as sortValue`, ...DERIVED_COLUMNS])
+      .select(selected)
       .orderBy('assets.id', direction)
       .limit(limit - rows.length);
     rows.push(...(await (left > 0 ? ordered.offset(left) : ordered).execute()));

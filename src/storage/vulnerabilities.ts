@@ -12,7 +12,7 @@ import {
 import { severityLevelValues } from '../domain/enums.js';
 import type { ListVulnerabilitiesQuery, VulnerabilitySortField } from '../domain/vulnerabilities.js';
 import { columnFilters, environmentFilter, groupMemberFilter, type ColumnFilters } from './filters.js';
-import { appendTo, countCache, fromTenant, type TenantReader } from './scope.js';
+import { appendTo, countCache, dataVersion, fromTenant, type TenantReader } from './scope.js';
 import type { SqlDialect } from './dialect.js';
 import type { Database } from './tables.js';
 import type { FindingPosition, Storage } from './types.js';
@@ -91,6 +91,19 @@ function filterExpressions(eb: Eb, tenantId: string, q: VulnerabilityFilters): E
   }
   return where;
 }
+
+/** The tenant's findings that satisfy every filter. */
+const filtered = (db: Kysely<Database>, tenantId: string, filters: VulnerabilityFilters) =>
+  fromTenant(db, 'vulnerabilities', tenantId).where((eb) => eb.and(filterExpressions(eb, tenantId, filters)));
+
+const countOf = async (db: Kysely<Database>, tenantId: string, filters: VulnerabilityFilters): Promise<number> =>
+  Number(
+    (
+      await filtered(db, tenantId, filters)
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 const hasPackageFilters = (q: VulnerabilityFilters): boolean =>
   q.packageName !== undefined ||
@@ -183,12 +196,7 @@ async function walkForPackages(
   // Twice the expected distance, for matches that cluster unevenly along the sort order.
   const reach = Math.ceil((2 * (offset + limit) * (await counted(rowFilters))) / matches);
   if (reach > Math.max(walkRows, 2 * matches)) return undefined;
-  const walked = keysInOrder(
-    fromTenant(db, 'vulnerabilities', tenantId).where((eb) => eb.and(filterExpressions(eb, tenantId, rowFilters))),
-    column,
-    direction,
-    after,
-  ).limit(reach);
+  const walked = keysInOrder(filtered(db, tenantId, rowFilters), column, direction, after).limit(reach);
   const rows = (await db
     .selectFrom(walked.as('w'))
     .selectAll()
@@ -227,18 +235,6 @@ export function vulnerabilityStore(
 ): Pick<Storage, 'listVulnerabilities' | 'findingPurls'> {
   const count = countCache();
 
-  const filtered = (db: Kysely<Database>, tenantId: string, filters: VulnerabilityFilters) =>
-    fromTenant(db, 'vulnerabilities', tenantId).where((eb) => eb.and(filterExpressions(eb, tenantId, filters)));
-
-  const countOf = async (db: Kysely<Database>, tenantId: string, filters: VulnerabilityFilters): Promise<number> =>
-    Number(
-      (
-        await filtered(db, tenantId, filters)
-          .select((eb) => eb.fn.countAll<number | string>().as('n'))
-          .executeTakeFirstOrThrow()
-      ).n,
-    );
-
   return {
     listVulnerabilities: (scope, query, after) =>
       read(scope.tenantId, async (db) => {
@@ -250,6 +246,16 @@ export function vulnerabilityStore(
         // the narrow keys first, then reads the documents of that page (as for assets), so that the rows it skips
         // never carry their documents.
         const offset = after ? 0 : (page - 1) * perPage;
+        // Counts are filed under the data version this transaction sees: read once, however many the request asks.
+        let version: Promise<number> | undefined;
+        const counted = async (counting: VulnerabilityFilters): Promise<number> =>
+          count(
+            db,
+            scope.tenantId,
+            counting,
+            () => countOf(db, scope.tenantId, counting),
+            await (version ??= dataVersion(db, scope.tenantId)),
+          );
         // One row more than asked tells whether another batch follows.
         const ordered = keysInOrder(filtered(db, scope.tenantId, filters), column, direction, after).limit(perPage + 1);
         const walked = hasPackageFilters(filters)
@@ -258,7 +264,7 @@ export function vulnerabilityStore(
               scope.tenantId,
               filters,
               { column, direction, after, limit: perPage + 1, offset },
-              (counting) => count(db, scope.tenantId, counting, () => countOf(db, scope.tenantId, counting)),
+              counted,
               walkRows,
             )
           : undefined;
@@ -271,14 +277,18 @@ export function vulnerabilityStore(
 
         // A keyset batch (and the first page) has each document on its row; a later page, or a walked one, reads them
         // by key.
-        const docs = new Map<string, Buffer>();
+        const docs = new Map<string, Buffer | string>();
         if ((offset > 0 || walked !== undefined) && keys.length > 0) {
           const assetIds = [...new Set(keys.map((k) => k.asset_id))];
           const vulnerabilityIds = [...new Set(keys.map((k) => k.vulnerability_id))];
           // Both IN lists together can match more pairs than the page holds (bounded by the page's assets); the map
           // below keeps the page's own.
           const rows = await fromTenant(db, 'vulnerabilities', scope.tenantId)
-            .select(['vulnerabilities.asset_id', 'vulnerabilities.vulnerability_id', 'doc'])
+            .select([
+              'vulnerabilities.asset_id',
+              'vulnerabilities.vulnerability_id',
+              dialect.document('vulnerabilities.doc').as('doc'),
+            ])
             .where('vulnerabilities.asset_id', 'in', assetIds)
             .where('vulnerabilities.vulnerability_id', 'in', vulnerabilityIds)
             .execute();
@@ -326,7 +336,7 @@ export function vulnerabilityStore(
         const next: FindingPosition | null =
           fetched.length > perPage && last ? [last.sortValue, last.asset_id, last.vulnerability_id] : null;
         if (!includeTotal || after) return { items, next };
-        const total = await count(db, scope.tenantId, filters, () => countOf(db, scope.tenantId, filters));
+        const total = await counted(filters);
         return { items, total, next };
       }),
 

@@ -2,7 +2,7 @@
 // order lists, on both databases: pages drawn at random in any order, for every sort and direction, with ties and
 // nulls, with and without filters, before and after writes (a new data version).
 import fc from 'fast-check';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sortableAssetFields, type ListAssetsQuery } from '../../src/domain/assets.js';
 import { generateRecords } from '../../src/generate/generator.js';
@@ -43,7 +43,11 @@ async function byOffset(db: Kysely<Database>, dialect: Dialect, tenantId: string
     .where((eb) => eb.and(filterExpressions(eb, tenantId, filters, sqlDialects[dialect], 'probe')))
     .select('assets.id');
   if (nullable) {
-    for (const term of sqlDialects[dialect].nullsLastOrder(column, direction)) select = select.orderBy(term);
+    // Nulls last in either direction, spelled the same on both databases (a boolean sorts false first on both).
+    select = select
+      .orderBy(sql`${sql.ref(`assets.${column}`)} is null`)
+      .orderBy(column, direction)
+      .orderBy('assets.id', direction);
   } else {
     select = select.orderBy(column, direction);
     if (column !== 'id') select = select.orderBy('assets.id', direction);
