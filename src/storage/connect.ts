@@ -9,6 +9,7 @@ import { migrations } from './migrations/index.js';
 import { API_ROLE } from './roles.js';
 import type { Database } from './tables.js';
 import { lruCache } from './scope.js';
+import { BUSY_TIMEOUT_MS } from './journal.js';
 
 export type DatabaseLocation = { dialect: 'sqlite'; path: string } | { dialect: 'postgres'; url: string };
 
@@ -37,7 +38,9 @@ const FROM_FLAG = '(given by --db or SECINV_DATABASE_URL)';
 const reasonOf = (error: unknown): string => {
   const e = error as { code?: unknown; message?: unknown };
   const message = typeof e.message === 'string' ? (e.message.split('\n')[0] ?? '') : String(error);
-  return typeof e.code === 'string' && !message.includes(e.code) ? `${e.code}: ${message}` : message;
+  const text = typeof e.code === 'string' && !message.includes(e.code) ? `${e.code}: ${message}` : message;
+  // A bulk write that started with the file to itself holds it until it commits (src/storage/journal.ts).
+  return e.code === 'SQLITE_BUSY' ? `${text} (another process is writing it: retry when that write ends)` : text;
 };
 
 /**
@@ -238,7 +241,7 @@ function openSqlite(path: string, options: ConnectOptions): Connection {
     }
     // NORMAL is durable across application crashes in WAL mode and much faster than FULL for imports.
     database.pragma('synchronous = NORMAL');
-    database.pragma('busy_timeout = 5000');
+    database.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     database.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
   } catch (error) {
     database?.close();

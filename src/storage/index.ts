@@ -128,17 +128,22 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
       try {
         let result: T | undefined;
         try {
-          await bulkTransaction(db, dialect, async (tx) => {
-            const rebuildIndexes = ingestOptions.dryRun ? noRebuild : await deferIndexes(tx, dialect);
-            const writer = ingestWriter(tx, { deriveRisksAt: ingestOptions.deriveRisksAt });
-            result = await work(writer);
-            phase?.('read');
-            if (ingestOptions.dryRun) throw new Rollback();
-            await writer.finish();
-            phase?.('settled');
-            await rebuildIndexes();
-            phase?.('indexed');
-          });
+          await bulkTransaction(
+            db,
+            dialect,
+            async (tx) => {
+              const rebuildIndexes = ingestOptions.dryRun ? noRebuild : await deferIndexes(tx, dialect);
+              const writer = ingestWriter(tx, dialect, { deriveRisksAt: ingestOptions.deriveRisksAt });
+              result = await work(writer);
+              phase?.('read');
+              if (ingestOptions.dryRun) throw new Rollback();
+              await writer.finish();
+              phase?.('settled');
+              await rebuildIndexes();
+              phase?.('indexed');
+            },
+            !ingestOptions.dryRun,
+          );
         } catch (error) {
           if (!(error instanceof Rollback)) throw error;
           return result as T;

@@ -13,7 +13,9 @@ import { deleteFindingRows, resolveFindings, scanReads } from './scans.js';
 import { hasVexStatements, rematchVex, replaceVexDocument } from './vex.js';
 import { bumpDataVersion, tenantOrganization } from './tenants.js';
 import { appendTo, fromTenant } from './scope.js';
-import type { AssetDocumentTable, AssetTable, Database } from './tables.js';
+import type { AssetDocumentTable, AssetTable, Database, VulnerabilityPackageTable } from './tables.js';
+import type { Dialect } from './types.js';
+import { insertRows } from './insert-rows.js';
 import type { IngestWriter } from './types.js';
 
 const json = (value: unknown): Buffer => Buffer.from(JSON.stringify(value));
@@ -75,6 +77,7 @@ type Db = Kysely<Database> | Transaction<Database>;
 /** Rows of one table and the columns of its identity; a later duplicate identity in one batch wins. */
 async function upsert<T extends keyof Database>(
   db: Db,
+  dialect: Dialect,
   table: T,
   key: readonly string[],
   rows: Insertable<Database[T]>[],
@@ -82,17 +85,10 @@ async function upsert<T extends keyof Database>(
   if (rows.length === 0) return;
   const unique = new Map<string, Insertable<Database[T]>>();
   for (const row of rows) unique.set(key.map((k) => (row as Record<string, unknown>)[k]).join('\u0000'), row);
-  const values = [...unique.values()];
-  const columns = Object.keys(values[0] as object).filter((c) => !key.includes(c));
-  await db
-    .insertInto(table as 'assets')
-    .values(values as Insertable<AssetTable>[])
-    .onConflict((oc) =>
-      oc
-        .columns(key as never)
-        .doUpdateSet((eb) => Object.fromEntries(columns.map((c) => [c, eb.ref(`excluded.${c}` as 'excluded.id')]))),
-    )
-    .execute();
+  const columns = Object.keys(rows[0] as object);
+  const values = [...unique.values()].map((row) => columns.map((c) => (row as Record<string, unknown>)[c]));
+  // One statement per batch of the writer (at most 800 rows of at most 17 columns): within both databases' limits.
+  await insertRows(db, dialect, table, columns, values, { key }, values.length);
 }
 
 /** Up to this many assets in a batch, existing findings are looked up per asset (see the vulnerability flusher). */
@@ -115,6 +111,7 @@ const BATCH_ROWS: Record<ImportKind, number> = {
  */
 export function ingestWriter(
   tx: Transaction<Database>,
+  dialect: Dialect,
   options: { deriveRisksAt?: string | undefined } = {},
 ): IngestWriter {
   const pending: { [K in ImportKind]: RecordsByKind[K][] } = {
@@ -145,6 +142,7 @@ export function ingestWriter(
     tenant: (records) =>
       upsert(
         tx,
+        dialect,
         'tenants',
         ['tenant_id'],
         records.map((r) => ({ tenant_id: r.tenantId, organization_id: r.organizationId, name: r.name })),
@@ -152,6 +150,7 @@ export function ingestWriter(
     environment: (records) =>
       upsert(
         tx,
+        dialect,
         'environments',
         ['tenant_id', 'environment_id'],
         records.map((r) => ({
@@ -165,6 +164,7 @@ export function ingestWriter(
     integration: (records) =>
       upsert(
         tx,
+        dialect,
         'integrations',
         ['tenant_id', 'integration_id'],
         records.map((r) => ({
@@ -177,6 +177,7 @@ export function ingestWriter(
     assetGroup: async (records) => {
       await upsert(
         tx,
+        dialect,
         'asset_groups',
         ['tenant_id', 'asset_group_id'],
         records.map((r) => ({ tenant_id: r.tenantId, asset_group_id: r.assetGroupId, name: r.name })),
@@ -203,13 +204,14 @@ export function ingestWriter(
     exemption: (records) =>
       upsert(
         tx,
+        dialect,
         'exemptions',
         ['tenant_id', 'exemption_id'],
         records.map((r) => ({ tenant_id: r.tenantId, exemption_id: r.exemptionId, doc: JSON.stringify(r.exemption) })),
       ),
     asset: async (records) => {
-      await upsert(tx, 'assets', ['tenant_id', 'id'], records.map(assetRow));
-      await upsert(tx, 'asset_documents', ['tenant_id', 'asset_id'], records.map(assetDocumentRow));
+      await upsert(tx, dialect, 'assets', ['tenant_id', 'id'], records.map(assetRow));
+      await upsert(tx, dialect, 'asset_documents', ['tenant_id', 'asset_id'], records.map(assetDocumentRow));
     },
     vulnerability: async (records) => {
       // A finding's packages are replaced whole, so the packages of findings that already exist are deleted first.
@@ -279,6 +281,7 @@ export function ingestWriter(
       });
       await upsert(
         tx,
+        dialect,
         'vulnerabilities',
         ['tenant_id', 'asset_id', 'vulnerability_id'],
         enriched.map(({ record: { tenantId, source }, own, v }) => ({
@@ -312,38 +315,47 @@ export function ingestWriter(
           aliases.map((a) => [`${a.tenant_id}\u0000${a.asset_id}\u0000${a.vulnerability_id}\u0000${a.alias}`, a]),
         ).values(),
       ];
-      for (let i = 0; i < uniqueAliases.length; i += 1000)
-        await tx
-          .insertInto('vulnerability_aliases')
-          .values(uniqueAliases.slice(i, i + 1000))
-          .execute();
-      const packages = records.flatMap(({ tenantId, vulnerability: v, purls }) =>
-        v.packages.map((p, position) => ({
-          tenant_id: tenantId,
-          asset_id: v.assetId,
-          vulnerability_id: v.vulnerabilityId,
-          position,
-          package_name: p.packageName,
-          target_name: p.targetName,
-          target_type: p.targetType,
-          target_class: p.targetClass,
-          purl: purls?.[position] ?? null,
-        })),
+      await insertRows(
+        tx,
+        dialect,
+        'vulnerability_aliases',
+        ['tenant_id', 'asset_id', 'vulnerability_id', 'alias'],
+        uniqueAliases.map((a) => [a.tenant_id, a.asset_id, a.vulnerability_id, a.alias]),
+        'fail',
       );
+      const packageColumns = [
+        'tenant_id',
+        'asset_id',
+        'vulnerability_id',
+        'position',
+        'package_name',
+        'target_name',
+        'target_type',
+        'target_class',
+        'purl',
+      ] as const satisfies readonly (keyof VulnerabilityPackageTable)[];
       // A duplicate finding in one batch would insert its packages twice; keep the last one's.
-      const unique = new Map(
-        packages.map((p) => [`${p.tenant_id}\u0000${p.asset_id}\u0000${p.vulnerability_id}\u0000${p.position}`, p]),
-      );
-      const rows = [...unique.values()];
-      for (let i = 0; i < rows.length; i += 1000)
-        await tx
-          .insertInto('vulnerability_packages')
-          .values(rows.slice(i, i + 1000))
-          .execute();
+      const packages = new Map<string, unknown[]>();
+      for (const { tenantId, vulnerability: v, purls } of records)
+        v.packages.forEach((p, position) =>
+          packages.set(`${tenantId}\u0000${v.assetId}\u0000${v.vulnerabilityId}\u0000${position}`, [
+            tenantId,
+            v.assetId,
+            v.vulnerabilityId,
+            position,
+            p.packageName,
+            p.targetName,
+            p.targetType,
+            p.targetClass,
+            purls?.[position] ?? null,
+          ]),
+        );
+      await insertRows(tx, dialect, 'vulnerability_packages', packageColumns, [...packages.values()], 'fail');
     },
     risk: (records) =>
       upsert(
         tx,
+        dialect,
         'risks',
         ['tenant_id', 'id'],
         records.map(({ tenantId, risk: r }) => ({

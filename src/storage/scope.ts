@@ -8,6 +8,7 @@ import {
 } from 'kysely';
 import type { Database, TENANT_TABLES } from './tables.js';
 import type { Dialect } from './types.js';
+import { underBulkJournal } from './journal.js';
 
 type TenantTableName = (typeof TENANT_TABLES)[number];
 
@@ -28,17 +29,23 @@ export function fromTenant<T extends TenantTableName>(
 /**
  * A transaction for a bulk write (import, ingest, feeds, risk derivation). Rows written in it are invisible to
  * autoanalyze, so PostgreSQL would plan its key lookups for the tables as they were before it (empty, for a first
- * import or derivation) and scan ever larger ones; every lookup of a bulk write is by key, so it uses the indexes.
+ * import or derivation) and scan ever larger ones; every lookup of a bulk write is by key, so it uses the indexes. On
+ * SQLite it runs under a rollback journal when the process has the file to itself (src/storage/journal.ts).
  */
 export const bulkTransaction = <T>(
   db: Kysely<Database>,
   dialect: Dialect,
   work: (tx: Transaction<Database>) => Promise<T>,
-): Promise<T> =>
-  db.transaction().execute(async (tx) => {
-    if (dialect === 'postgres') await sql`set local enable_seqscan = off`.execute(tx);
-    return work(tx);
-  });
+  /** False for a dry run, which must not touch the file: leaving WAL and coming back rewrites its header. */
+  takeFile = true,
+): Promise<T> => {
+  const run = () =>
+    db.transaction().execute(async (tx) => {
+      if (dialect === 'postgres') await sql`set local enable_seqscan = off`.execute(tx);
+      return work(tx);
+    });
+  return dialect === 'sqlite' && takeFile ? underBulkJournal(db, run) : run();
+};
 
 /** Splits a list for `in (…)` lists of a bounded length. */
 export const chunks = <T>(items: readonly T[], size = 500): T[][] => {
