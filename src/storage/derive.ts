@@ -5,7 +5,7 @@ import { sql, type Kysely } from 'kysely';
 import { deriveAssetFields, type CountedFinding } from '../domain/derived.js';
 import { compileExemption, matchingExemptions, type MatchableAsset } from '../domain/exemptions.js';
 import type { Exemption } from '../domain/vulnerabilities.js';
-import { forAssetBatches, fromTenant } from './scope.js';
+import { chunks, forAssetBatches, fromTenant } from './scope.js';
 import type { AssetTable, Database, VulnerabilityTable } from './tables.js';
 import { DERIVED_COLUMNS } from './asset-documents.js';
 
@@ -43,6 +43,25 @@ export async function recomputeDerived(
       .orderBy('assets.id');
 
   await forAssetBatches(selectAssets, scope, BATCH, (assets) => recomputeBatch(db, tenantId, assets, exemptions));
+}
+
+/**
+ * After a feed load, which changes the intel of findings and nothing else (not their severity, exploitability or
+ * exemption), only the assets' `hasKev` and `hasExploit` can move: each is whether a finding that is not exempted has
+ * the flag (src/domain/derived.ts, deriveAssetFields), which the findings' flag indexes answer with one seek per asset
+ * instead of reading every finding of the asset as recomputeDerived does (docs/DESIGN.md §41).
+ */
+export async function refreshIntelFlags(
+  db: Kysely<Database>,
+  tenantId: string,
+  assetIds: ReadonlySet<string>,
+): Promise<void> {
+  const flagged = (column: 'has_kev' | 'has_exploit') =>
+    sql`case when exists (select 1 from vulnerabilities as v where v.tenant_id = assets.tenant_id
+      and v.is_exempted = 0 and v.${sql.ref(column)} = 1 and v.asset_id = assets.id) then 1 else 0 end`;
+  for (const batch of chunks([...assetIds].sort(), BATCH))
+    await sql`update assets set has_kev = ${flagged('has_kev')}, has_exploit = ${flagged('has_exploit')}
+      where assets.tenant_id = ${tenantId} and assets.id in (${sql.join(batch)})`.execute(db);
 }
 
 type AssetRow = Derived & { id: string; region: string | null; tags: string };

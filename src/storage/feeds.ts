@@ -5,7 +5,7 @@
 // derived fields (hasKev, hasExploit) and the tenants' data versions.
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { FeedData, FeedLoad, FeedLoadResult, FeedName, FeedStatus, Intel } from '../domain/intel.js';
-import { recomputeDerived } from './derive.js';
+import { refreshIntelFlags } from './derive.js';
 import { bumpDataVersion } from './tenants.js';
 import { addDerivations, deriveTenantRisks, NO_DERIVATION } from './risk-derive.js';
 import { feedIntel, intelOf } from './intel.js';
@@ -240,7 +240,7 @@ async function reEnrichTenant(
       updated += changed.length;
     }
   }
-  if (assets.size > 0) await recomputeDerived(tx, tenantId, assets);
+  if (assets.size > 0) await refreshIntelFlags(tx, tenantId, assets);
   return { updated, assets };
 }
 

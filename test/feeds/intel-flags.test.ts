@@ -1,0 +1,138 @@
+// A feed load moves only the assets' hasKev and hasExploit, and refreshes them from the findings' flag indexes instead
+// of reading every finding (src/storage/derive.ts, refreshIntelFlags). That SQL mirrors deriveAssetFields: after each
+// load, on both databases, the assets must hold exactly what a full recomputation of their derived fields gives, with
+// exempted findings that carry a KEV or Exploit-DB CVE among them, and with a newer catalog taking flags away again.
+import { Readable } from 'node:stream';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadFeedFiles } from '../../src/feeds/load.js';
+import { generateRecords } from '../../src/generate/generator.js';
+import { connect } from '../../src/storage/connect.js';
+import { DERIVED_COLUMNS } from '../../src/storage/asset-documents.js';
+import { recomputeDerived } from '../../src/storage/derive.js';
+import { importRecords, openTestStorage, TEST_DIALECTS, type TestStorage } from '../helpers.js';
+
+const lines = [...generateRecords({ seed: 'intel-flags', tenants: 2, assets: 80, findingsPerAsset: 6, risks: 0 })];
+const records = lines.map((l) => JSON.parse(l) as { kind: string; record: Record<string, unknown> });
+const findings = records.filter((r) => r.kind === 'vulnerability').map((r) => r.record);
+const cves = [...new Set(findings.map((f) => String(f.vulnerabilityId)))].sort();
+// Every third CVE in the first catalog; the second drops half of those. Every fourth has an exploit.
+const kevCves = cves.filter((_, i) => i % 3 === 0);
+const laterKevCves = kevCves.filter((_, i) => i % 2 === 0);
+const exploitCves = cves.filter((_, i) => i % 4 === 1);
+// An exemption per tenant of findings that carry catalogued CVEs: exempted findings must not flag their asset.
+const exempted = kevCves.slice(0, 3).concat(exploitCves.slice(0, 3));
+const tenants = records.filter((r) => r.kind === 'tenant').map((r) => r.record);
+const exemptions = tenants.map((t) => ({
+  kind: 'exemption',
+  record: {
+    tenantId: t.tenantId,
+    organizationId: t.organizationId,
+    exemptionId: `exempt-catalogued-${String(t.tenantId)}`,
+    exemption: {
+      name: 'catalogued',
+      reason: 'ACCEPTED_RISK',
+      createdAt: '2026-11-01T00:00:00.000Z',
+      updatedAt: '2026-11-01T00:00:00.000Z',
+      rules: [{ exemptionType: 'ACCEPTED_RISK', vulnerabilityIds: exempted }],
+    },
+  },
+}));
+
+const kev = (version: string, ids: string[]) =>
+  JSON.stringify({
+    title: 'CISA Catalog of Known Exploited Vulnerabilities',
+    catalogVersion: version,
+    dateReleased: `${version.replace(/\./g, '-')}T15:00:00.000Z`,
+    count: ids.length,
+    vulnerabilities: ids.map((cveID) => ({
+      cveID,
+      vendorProject: 'Example',
+      product: 'Server',
+      vulnerabilityName: 'Example Server Input Validation',
+      dateAdded: '2026-10-20',
+      shortDescription: 'A test entry.',
+      requiredAction: 'Apply updates per vendor instructions.',
+      dueDate: '2026-11-10',
+      knownRansomwareCampaignUse: 'Unknown',
+      notes: '',
+      cwes: [],
+    })),
+  });
+const exploitDb = [
+  'id,file,description,date_published,author,type,platform,port,date_added,date_updated,verified,codes,tags,aliases,screenshot_url,application_url,source_url',
+  ...exploitCves.map(
+    (cve, i) =>
+      `${70000 + i},exploits/linux/remote/${70000 + i}.py,"Example ${i} - Remote Code Execution",2026-09-01,"A. Tester",remote,linux,,2026-09-02,2026-09-03,1,${cve},,,,,`,
+  ),
+].join('\n');
+
+for (const dialect of TEST_DIALECTS) {
+  describe(`assets' intel flags after a feed load, ${dialect}`, () => {
+    let db: TestStorage;
+    beforeAll(async () => {
+      db = await openTestStorage(dialect);
+      const parsed = [...records, ...exemptions].map((r) => [r.kind, r.record] as [string, Record<string, unknown>]);
+      expect((await importRecords(db.storage, parsed)).problems).toEqual([]);
+    });
+    afterAll(async () => db.dispose());
+
+    const load = async (files: Record<string, string>) => {
+      const outcome = await loadFeedFiles(
+        db.storage,
+        Object.entries(files).map(([name, text]) => ({ name, open: () => Readable.from([Buffer.from(text)]) })),
+      );
+      expect(outcome.problems).toEqual([]);
+      return outcome.load?.findingsUpdated ?? 0;
+    };
+
+    /** Every asset's derived columns as stored, then as a full recomputation inside a rolled-back transaction gives. */
+    const storedAndRecomputed = async () => {
+      const { db: kysely } = await connect(db.url);
+      const read = (q: typeof kysely) =>
+        q
+          .selectFrom('assets')
+          .select(['tenant_id', 'id', ...DERIVED_COLUMNS])
+          .orderBy('tenant_id')
+          .orderBy('id')
+          .execute();
+      try {
+        const stored = await read(kysely);
+        let recomputed: typeof stored = [];
+        await kysely
+          .transaction()
+          .execute(async (tx) => {
+            for (const t of tenants) await recomputeDerived(tx, String(t.tenantId), 'all');
+            recomputed = await read(tx);
+            throw new Error('roll back');
+          })
+          .catch((error: Error) => expect(error.message).toBe('roll back'));
+        const exemptedFlagged = await sql<{ n: number }>`select count(*) as n from vulnerabilities
+          where is_exempted = 1 and (has_kev = 1 or has_exploit = 1)`.execute(kysely);
+        return { stored, recomputed, exemptedFlagged: Number(exemptedFlagged.rows[0]?.n) };
+      } finally {
+        await kysely.destroy();
+      }
+    };
+
+    it('match a full recomputation after a first load and after a newer catalog', async () => {
+      expect(await load({ 'kev.json': kev('2026.11.24', kevCves), 'files_exploits.csv': exploitDb })).toBeGreaterThan(
+        0,
+      );
+      const first = await storedAndRecomputed();
+      expect(first.stored).toEqual(first.recomputed);
+      // The case the rule is about is there: exempted findings with a flag, and assets with and without each flag.
+      expect(first.exemptedFlagged).toBeGreaterThan(0);
+      for (const column of ['has_kev', 'has_exploit'] as const) {
+        expect(first.stored.some((a) => a[column] === 1)).toBe(true);
+        expect(first.stored.some((a) => a[column] === 0 && a.is_vulnerable === 1)).toBe(true);
+      }
+
+      expect(await load({ 'kev.json': kev('2026.11.25', laterKevCves) })).toBeGreaterThan(0);
+      const later = await storedAndRecomputed();
+      expect(later.stored).toEqual(later.recomputed);
+      const flagged = (rows: typeof first.stored) => rows.filter((a) => a.has_kev === 1).length;
+      expect(flagged(later.stored)).toBeLessThan(flagged(first.stored));
+    });
+  });
+}
