@@ -1,6 +1,6 @@
 // Secondary indexes built once at the end of a bulk write instead of row by row. Inserting a million findings into
 // seven secondary indexes whose keys are random (asset and vulnerability ids) costs a B-tree descent and page writes
-// per key; building an index from the finished table is one sort. Measured on SQLite (docs/BENCHMARKS.md, "Import").
+// per key; building an index from the finished table is one sort. Measured on both databases (docs/BENCHMARKS.md).
 import { sql, type Transaction } from 'kysely';
 import type { Database } from './tables.js';
 import type { Dialect } from './types.js';
@@ -14,25 +14,38 @@ const BULK_TABLES = ['assets', 'vulnerabilities', 'vulnerability_packages', 'vul
  * leaves the schema as it was and no reader ever sees the tables without their indexes (readers of a WAL database see
  * the last commit, which has them). Primary keys stay: every lookup an import makes is by key.
  *
- * SQLite only. On PostgreSQL `drop index` takes an exclusive lock on the table until the commit, which would stop
- * every API read of the table (any tenant's) for the whole import; it keeps its indexes.
+ * On PostgreSQL only when no other session is connected to the database: `drop index` takes an exclusive lock on the
+ * table until the commit, which would stop every read of it (any tenant's) for the whole import. A server that is up
+ * keeps its pooled sessions, so an import beside it keeps the indexes; a session that connects during the import waits
+ * for its commit, as beside SQLite's rollback journal (docs/DESIGN.md §40, §42).
  */
 export async function deferIndexes(tx: Transaction<Database>, dialect: Dialect): Promise<() => Promise<void>> {
   const dropped: string[] = [];
-  if (dialect === 'sqlite') {
-    for (const table of BULK_TABLES) {
-      const { rows } = await sql`select 1 from ${sql.table(table)} limit 1`.execute(tx);
-      if (rows.length > 0) continue;
-      const indexes = await sql<{ name: string; sql: string }>`
-        select name, sql from sqlite_master where type = 'index' and tbl_name = ${table} and sql is not null
-        order by name`.execute(tx);
-      for (const index of indexes.rows) {
-        await sql`drop index ${sql.id(index.name)}`.execute(tx);
-        dropped.push(index.sql);
-      }
+  if (dialect === 'postgres' && !(await alonePostgres(tx))) return async () => undefined;
+  for (const table of BULK_TABLES) {
+    const { rows } = await sql`select 1 from ${sql.table(table)} limit 1`.execute(tx);
+    if (rows.length > 0) continue;
+    const indexes = await sql<{ name: string; sql: string }>`${
+      dialect === 'sqlite'
+        ? sql`select name, sql from sqlite_master where type = 'index' and tbl_name = ${table} and sql is not null`
+        : // Constraints' indexes (primary keys) stay.
+          sql`select i.indexname as name, i.indexdef as sql from pg_indexes as i
+            where i.schemaname = current_schema() and i.tablename = ${table}
+              and not exists (select 1 from pg_constraint as c where c.conname = i.indexname)`
+    } order by 1`.execute(tx);
+    for (const index of indexes.rows) {
+      await sql`drop index ${sql.id(index.name)}`.execute(tx);
+      dropped.push(index.sql);
     }
   }
   return async () => {
     for (const statement of dropped) await sql.raw(statement).execute(tx);
   };
+}
+
+/** Whether this session is the only one connected to its PostgreSQL database. */
+async function alonePostgres(tx: Transaction<Database>): Promise<boolean> {
+  const { rows } = await sql<{ others: string }>`select count(*) as others from pg_stat_activity
+    where datname = current_database() and pid <> pg_backend_pid()`.execute(tx);
+  return Number(rows[0]?.others) === 0;
 }

@@ -1,9 +1,13 @@
 // A first import builds the secondary indexes of the tables it fills once, at its end (src/storage/bulk-indexes.ts):
 // whatever happens to the run, the database keeps every index, and the data is what an import with the indexes in
 // place would have written.
+import { sql } from 'kysely';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { deferIndexes } from '../../src/storage/bulk-indexes.js';
+import { connect } from '../../src/storage/connect.js';
 import { fixture } from '../fixtures.js';
-import { importRecords, openTestStorage, TENANT_A, TEST_DIALECTS } from '../helpers.js';
+import { createTestDatabase, importRecords, openTestStorage, TENANT_A, TEST_DIALECTS } from '../helpers.js';
 import { introspectSchema } from './introspect.js';
 
 for (const dialect of TEST_DIALECTS) {
@@ -41,3 +45,56 @@ for (const dialect of TEST_DIALECTS) {
     });
   });
 }
+
+if (TEST_DIALECTS.includes('postgres'))
+  describe('bulk indexes on postgres, beside other sessions', () => {
+    /** How many secondary indexes the findings table has inside a transaction that deferred them, then after. */
+    const deferredIn = async (url: string) => {
+      const { db } = await connect(url);
+      const count = async (q: typeof db) =>
+        Number(
+          (
+            await sql<{ n: string }>`select count(*) as n from pg_indexes
+              where tablename = 'vulnerabilities' and indexname <> 'vulnerabilities_pkey'`.execute(q)
+          ).rows[0]?.n,
+        );
+      try {
+        const before = await count(db);
+        let during = -1;
+        await db.transaction().execute(async (tx) => {
+          const rebuild = await deferIndexes(tx, 'postgres');
+          during = await count(tx);
+          await rebuild();
+          expect(await count(tx)).toBe(before);
+        });
+        return { before, during, after: await count(db) };
+      } finally {
+        await db.destroy();
+      }
+    };
+
+    it('drops and rebuilds them when the import is alone, and keeps them while another session is connected', async () => {
+      const database = await createTestDatabase('postgres');
+      try {
+        // Migrated, then closed: the next connection is the only one.
+        await (await connect(database.url)).db.destroy();
+        const alone = await deferredIn(database.url);
+        expect(alone.before).toBeGreaterThan(5);
+        expect(alone).toEqual({ before: alone.before, during: 0, after: alone.before });
+
+        const other = new pg.Client({ connectionString: database.url });
+        await other.connect();
+        try {
+          expect(await deferredIn(database.url)).toEqual({
+            before: alone.before,
+            during: alone.before,
+            after: alone.before,
+          });
+        } finally {
+          await other.end();
+        }
+      } finally {
+        await database.drop();
+      }
+    });
+  });
