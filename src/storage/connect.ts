@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
-import pg from 'pg';
+import type PgModule from 'pg';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type LogEvent } from 'kysely';
 import { UserError } from '../domain/errors.js';
 import type { Dialect } from './dialect.js';
@@ -55,7 +55,7 @@ export interface Connection {
   db: Kysely<Database>;
   dialect: Dialect;
   /** PostgreSQL's connection pool, for its state in the metrics. */
-  pool?: pg.Pool;
+  pool?: PgModule.Pool;
 }
 
 export interface ConnectOptions {
@@ -109,6 +109,9 @@ export const defaultConnectOptions: ConnectOptions = {
   countColumnsMaxRows: 1_000_000,
 };
 
+/** node-postgres, once a PostgreSQL URL has been opened (see connect). */
+let pg: typeof PgModule;
+
 export async function connect(url: string, options: ConnectOptions = defaultConnectOptions): Promise<Connection> {
   const location = parseDatabaseUrl(url);
   if (location.dialect === 'sqlite') {
@@ -125,6 +128,9 @@ export async function connect(url: string, options: ConnectOptions = defaultConn
     }
     return connection;
   }
+  // node-postgres is loaded on the first PostgreSQL connection only: ~15 MB of memory every SQLite command and server
+  // would carry for nothing.
+  pg ??= (await import('pg')).default;
   // Migrations run as the connecting user, before any connection takes the API role.
   try {
     if (options.migrations !== 'verify') await ensureDatabase(location.url, options);
@@ -294,7 +300,7 @@ function preparedOnce(database: SQLite.Database) {
  * queue's) and builds every client from `config`. A plain function, not a class: called with `new`, the object it
  * returns is the result.
  */
-const clientsOf = (config: pg.ClientConfig) =>
+const clientsOf = (config: PgModule.ClientConfig) =>
   function client() {
     const made = new pg.Client(config);
     if (config.query_timeout === undefined) return made;
@@ -311,7 +317,7 @@ const clientsOf = (config: pg.ClientConfig) =>
       return result;
     }) as typeof made.query;
     return made;
-  } as unknown as new () => pg.Client;
+  } as unknown as new () => PgModule.Client;
 
 /**
  * How much longer than the statement timeout the API waits for a reply itself: the server cancels a slow statement
