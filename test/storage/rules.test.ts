@@ -1,7 +1,8 @@
 // SQL that mirrors a domain rule agrees with it: the asset list's text filters (src/storage/asset-filters.ts) against
 // nameMatches, serviceMatches and metadataMatches (src/domain/search.ts), and the stored derived asset fields against
 // deriveAssetFields (src/domain/derived.ts), on both databases, over values chosen to split case folding, pattern
-// characters and the metadata separator.
+// characters and the metadata separator. The assets' intel flags a feed load refreshes by SQL alone
+// (refreshIntelFlags) are checked against the same rule in test/feeds/intel-flags.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ListAssetsQuery } from '../../src/domain/assets.js';
 import { deriveAssetFields } from '../../src/domain/derived.js';
