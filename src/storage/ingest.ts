@@ -9,7 +9,7 @@ import { recordChecks } from './checks.js';
 import { recomputeDerived } from './derive.js';
 import { addDerivations, deriveTenantRisks, NO_DERIVATION, type RiskDerivation } from './risk-derive.js';
 import { feedIntel, hasFindingFeeds, intelOf } from './intel.js';
-import { deleteFindingRows, resolveFindings, scanReads } from './scans.js';
+import { deleteFindingRows, existingFindings, resolveFindings, scanReads } from './scans.js';
 import { hasVexStatements, rematchVex, replaceVexDocument } from './vex.js';
 import { bumpDataVersion, tenantOrganization } from './tenants.js';
 import { appendTo, fromTenant } from './scope.js';
@@ -233,14 +233,8 @@ export function ingestWriter(
       };
       const groups = [...byAsset.values()];
       if (groups.length <= FEW_ASSETS) {
-        for (const { tenantId, assetId, ids } of groups) {
-          const rows = await fromTenant(tx, 'vulnerabilities', tenantId)
-            .select(['asset_id', 'vulnerability_id'])
-            .where('vulnerabilities.asset_id', '=', assetId)
-            .where('vulnerabilities.vulnerability_id', 'in', [...ids])
-            .execute();
-          found(rows, tenantId);
-        }
+        for (const { tenantId, assetId, ids } of groups)
+          found(await existingFindings(tx, dialect, tenantId, assetId, [...ids]), tenantId);
       } else {
         const tenants = new Map<string, string[]>();
         for (const g of groups) appendTo(tenants, g.tenantId, g.assetId);

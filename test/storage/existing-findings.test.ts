@@ -1,0 +1,49 @@
+// Which of a batch's findings an asset already has (src/storage/scans.ts, existingFindings): the ingest deletes their
+// packages and aliases before writing them again. PostgreSQL answers it with one primary-key probe per id instead of an
+// `in (…)` list; both databases must give exactly the stored subset, of that asset and tenant only.
+import { describe, expect, it } from 'vitest';
+import { connect } from '../../src/storage/connect.js';
+import { existingFindings } from '../../src/storage/scans.js';
+import { fixture } from '../fixtures.js';
+import { importRecords, openTestStorage, TENANT_A, TENANT_B, TEST_DIALECTS } from '../helpers.js';
+
+for (const dialect of TEST_DIALECTS)
+  describe(`existing findings of an asset, ${dialect}`, () => {
+    it('are the stored ones among the ids asked, of that asset and tenant only', async () => {
+      const opened = await openTestStorage(dialect);
+      const { db } = await connect(opened.url);
+      try {
+        expect((await importRecords(opened.storage, fixture)).problems).toEqual([]);
+        const stored = await db
+          .selectFrom('vulnerabilities')
+          .select(['tenant_id', 'asset_id', 'vulnerability_id'])
+          .orderBy('tenant_id')
+          .orderBy('asset_id')
+          .orderBy('vulnerability_id')
+          .execute();
+        const ofA = stored.filter((r) => r.tenant_id === TENANT_A);
+        const asset = ofA[0]?.asset_id ?? '';
+        const mine = ofA.filter((r) => r.asset_id === asset).map((r) => r.vulnerability_id);
+        // Ids of other assets and of the other tenant, and ones nobody has, asked beside the asset's own.
+        const others = stored
+          .filter((r) => r.asset_id !== asset || r.tenant_id !== TENANT_A)
+          .map((r) => r.vulnerability_id);
+        expect(mine.length).toBeGreaterThan(0);
+        expect(others.length).toBeGreaterThan(0);
+        const asked = [...new Set([...mine, ...others, 'CVE-1999-0001', "quote'd \\ id"])];
+        const found = await existingFindings(db, dialect, TENANT_A, asset, asked);
+        expect(found.map((r) => r.vulnerability_id).sort()).toEqual([...mine].sort());
+        expect(new Set(found.map((r) => r.asset_id))).toEqual(new Set([asset]));
+        // The other tenant may have an asset of the same id: its own findings answer, never tenant A's.
+        const ofB = stored
+          .filter((r) => r.tenant_id === TENANT_B && r.asset_id === asset && asked.includes(r.vulnerability_id))
+          .map((r) => r.vulnerability_id);
+        const foundB = await existingFindings(db, dialect, TENANT_B, asset, asked);
+        expect(foundB.map((r) => r.vulnerability_id).sort()).toEqual(ofB.sort());
+        expect(await existingFindings(db, dialect, TENANT_A, asset, [])).toEqual([]);
+      } finally {
+        await db.destroy();
+        await opened.dispose();
+      }
+    });
+  });
