@@ -59,9 +59,14 @@ export async function refreshIntelFlags(
   const flagged = (column: 'has_kev' | 'has_exploit') =>
     sql`case when exists (select 1 from vulnerabilities as v where v.tenant_id = assets.tenant_id
       and v.is_exempted = 0 and v.${sql.ref(column)} = 1 and v.asset_id = assets.id) then 1 else 0 end`;
+  // Only the assets whose flags move are written: on PostgreSQL an asset row written is a new version in each of the
+  // ~30 asset indexes once a flag changes (70 ms per 500 assets).
   for (const batch of chunks([...assetIds].sort(), BATCH))
-    await sql`update assets set has_kev = ${flagged('has_kev')}, has_exploit = ${flagged('has_exploit')}
-      where assets.tenant_id = ${tenantId} and assets.id in (${sql.join(batch)})`.execute(db);
+    await sql`update assets set has_kev = f.kev, has_exploit = f.exploit
+      from (select assets.id, ${flagged('has_kev')} as kev, ${flagged('has_exploit')} as exploit from assets
+        where assets.tenant_id = ${tenantId} and assets.id in (${sql.join(batch)})) as f
+      where assets.tenant_id = ${tenantId} and assets.id = f.id
+        and (assets.has_kev <> f.kev or assets.has_exploit <> f.exploit)`.execute(db);
 }
 
 type AssetRow = Derived & { id: string; region: string | null; tags: string };
