@@ -20,6 +20,8 @@ export interface Scratch {
 
 /** Pages the scratch may keep in memory (SQLite's cache); the rest is on disk. */
 const CACHE_KIB = 8192;
+/** Values written per statement (two parameters each). */
+const BATCH = 500;
 
 export function openScratch(): Scratch {
   // An empty name is SQLite's private temporary database: a file SQLite creates in the temporary folder, unlinked at
@@ -29,15 +31,39 @@ export function openScratch(): Scratch {
   database.pragma('synchronous = OFF');
   database.pragma(`cache_size = -${CACHE_KIB}`);
   database.exec('create table scratch (value text not null)');
-  const insert = database.prepare('insert into scratch (value) values (?)');
+  const insertMany = (count: number) =>
+    database.prepare(`insert into scratch (rowid, value) values ${Array(count).fill('(?, ?)').join(', ')}`);
+  const insertBatch = insertMany(BATCH);
   const update = database.prepare('update scratch set value = ? where rowid = ?');
   const select = database.prepare('select value from scratch where rowid = ?').pluck();
   const all = database.prepare('select value from scratch order by rowid').pluck();
+  // Values not yet written, rows `written + 1` on: one multi-row statement per BATCH instead of one per value (a
+  // 200,000-finding report spent 1 s in single-row inserts).
+  let pending: string[] = [];
+  let written = 0;
+  const flush = () => {
+    if (pending.length === 0) return;
+    const statement = pending.length === BATCH ? insertBatch : insertMany(pending.length);
+    statement.run(pending.flatMap((value, i) => [written + 1 + i, value]));
+    written += pending.length;
+    pending = [];
+  };
   return {
-    add: (value) => Number(insert.run(value).lastInsertRowid),
-    set: (row, value) => void update.run(value, row),
-    get: (row) => select.get(row) as string | undefined,
-    values: () => all.iterate() as IterableIterator<string>,
+    add: (value) => {
+      pending.push(value);
+      const row = written + pending.length;
+      if (pending.length === BATCH) flush();
+      return row;
+    },
+    set: (row, value) => {
+      if (row > written) pending[row - written - 1] = value;
+      else update.run(value, row);
+    },
+    get: (row) => (row > written ? pending[row - written - 1] : (select.get(row) as string | undefined)),
+    values: () => {
+      flush();
+      return all.iterate() as IterableIterator<string>;
+    },
     close: () => database.close(),
   };
 }
