@@ -12,6 +12,7 @@ import { feedIntel, intelOf } from './intel.js';
 import { appendTo, bulkTransaction } from './scope.js';
 import type { Database } from './tables.js';
 import type { Dialect } from './types.js';
+import { dialectOf, insertRows } from './insert-rows.js';
 
 const CHUNK = 500;
 /** Feed rows per statement: 3 parameters each stay far below both databases' parameter limits. */
@@ -91,21 +92,13 @@ const epssTable: FeedTable = {
   remove: async (tx, keys) => {
     await tx.deleteFrom('feed_epss').where('cve_id', 'in', keys).execute();
   },
+  // 300,000 rows on a first load: compiled once per shape rather than through the query builder.
   upsert: async (tx, rows) => {
-    await tx
-      .insertInto('feed_epss')
-      .values(
-        rows.map(([cve_id, value]) => {
-          const [epss = '0', percentile = '0'] = value.split(',');
-          return { cve_id, epss: Number(epss), percentile: Number(percentile) };
-        }),
-      )
-      .onConflict((oc) =>
-        oc
-          .column('cve_id')
-          .doUpdateSet((eb) => ({ epss: eb.ref('excluded.epss'), percentile: eb.ref('excluded.percentile') })),
-      )
-      .execute();
+    const values = rows.map(([cve_id, value]) => {
+      const [epss = '0', percentile = '0'] = value.split(',');
+      return [cve_id, Number(epss), Number(percentile)];
+    });
+    await insertRows(tx, dialectOf(tx), 'feed_epss', ['cve_id', 'epss', 'percentile'], values, { key: ['cve_id'] });
   },
   cveOf: (key) => key,
 };

@@ -2,11 +2,15 @@
 // every batch: for an import of 1M findings (about 30M values) that was ~3 s of parsing and compiling and much of the
 // garbage collection beside it. The text depends only on the table, its columns, the row count and the conflict
 // clause, so it is made once per shape and kept; the values are passed as they are, as Kysely would pass them.
-import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
+import { CompiledQuery, PostgresAdapter, type Kysely, type Transaction } from 'kysely';
 import type { Database } from './tables.js';
 import type { Dialect } from './types.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
+
+/** The dialect a connection or transaction speaks, for code that is handed one without it. */
+export const dialectOf = (db: Db): Dialect =>
+  db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
 
 /** What an insert does with a row whose key exists: replaces the row's other columns, or fails (a plain insert). */
 export type OnConflict = { key: readonly string[] } | 'fail';

@@ -16,6 +16,7 @@ import {
 } from '../domain/risk-engine.js';
 import { deriveRisks } from '../domain/risk-rules.js';
 import { appendTo, chunks, forAssetBatches, fromTenant } from './scope.js';
+import { dialectOf, insertRows } from './insert-rows.js';
 import { scoreScannedAssets } from './risk-lifecycle.js';
 import { tenantOrganization } from './tenants.js';
 import type { Database } from './tables.js';
@@ -384,26 +385,16 @@ async function writeRisks(
       derived: 1,
     });
   }
-  for (const batch of chunks(rows, 200)) {
-    await db
-      .insertInto('risks')
-      .values(batch)
-      .onConflict((oc) =>
-        oc.columns(['tenant_id', 'id']).doUpdateSet((eb) => ({
-          risk_type_id: eb.ref('excluded.risk_type_id'),
-          integration_id: eb.ref('excluded.integration_id'),
-          primary_asset_id: eb.ref('excluded.primary_asset_id'),
-          severity_level: eb.ref('excluded.severity_level'),
-          lifecycle_state: eb.ref('excluded.lifecycle_state'),
-          resource_type: eb.ref('excluded.resource_type'),
-          discovered_at: eb.ref('excluded.discovered_at'),
-          score: eb.ref('excluded.score'),
-          doc: eb.ref('excluded.doc'),
-          derived: eb.ref('excluded.derived'),
-        })),
-      )
-      .execute();
-  }
+  const columns = Object.keys(rows[0] ?? {});
+  await insertRows(
+    db,
+    dialectOf(db),
+    'risks',
+    columns,
+    rows.map((row) => columns.map((c) => (row as Record<string, unknown>)[c])),
+    { key: ['tenant_id', 'id'] },
+    200,
+  );
   const keep = new Set(derived.map((r) => r.id));
   const gone = [...existing.keys()].filter((id) => !keep.has(id));
   for (const ids of chunks(gone))
