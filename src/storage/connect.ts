@@ -264,7 +264,7 @@ function openSqlite(path: string, options: ConnectOptions): Connection {
 
 /** SQLite's page cache per connection, and while an ingest runs (src/storage/index.ts). */
 export const SQLITE_CACHE_KIB = 65_536;
-export const INGEST_CACHE_KIB = 16_384;
+export const INGEST_CACHE_KIB = 4096;
 
 /** How many prepared statements a SQLite connection keeps, and how many of them may be long (bulk writes). */
 const STATEMENTS_KEPT = 500;

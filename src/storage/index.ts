@@ -122,7 +122,8 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
     async ingest<T>(work: (writer: IngestWriter) => Promise<T>, ingestOptions: WriteRunOptions): Promise<T> {
       // A smaller page cache while an ingest runs, SQLite's index builds and the statistics included: its pages are
       // written once in key order, and a 64 MiB cache full of them was a quarter of the peak RSS of a 200,000-finding
-      // ingest, for no measurable speed (docs/DESIGN.md §29).
+      // ingest, for no measurable speed (docs/DESIGN.md §29); 4 MiB against 16 MiB took 20 MB more off that peak and
+      // changed neither that ingest's time nor the 1M-finding import's (docs/BENCHMARKS.md, "Ingest").
       if (dialect === 'sqlite') await sql.raw(`pragma cache_size = -${INGEST_CACHE_KIB}`).execute(db);
       const phase = ingestOptions.onPhase;
       try {
