@@ -12,7 +12,7 @@ import { feedIntel, intelOf } from './intel.js';
 import { appendTo, bulkTransaction } from './scope.js';
 import type { Database } from './tables.js';
 import type { Dialect } from './types.js';
-import { dialectOf, insertRows } from './insert-rows.js';
+import { insertRows } from './insert-rows.js';
 
 const CHUNK = 500;
 /** Feed rows per statement: 3 parameters each stay far below both databases' parameter limits. */
@@ -98,7 +98,7 @@ const epssTable: FeedTable = {
       const [epss = '0', percentile = '0'] = value.split(',');
       return [cve_id, Number(epss), Number(percentile)];
     });
-    await insertRows(tx, dialectOf(tx), 'feed_epss', ['cve_id', 'epss', 'percentile'], values, { key: ['cve_id'] });
+    await insertRows(tx, 'feed_epss', ['cve_id', 'epss', 'percentile'], values, { key: ['cve_id'] });
   },
   cveOf: (key) => key,
 };

@@ -134,7 +134,7 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
             dialect,
             async (tx) => {
               const rebuildIndexes = ingestOptions.dryRun ? noRebuild : await deferIndexes(tx, dialect);
-              const writer = ingestWriter(tx, dialect, { deriveRisksAt: ingestOptions.deriveRisksAt });
+              const writer = ingestWriter(tx, { deriveRisksAt: ingestOptions.deriveRisksAt });
               result = await work(writer);
               phase?.('read');
               if (ingestOptions.dryRun) throw new Rollback();

@@ -14,8 +14,7 @@ import { hasVexStatements, rematchVex, replaceVexDocument } from './vex.js';
 import { bumpDataVersion, tenantOrganization } from './tenants.js';
 import { appendTo, fromTenant } from './scope.js';
 import type { AssetDocumentTable, AssetTable, Database, VulnerabilityPackageTable } from './tables.js';
-import type { Dialect } from './types.js';
-import { insertRows } from './insert-rows.js';
+import { insertRows, upsertRows } from './insert-rows.js';
 import type { IngestWriter } from './types.js';
 
 const json = (value: unknown): Buffer => Buffer.from(JSON.stringify(value));
@@ -74,22 +73,9 @@ function assetDocumentRow({ tenantId, asset: a, rawData }: RecordsByKind['asset'
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-/** Rows of one table and the columns of its identity; a later duplicate identity in one batch wins. */
-async function upsert<T extends keyof Database>(
-  db: Db,
-  dialect: Dialect,
-  table: T,
-  key: readonly string[],
-  rows: Insertable<Database[T]>[],
-): Promise<void> {
-  if (rows.length === 0) return;
-  const unique = new Map<string, Insertable<Database[T]>>();
-  for (const row of rows) unique.set(key.map((k) => (row as Record<string, unknown>)[k]).join('\u0000'), row);
-  const columns = Object.keys(rows[0] as object);
-  const values = [...unique.values()].map((row) => columns.map((c) => (row as Record<string, unknown>)[c]));
-  // One statement per batch of the writer (at most 800 rows of at most 17 columns): within both databases' limits.
-  await insertRows(db, dialect, table, columns, values, { key }, values.length);
-}
+/** A batch of the writer (at most 800 rows of at most 17 columns) in one statement: within both databases' limits. */
+const upsert = <T extends keyof Database>(db: Db, table: T, key: readonly string[], rows: Insertable<Database[T]>[]) =>
+  upsertRows(db, table, key, rows, rows.length);
 
 /** Up to this many assets in a batch, existing findings are looked up per asset (see the vulnerability flusher). */
 const FEW_ASSETS = 8;
@@ -111,7 +97,6 @@ const BATCH_ROWS: Record<ImportKind, number> = {
  */
 export function ingestWriter(
   tx: Transaction<Database>,
-  dialect: Dialect,
   options: { deriveRisksAt?: string | undefined } = {},
 ): IngestWriter {
   const pending: { [K in ImportKind]: RecordsByKind[K][] } = {
@@ -142,7 +127,6 @@ export function ingestWriter(
     tenant: (records) =>
       upsert(
         tx,
-        dialect,
         'tenants',
         ['tenant_id'],
         records.map((r) => ({ tenant_id: r.tenantId, organization_id: r.organizationId, name: r.name })),
@@ -150,7 +134,6 @@ export function ingestWriter(
     environment: (records) =>
       upsert(
         tx,
-        dialect,
         'environments',
         ['tenant_id', 'environment_id'],
         records.map((r) => ({
@@ -164,7 +147,6 @@ export function ingestWriter(
     integration: (records) =>
       upsert(
         tx,
-        dialect,
         'integrations',
         ['tenant_id', 'integration_id'],
         records.map((r) => ({
@@ -177,7 +159,6 @@ export function ingestWriter(
     assetGroup: async (records) => {
       await upsert(
         tx,
-        dialect,
         'asset_groups',
         ['tenant_id', 'asset_group_id'],
         records.map((r) => ({ tenant_id: r.tenantId, asset_group_id: r.assetGroupId, name: r.name })),
@@ -204,14 +185,13 @@ export function ingestWriter(
     exemption: (records) =>
       upsert(
         tx,
-        dialect,
         'exemptions',
         ['tenant_id', 'exemption_id'],
         records.map((r) => ({ tenant_id: r.tenantId, exemption_id: r.exemptionId, doc: JSON.stringify(r.exemption) })),
       ),
     asset: async (records) => {
-      await upsert(tx, dialect, 'assets', ['tenant_id', 'id'], records.map(assetRow));
-      await upsert(tx, dialect, 'asset_documents', ['tenant_id', 'asset_id'], records.map(assetDocumentRow));
+      await upsert(tx, 'assets', ['tenant_id', 'id'], records.map(assetRow));
+      await upsert(tx, 'asset_documents', ['tenant_id', 'asset_id'], records.map(assetDocumentRow));
     },
     vulnerability: async (records) => {
       // A finding's packages are replaced whole, so the packages of findings that already exist are deleted first.
@@ -234,7 +214,7 @@ export function ingestWriter(
       const groups = [...byAsset.values()];
       if (groups.length <= FEW_ASSETS) {
         for (const { tenantId, assetId, ids } of groups)
-          found(await existingFindings(tx, dialect, tenantId, assetId, [...ids]), tenantId);
+          found(await existingFindings(tx, tenantId, assetId, [...ids]), tenantId);
       } else {
         const tenants = new Map<string, string[]>();
         for (const g of groups) appendTo(tenants, g.tenantId, g.assetId);
@@ -275,7 +255,6 @@ export function ingestWriter(
       });
       await upsert(
         tx,
-        dialect,
         'vulnerabilities',
         ['tenant_id', 'asset_id', 'vulnerability_id'],
         enriched.map(({ record: { tenantId, source }, own, v }) => ({
@@ -311,7 +290,6 @@ export function ingestWriter(
       ];
       await insertRows(
         tx,
-        dialect,
         'vulnerability_aliases',
         ['tenant_id', 'asset_id', 'vulnerability_id', 'alias'],
         uniqueAliases.map((a) => [a.tenant_id, a.asset_id, a.vulnerability_id, a.alias]),
@@ -344,12 +322,11 @@ export function ingestWriter(
             purls?.[position] ?? null,
           ]),
         );
-      await insertRows(tx, dialect, 'vulnerability_packages', packageColumns, [...packages.values()], 'fail');
+      await insertRows(tx, 'vulnerability_packages', packageColumns, [...packages.values()], 'fail');
     },
     risk: (records) =>
       upsert(
         tx,
-        dialect,
         'risks',
         ['tenant_id', 'id'],
         records.map(({ tenantId, risk: r }) => ({

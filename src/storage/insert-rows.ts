@@ -2,13 +2,13 @@
 // every batch: for an import of 1M findings (about 30M values) that was ~3 s of parsing and compiling and much of the
 // garbage collection beside it. The text depends only on the table, its columns, the row count and the conflict
 // clause, so it is made once per shape and kept; the values are passed as they are, as Kysely would pass them.
-import { CompiledQuery, PostgresAdapter, type Kysely, type Transaction } from 'kysely';
+import { CompiledQuery, PostgresAdapter, type Insertable, type Kysely, type Transaction } from 'kysely';
 import type { Database } from './tables.js';
 import type { Dialect } from './types.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-/** The dialect a connection or transaction speaks, for code that is handed one without it. */
+/** The dialect a connection or transaction speaks, for the helpers below and others handed a transaction alone. */
 export const dialectOf = (db: Db): Dialect =>
   db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
 
@@ -60,17 +60,37 @@ function insertText(
  */
 export async function insertRows(
   db: Db,
-  dialect: Dialect,
   table: keyof Database,
   columns: readonly string[],
   rows: readonly (readonly unknown[])[],
   conflict: OnConflict,
   perStatement = 1000,
 ): Promise<void> {
+  const dialect = dialectOf(db);
   for (let start = 0; start < rows.length; start += perStatement) {
     const batch = rows.slice(start, start + perStatement);
     const parameters: unknown[] = [];
     for (const row of batch) for (const value of row) parameters.push(value);
     await db.executeQuery(CompiledQuery.raw(insertText(dialect, table, columns, batch.length, conflict), parameters));
   }
+}
+
+/**
+ * Rows of one table, as objects with the same keys, upserted on `key`: a later duplicate key among them wins (one
+ * statement must not name a row twice). `perStatement` rows at a time; callers keep it under both databases'
+ * parameter limits (32,766 on SQLite).
+ */
+export async function upsertRows<T extends keyof Database>(
+  db: Db,
+  table: T,
+  key: readonly string[],
+  rows: readonly Insertable<Database[T]>[],
+  perStatement: number,
+): Promise<void> {
+  if (rows.length === 0) return;
+  const unique = new Map<string, Insertable<Database[T]>>();
+  for (const row of rows) unique.set(key.map((k) => (row as Record<string, unknown>)[k]).join('\u0000'), row);
+  const columns = Object.keys(rows[0] as object);
+  const values = [...unique.values()].map((row) => columns.map((c) => (row as Record<string, unknown>)[c]));
+  await insertRows(db, table, columns, values, { key }, perStatement);
 }

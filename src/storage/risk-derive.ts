@@ -16,7 +16,7 @@ import {
 } from '../domain/risk-engine.js';
 import { deriveRisks } from '../domain/risk-rules.js';
 import { appendTo, chunks, forAssetBatches, fromTenant } from './scope.js';
-import { dialectOf, insertRows } from './insert-rows.js';
+import { upsertRows } from './insert-rows.js';
 import { scoreScannedAssets } from './risk-lifecycle.js';
 import { tenantOrganization } from './tenants.js';
 import type { Database } from './tables.js';
@@ -385,16 +385,7 @@ async function writeRisks(
       derived: 1,
     });
   }
-  const columns = Object.keys(rows[0] ?? {});
-  await insertRows(
-    db,
-    dialectOf(db),
-    'risks',
-    columns,
-    rows.map((row) => columns.map((c) => (row as Record<string, unknown>)[c])),
-    { key: ['tenant_id', 'id'] },
-    200,
-  );
+  await upsertRows(db, 'risks', ['tenant_id', 'id'], rows, 200);
   const keep = new Set(derived.map((r) => r.id));
   const gone = [...existing.keys()].filter((id) => !keep.has(id));
   for (const ids of chunks(gone))

@@ -4,7 +4,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { StoredAsset } from '../domain/records.js';
 import { fromTenant } from './scope.js';
 import type { Database } from './tables.js';
-import type { Dialect } from './types.js';
+import { dialectOf } from './insert-rows.js';
 import type { IngestWriter } from './types.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -17,12 +17,11 @@ type Db = Kysely<Database> | Transaction<Database>;
  */
 export async function existingFindings(
   db: Db,
-  dialect: Dialect,
   tenantId: string,
   assetId: string,
   ids: string[],
 ): Promise<{ asset_id: string; vulnerability_id: string }[]> {
-  if (dialect === 'sqlite')
+  if (dialectOf(db) === 'sqlite')
     return fromTenant(db, 'vulnerabilities', tenantId)
       .select(['asset_id', 'vulnerability_id'])
       .where('vulnerabilities.asset_id', '=', assetId)

@@ -31,16 +31,16 @@ for (const dialect of TEST_DIALECTS)
         expect(mine.length).toBeGreaterThan(0);
         expect(others.length).toBeGreaterThan(0);
         const asked = [...new Set([...mine, ...others, 'CVE-1999-0001', "quote'd \\ id"])];
-        const found = await existingFindings(db, dialect, TENANT_A, asset, asked);
+        const found = await existingFindings(db, TENANT_A, asset, asked);
         expect(found.map((r) => r.vulnerability_id).sort()).toEqual([...mine].sort());
         expect(new Set(found.map((r) => r.asset_id))).toEqual(new Set([asset]));
         // The other tenant may have an asset of the same id: its own findings answer, never tenant A's.
         const ofB = stored
           .filter((r) => r.tenant_id === TENANT_B && r.asset_id === asset && asked.includes(r.vulnerability_id))
           .map((r) => r.vulnerability_id);
-        const foundB = await existingFindings(db, dialect, TENANT_B, asset, asked);
+        const foundB = await existingFindings(db, TENANT_B, asset, asked);
         expect(foundB.map((r) => r.vulnerability_id).sort()).toEqual(ofB.sort());
-        expect(await existingFindings(db, dialect, TENANT_A, asset, [])).toEqual([]);
+        expect(await existingFindings(db, TENANT_A, asset, [])).toEqual([]);
       } finally {
         await db.destroy();
         await opened.dispose();
