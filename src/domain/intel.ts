@@ -33,6 +33,21 @@ export function ownIntel(v: Intel): Intel | null {
   return { hasKev: v.hasKev, hasExploit: v.hasExploit, knownExploit: v.knownExploit, exploits: v.exploits };
 }
 
+/** The intel of a finding as stored beside its document: JSON of the four fields, or null when all are empty. */
+export const storedIntel = (v: Intel): string | null => {
+  const own = ownIntel(v);
+  return own === null ? null : JSON.stringify(own);
+};
+
+/** A finding without its intel fields: the document stored apart from them (docs/DESIGN.md §44). */
+export function withoutIntel<T extends Intel>(v: T): Omit<T, keyof Intel> {
+  const { hasKev: _k, hasExploit: _e, knownExploit: _x, exploits: _l, ...rest } = v;
+  return rest;
+}
+
+/** The stored intel of a finding with nothing in it, as served. */
+export const NO_INTEL_JSON = JSON.stringify(NO_INTEL);
+
 const KNOWN_EXPLOIT_FIELDS = [
   'cveID',
   'notes',

@@ -4,7 +4,15 @@
 // what it changed. Everything happens in one transaction: the feeds, the findings of every tenant, their assets'
 // derived fields (hasKev, hasExploit) and the tenants' data versions.
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { FeedData, FeedLoad, FeedLoadResult, FeedName, FeedStatus, Intel } from '../domain/intel.js';
+import {
+  storedIntel,
+  type FeedData,
+  type FeedLoad,
+  type FeedLoadResult,
+  type FeedName,
+  type FeedStatus,
+  type Intel,
+} from '../domain/intel.js';
 import { refreshIntelFlags } from './derive.js';
 import { bumpDataVersion } from './tenants.js';
 import { addDerivations, deriveTenantRisks, NO_DERIVATION } from './risk-derive.js';
@@ -132,14 +140,14 @@ async function replaceFeed(tx: Tx, data: FeedData): Promise<{ changed: string[];
 interface FoundFinding {
   asset_id: string;
   vulnerability_id: string;
-  doc: Buffer;
+  intel: string | null;
   own_intel: string | null;
 }
 
 /** The tenant's findings whose id or an alias is one of the CVEs. */
 async function findingsOf(tx: Tx, tenantId: string, cves: string[]): Promise<FoundFinding[]> {
   const found = new Map<string, FoundFinding>();
-  const columns = ['v.asset_id', 'v.vulnerability_id', 'v.doc', 'v.own_intel'] as const;
+  const columns = ['v.asset_id', 'v.vulnerability_id', 'v.intel', 'v.own_intel'] as const;
   for (let i = 0; i < cves.length; i += CHUNK) {
     const chunk = cves.slice(i, i + CHUNK);
     const direct = await tx
@@ -166,14 +174,12 @@ async function findingsOf(tx: Tx, tenantId: string, cves: string[]): Promise<Fou
 }
 
 /** Re-enriches one tenant's findings among `cves` and their assets' derived fields; returns how many findings and which
- * assets changed. */
+ * assets changed. Only the narrow rows are written: the intel column and its two flags, never a document (§44). */
 async function reEnrichTenant(
   tx: Tx,
-  dialect: Dialect,
   tenantId: string,
   cves: string[],
 ): Promise<{ updated: number; assets: Set<string> }> {
-  const blob = sql.raw(dialect === 'postgres' ? 'bytea' : 'blob');
   // In primary-key order, so the updates and the assets' recomputation visit the tables' pages in order.
   const findings = (await findingsOf(tx, tenantId, cves)).sort((a, b) =>
     a.asset_id === b.asset_id ? (a.vulnerability_id < b.vulnerability_id ? -1 : 1) : a.asset_id < b.asset_id ? -1 : 1,
@@ -201,17 +207,22 @@ async function reEnrichTenant(
       tx,
       keyed.flatMap(({ f, aliases: a }) => [f.vulnerability_id.toUpperCase(), ...a]),
     );
-    const changed: { assetId: string; vulnerabilityId: string; doc: Buffer; hasKev: number; hasExploit: number }[] = [];
+    const changed: {
+      assetId: string;
+      vulnerabilityId: string;
+      intel: string | null;
+      hasKev: number;
+      hasExploit: number;
+    }[] = [];
     for (const { f, aliases: a } of keyed) {
-      const doc = JSON.parse(f.doc.toString('utf8')) as Record<string, unknown> & Intel;
       const own = f.own_intel === null ? null : ownOf(JSON.parse(f.own_intel) as Partial<Intel>);
-      const next = { ...doc, ...intelOf(intel, own, f.vulnerability_id, a) };
-      const bytes = Buffer.from(JSON.stringify(next));
-      if (bytes.equals(f.doc)) continue;
+      const next = intelOf(intel, own, f.vulnerability_id, a);
+      const stored = storedIntel(next);
+      if (stored === f.intel) continue;
       changed.push({
         assetId: f.asset_id,
         vulnerabilityId: f.vulnerability_id,
-        doc: bytes,
+        intel: stored,
         hasKev: next.hasKev ? 1 : 0,
         hasExploit: next.hasExploit ? 1 : 0,
       });
@@ -219,13 +230,11 @@ async function reEnrichTenant(
     }
     if (changed.length > 0) {
       const values = sql.join(
-        // The document is typed where it is bound: an untyped VALUES column is text on PostgreSQL, and a later cast
-        // to bytea would read the JSON's backslashes as escapes (failing on `\"`, halving `\\`).
         changed.map(
-          (c) => sql`(${c.assetId}, ${c.vulnerabilityId}, cast(${c.doc} as ${blob}), ${c.hasKev}, ${c.hasExploit})`,
+          (c) => sql`(${c.assetId}, ${c.vulnerabilityId}, cast(${c.intel} as text), ${c.hasKev}, ${c.hasExploit})`,
         ),
       );
-      await sql`update vulnerabilities set doc = v.column3, has_kev = cast(v.column4 as integer),
+      await sql`update vulnerabilities set intel = v.column3, has_kev = cast(v.column4 as integer),
           has_exploit = cast(v.column5 as integer)
         from (values ${values}) as v
         where vulnerabilities.tenant_id = ${tenantId} and vulnerabilities.asset_id = v.column1
@@ -277,7 +286,7 @@ export function feedStore(db: Kysely<Database>, dialect: Dialect) {
         for (const { tenant_id } of tenants) {
           const enriched =
             touched.size > 0
-              ? await reEnrichTenant(tx, dialect, tenant_id, [...touched].sort())
+              ? await reEnrichTenant(tx, tenant_id, [...touched].sort())
               : { updated: 0, assets: new Set<string>() };
           findingsUpdated += enriched.updated;
           // EPSS weighs in the likelihood of most vulnerability risks: a changed EPSS file re-derives every asset.

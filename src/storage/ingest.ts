@@ -2,7 +2,7 @@
 // pass, all inside the one transaction of an import run.
 import type { Insertable, Kysely, Transaction } from 'kysely';
 import type { ImportKind, RecordsByKind } from '../domain/records.js';
-import { intelKeys, ownIntel } from '../domain/intel.js';
+import { intelKeys, ownIntel, storedIntel, withoutIntel } from '../domain/intel.js';
 import { isScannedAsset } from '../domain/checks.js';
 import { metadataSearchText, serviceName } from '../domain/search.js';
 import { recordChecks } from './checks.js';
@@ -274,8 +274,19 @@ export function ingestWriter(
           is_exempted: 0,
           first_observed_at: v.firstObservedAt,
           last_observed_at: v.lastObservedAt,
-          doc: json(v),
+          intel: storedIntel(v),
           own_intel: own === null ? null : JSON.stringify(own),
+        })),
+      );
+      await upsert(
+        tx,
+        'vulnerability_documents',
+        ['tenant_id', 'asset_id', 'vulnerability_id'],
+        enriched.map(({ record: { tenantId }, v }) => ({
+          tenant_id: tenantId,
+          asset_id: v.assetId,
+          vulnerability_id: v.vulnerabilityId,
+          doc: json(withoutIntel(v)),
         })),
       );
       const aliases = records.flatMap(({ tenantId, vulnerability: v, aliases: given }) =>

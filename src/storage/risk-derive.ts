@@ -17,6 +17,7 @@ import {
 import { deriveRisks } from '../domain/risk-rules.js';
 import { appendTo, chunks, forAssetBatches, fromTenant } from './scope.js';
 import { upsertRows } from './insert-rows.js';
+import { withDocuments } from './finding-documents.js';
 import { scoreScannedAssets } from './risk-lifecycle.js';
 import { tenantOrganization } from './tenants.js';
 import type { Database } from './tables.js';
@@ -67,11 +68,22 @@ function secretsOf(doc: Record<string, unknown>): SubjectSecret[] {
   return out;
 }
 
-function findingOf(
-  row: { vulnerability_id: string; has_kev: number; has_exploit: number; is_exploitable: number; doc: Buffer },
-  epss: SubjectFinding['epss'],
-): SubjectFinding {
-  const doc = JSON.parse(Buffer.from(row.doc).toString('utf8')) as Record<string, unknown>;
+/** A citable finding as read for the risk rules: its narrow row's flags and intel, and its document. */
+interface CitableRow {
+  asset_id: string;
+  vulnerability_id: string;
+  has_kev: number;
+  has_exploit: number;
+  is_exploitable: number;
+  doc: Buffer;
+  intel: string | null;
+}
+
+function findingOf(row: CitableRow, epss: SubjectFinding['epss']): SubjectFinding {
+  const doc = {
+    ...(JSON.parse(Buffer.from(row.doc).toString('utf8')) as Record<string, unknown>),
+    ...(row.intel === null ? {} : (JSON.parse(row.intel) as Record<string, unknown>)),
+  };
   const severity = (findingSeverities as readonly string[]).includes(doc.severityLevel as string)
     ? (doc.severityLevel as FindingSeverity)
     : 'UNKNOWN';
@@ -217,19 +229,20 @@ async function deriveBatch(
     ]),
   );
   const exploitableOn = new Set(assetIds.filter((id) => citesExploitable(reach.get(id)!)));
-  const findingRows: {
-    asset_id: string;
-    vulnerability_id: string;
-    has_kev: number;
-    has_exploit: number;
-    is_exploitable: number;
-    doc: Buffer;
-  }[] = [];
+  const findingRows: CitableRow[] = [];
   for (const ids of chunks(assetIds)) {
     const exploitable = ids.filter((id) => exploitableOn.has(id));
     findingRows.push(
-      ...(await fromTenant(q, 'vulnerabilities', tenantId)
-        .select(['asset_id', 'vulnerability_id', 'has_kev', 'has_exploit', 'is_exploitable', 'doc'])
+      ...(await withDocuments(fromTenant(q, 'vulnerabilities', tenantId))
+        .select([
+          'vulnerabilities.asset_id',
+          'vulnerabilities.vulnerability_id',
+          'vulnerabilities.has_kev',
+          'vulnerabilities.has_exploit',
+          'vulnerabilities.is_exploitable',
+          'd.doc',
+          'vulnerabilities.intel',
+        ])
         .where('vulnerabilities.asset_id', 'in', ids)
         .where('vulnerabilities.is_exempted', '=', 0)
         .where((eb) =>

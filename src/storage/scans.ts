@@ -89,7 +89,13 @@ export async function resolveFindings(
     const ids = stale.slice(i, i + 500);
     await deleteFindingRows(
       db,
-      ['vulnerability_packages', 'vulnerability_aliases', 'vulnerability_exemptions', 'vulnerabilities'],
+      [
+        'vulnerability_packages',
+        'vulnerability_aliases',
+        'vulnerability_exemptions',
+        'vulnerability_documents',
+        'vulnerabilities',
+      ],
       tenantId,
       assetId,
       ids,
@@ -105,7 +111,11 @@ export async function resolveFindings(
 export async function deleteFindingRows(
   db: Db,
   tables: readonly (
-    'vulnerability_packages' | 'vulnerability_aliases' | 'vulnerability_exemptions' | 'vulnerabilities'
+    | 'vulnerability_packages'
+    | 'vulnerability_aliases'
+    | 'vulnerability_exemptions'
+    | 'vulnerability_documents'
+    | 'vulnerabilities'
   )[],
   tenantId: string,
   assetId: string,

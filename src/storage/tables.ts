@@ -119,10 +119,20 @@ export interface VulnerabilityTable {
   last_observed_at: string;
   /** The scanner that reported it (`trivy`, `grype`…), whose next scan of the asset replaces it; null when imported. */
   source: string | null;
-  /** The API object as UTF-8 JSON without `exemptions` (spliced in when served), feed intel included. */
-  doc: Buffer;
+  /** `hasKev`, `hasExploit`, `knownExploit` and `exploits` as one JSON object, the finding's own values merged with
+   * the loaded feeds'; null when all four are empty. Spliced into the document when served (docs/DESIGN.md §44). */
+  intel: string | null;
   /** The intel fields (`hasKev`, `knownExploit`…) the finding's own file gave, as JSON; null when it gave none. */
   own_intel: string | null;
+}
+
+/** A finding's stored API object as UTF-8 JSON, without `exemptions` and the intel fields (both spliced in when
+ * served), apart from the narrow row every filter, sort and count reads. */
+export interface VulnerabilityDocumentTable {
+  tenant_id: string;
+  asset_id: string;
+  vulnerability_id: string;
+  doc: Buffer;
 }
 
 /** A finding's other ids (CVE aliases of a GHSA, a distro advisory's CVE), upper-cased, for the feed joins. */
@@ -263,6 +273,7 @@ export interface Database {
   assets: AssetTable;
   asset_documents: AssetDocumentTable;
   vulnerabilities: VulnerabilityTable;
+  vulnerability_documents: VulnerabilityDocumentTable;
   vulnerability_packages: VulnerabilityPackageTable;
   vulnerability_exemptions: VulnerabilityExemptionTable;
   vulnerability_aliases: VulnerabilityAliasTable;
@@ -288,6 +299,7 @@ export const TENANT_TABLES = [
   'assets',
   'asset_documents',
   'vulnerabilities',
+  'vulnerability_documents',
   'vulnerability_packages',
   'vulnerability_exemptions',
   'vulnerability_aliases',

@@ -10,10 +10,12 @@ import {
   type SqlBool,
 } from 'kysely';
 import { severityLevelValues } from '../domain/enums.js';
+import { NO_INTEL_JSON } from '../domain/intel.js';
 import type { ListVulnerabilitiesQuery, VulnerabilitySortField } from '../domain/vulnerabilities.js';
 import { columnFilters, environmentFilter, groupMemberFilter, type ColumnFilters } from './filters.js';
 import { appendTo, countCache, dataVersion, fromTenant, type TenantReader } from './scope.js';
 import type { SqlDialect } from './dialect.js';
+import { withDocuments } from './finding-documents.js';
 import type { Database } from './tables.js';
 import type { FindingPosition, Storage } from './types.js';
 
@@ -161,8 +163,15 @@ interface WalkedKey {
   vulnerability_id: string;
   is_exempted: number;
   sortValue: string | number;
-  /** The document, when read with the keys (a first page or a keyset batch not walked). */
+  /** The document and intel, when read with the keys (a first page or a keyset batch not walked). */
   doc?: Buffer | string;
+  intel?: string | null;
+}
+
+/** A finding's stored document and intel, the two halves of what is served. */
+interface Stored {
+  doc: Buffer | string;
+  intel: string | null;
 }
 
 /**
@@ -225,8 +234,8 @@ async function walkForPackages(
 
 const key = (assetId: string, vulnerabilityId: string) => `${assetId}\u0000${vulnerabilityId}`;
 
-/** The end of a finding that no exemption matches (most of them). */
-const NO_EXEMPTIONS = Buffer.from(',"exemptions":[]}');
+/** The end of a finding without intel that no exemption matches (most of them). */
+const PLAIN_END = Buffer.from(`,${NO_INTEL_JSON.slice(1, -1)},"exemptions":[]}`);
 
 export function vulnerabilityStore(
   read: TenantReader,
@@ -271,28 +280,31 @@ export function vulnerabilityStore(
         const fetched: WalkedKey[] =
           walked ??
           (offset === 0
-            ? await ordered.select(dialect.document('vulnerabilities.doc').as('doc')).execute()
+            ? await withDocuments(ordered)
+                .select([dialect.document('d.doc').as('doc'), 'vulnerabilities.intel'])
+                .execute()
             : await ordered.offset(offset).execute());
         const keys = fetched.slice(0, perPage);
 
         // A keyset batch (and the first page) has each document on its row; a later page, or a walked one, reads them
         // by key.
-        const docs = new Map<string, Buffer | string>();
+        const stored = new Map<string, Stored>();
         if ((offset > 0 || walked !== undefined) && keys.length > 0) {
           const assetIds = [...new Set(keys.map((k) => k.asset_id))];
           const vulnerabilityIds = [...new Set(keys.map((k) => k.vulnerability_id))];
           // Both IN lists together can match more pairs than the page holds (bounded by the page's assets); the map
           // below keeps the page's own.
-          const rows = await fromTenant(db, 'vulnerabilities', scope.tenantId)
+          const rows = await withDocuments(fromTenant(db, 'vulnerabilities', scope.tenantId))
             .select([
               'vulnerabilities.asset_id',
               'vulnerabilities.vulnerability_id',
-              dialect.document('vulnerabilities.doc').as('doc'),
+              dialect.document('d.doc').as('doc'),
+              'vulnerabilities.intel',
             ])
             .where('vulnerabilities.asset_id', 'in', assetIds)
             .where('vulnerabilities.vulnerability_id', 'in', vulnerabilityIds)
             .execute();
-          for (const row of rows) docs.set(key(row.asset_id, row.vulnerability_id), row.doc);
+          for (const row of rows) stored.set(key(row.asset_id, row.vulnerability_id), row);
         }
 
         const exemptionsOf = new Map<string, string[]>();
@@ -316,15 +328,16 @@ export function vulnerabilityStore(
         }
 
         const items = keys.map((k) => {
-          const doc = k.doc ?? docs.get(key(k.asset_id, k.vulnerability_id))!;
+          const { doc, intel } =
+            k.doc === undefined ? stored.get(key(k.asset_id, k.vulnerability_id))! : { doc: k.doc, intel: k.intel! };
           const matched = exemptionsOf.size === 0 ? undefined : exemptionsOf.get(key(k.asset_id, k.vulnerability_id));
           const tail =
-            matched === undefined
-              ? NO_EXEMPTIONS
+            matched === undefined && intel === null
+              ? PLAIN_END
               : Buffer.from(
-                  `,"exemptions":[${matched.map((id) => `{"exemptionId":${JSON.stringify(id)},"exemption":${exemptionDocs.get(id)}}`).join(',')}]}`,
+                  `,${(intel ?? NO_INTEL_JSON).slice(1, -1)},"exemptions":[${(matched ?? []).map((id) => `{"exemptionId":${JSON.stringify(id)},"exemption":${exemptionDocs.get(id)}}`).join(',')}]}`,
                 );
-          // The document, then the exemptions over its closing brace: one buffer, written once.
+          // The document, then its intel and exemptions over its closing brace: one buffer, written once.
           const length = typeof doc === 'string' ? Buffer.byteLength(doc) : doc.length;
           const item = Buffer.allocUnsafe(length - 1 + tail.length);
           if (typeof doc === 'string') item.write(doc, 0);

@@ -109,6 +109,89 @@ for (const dialect of TEST_DIALECTS) {
   });
 }
 
+for (const dialect of TEST_DIALECTS) {
+  describe(`0010_finding_documents on ${dialect}`, () => {
+    it('moves each finding’s document apart and its intel to the narrow row, served as before, across batches', async () => {
+      const database = await createTestDatabase(dialect);
+      const db = kysely(dialect, database.url);
+      // 1,203 findings: more than one batch of the step; every 7th carries intel, one of them an escaped title.
+      const docs = Array.from({ length: 1203 }, (_, i) => {
+        const id = `CVE-2024-${String(i).padStart(5, '0')}`;
+        const intel = i % 7 === 0;
+        return {
+          vulnerabilityId: id,
+          assetId: `asset-${i % 3}`,
+          title: i === 14 ? 'quotes " and \\ backslash\n' : `finding ${i}`,
+          hasKev: intel,
+          hasExploit: intel && i % 2 === 0,
+          knownExploit: intel ? { cveID: id, dateAdded: '2024-01-01', requiredAction: 'patch' } : null,
+          exploits: intel && i % 2 === 0 ? [{ source: 'exploitdb', id: String(i), title: 'x' }] : [],
+          severityLevel: 'HIGH',
+        };
+      });
+      try {
+        const migrator = new Migrator({ db, provider: migrations(dialect) });
+        expect((await step(() => migrator.migrateTo('0009_asset_documents'))).error).toBeUndefined();
+        await sql`insert into tenants (tenant_id, organization_id, data_version) values ('t1', 'o1', 1)`.execute(db);
+        for (let i = 0; i < docs.length; i += 100) {
+          const rows = docs.slice(i, i + 100).map((d) => {
+            const bytes = JSON.stringify(d);
+            const blob = dialect === 'sqlite' ? sql`${Buffer.from(bytes)}` : sql`convert_to(${bytes}, 'UTF8')`;
+            return sql`('t1', ${d.assetId}, ${d.vulnerabilityId}, 3, ${d.hasKev ? 1 : 0}, ${d.hasExploit ? 1 : 0}, 0, 0,
+              0, '2024-01-01T00:00:00.000Z', '2024-01-02T00:00:00.000Z', ${blob})`;
+          });
+          await sql`insert into vulnerabilities (tenant_id, asset_id, vulnerability_id, severity_level_value, has_kev,
+            has_exploit, is_exploitable, has_vendor_fix, is_exempted, first_observed_at, last_observed_at, doc)
+            values ${sql.join(rows)}`.execute(db);
+        }
+        expect((await step(() => migrator.migrateToLatest())).error).toBeUndefined();
+        const stored = await sql<{ n: number | string }>`select count(*) as n from vulnerability_documents`.execute(db);
+        expect(Number(stored.rows[0]!.n)).toBe(docs.length);
+        const withIntel = await sql<{ n: number | string }>`select count(*) as n from vulnerabilities
+          where intel is not null`.execute(db);
+        expect(Number(withIntel.rows[0]!.n)).toBe(docs.filter((d) => d.hasKev).length);
+        const first = await sql<{ doc: Uint8Array }>`select doc from vulnerability_documents
+          where vulnerability_id = 'CVE-2024-00000'`.execute(db);
+        const kept = JSON.parse(Buffer.from(first.rows[0]!.doc).toString('utf8')) as Record<string, unknown>;
+        expect(Object.keys(kept)).toEqual(['vulnerabilityId', 'assetId', 'title', 'severityLevel']);
+      } finally {
+        await db.destroy();
+      }
+      const storage = await openStorage(database.url);
+      try {
+        const scope = { tenantId: 't1', dataVersion: 1 };
+        const served = new Map<string, unknown>();
+        let after: Parameters<typeof storage.listVulnerabilities>[2];
+        for (;;) {
+          const { items, next } = await storage.listVulnerabilities(
+            scope,
+            {
+              sortBy: 'lastObservedAt',
+              sortOrder: 'ASC',
+              page: 1,
+              perPage: 500,
+              isExempted: false,
+              includeTotal: false,
+            },
+            after,
+          );
+          for (const item of items) {
+            const v = JSON.parse(item.toString('utf8')) as { vulnerabilityId: string };
+            served.set(v.vulnerabilityId, v);
+          }
+          if (next === null) break;
+          after = next;
+        }
+        expect(served.size).toBe(docs.length);
+        for (const d of docs) expect(served.get(d.vulnerabilityId)).toEqual({ ...d, exemptions: [] });
+      } finally {
+        await storage.close();
+        await database.drop();
+      }
+    });
+  });
+}
+
 if (process.env.SECINV_WRITE_SCHEMA_SNAPSHOT === '1') {
   describe('snapshot', () => {
     it('is written', () => {

@@ -13,6 +13,7 @@ import { migration as feedsAndAliases } from './0006_feeds_and_aliases.js';
 import { migration as vexAndPurls } from './0007_vex_and_purls.js';
 import { migration as checksAndDerivedRisks } from './0008_checks_and_derived_risks.js';
 import { migration as assetDocuments } from './0009_asset_documents.js';
+import { migration as findingDocuments } from './0010_finding_documents.js';
 
 const ordered: Record<string, FrozenMigration> = {
   '0001_initial': initial,
@@ -24,6 +25,7 @@ const ordered: Record<string, FrozenMigration> = {
   '0007_vex_and_purls': vexAndPurls,
   '0008_checks_and_derived_risks': checksAndDerivedRisks,
   '0009_asset_documents': assetDocuments,
+  '0010_finding_documents': findingDocuments,
 };
 
 export const migrations = (dialect: Dialect): MigrationProvider => ({
