@@ -2,7 +2,7 @@
 // (src/domain/risk-rules.ts) and makes the tenant's derived risks agree with them, keeping each risk's discoveredAt and
 // the lifecycle state a user gave it; then sets the riskScore of scanned assets from their OPEN risks (docs/RISKS.md).
 // Runs inside the caller's transaction, for some assets of a tenant or all of them, in batches of assets.
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { FailedCheck } from '../domain/checks.js';
 import { findingSeverities, type FindingSeverity, type LifecycleState } from '../domain/enums.js';
 import { intelKeys } from '../domain/intel.js';
@@ -17,7 +17,7 @@ import {
 import { deriveRisks } from '../domain/risk-rules.js';
 import { appendTo, chunks, forAssetBatches, fromTenant } from './scope.js';
 import { upsertRows } from './insert-rows.js';
-import { withDocuments } from './finding-documents.js';
+import { documentOf } from './finding-documents.js';
 import { scoreScannedAssets } from './risk-lifecycle.js';
 import { tenantOrganization } from './tenants.js';
 import type { Database } from './tables.js';
@@ -233,14 +233,14 @@ async function deriveBatch(
   for (const ids of chunks(assetIds)) {
     const exploitable = ids.filter((id) => exploitableOn.has(id));
     findingRows.push(
-      ...(await withDocuments(fromTenant(q, 'vulnerabilities', tenantId))
-        .select([
+      ...(await fromTenant(q, 'vulnerabilities', tenantId)
+        .select((eb) => [
           'vulnerabilities.asset_id',
           'vulnerabilities.vulnerability_id',
           'vulnerabilities.has_kev',
           'vulnerabilities.has_exploit',
           'vulnerabilities.is_exploitable',
-          'd.doc',
+          documentOf(eb, (column) => sql<Buffer>`${sql.ref(column)}`).as('doc'),
           'vulnerabilities.intel',
         ])
         .where('vulnerabilities.asset_id', 'in', ids)

@@ -15,7 +15,7 @@ import type { ListVulnerabilitiesQuery, VulnerabilitySortField } from '../domain
 import { columnFilters, environmentFilter, groupMemberFilter, type ColumnFilters } from './filters.js';
 import { appendTo, countCache, dataVersion, fromTenant, type TenantReader } from './scope.js';
 import type { SqlDialect } from './dialect.js';
-import { withDocuments } from './finding-documents.js';
+import { documentOf } from './finding-documents.js';
 import type { Database } from './tables.js';
 import type { FindingPosition, Storage } from './types.js';
 
@@ -280,8 +280,11 @@ export function vulnerabilityStore(
         const fetched: WalkedKey[] =
           walked ??
           (offset === 0
-            ? await withDocuments(ordered)
-                .select([dialect.document('d.doc').as('doc'), 'vulnerabilities.intel'])
+            ? await ordered
+                .select((eb) => [
+                  documentOf(eb, (column) => dialect.document(column)).as('doc'),
+                  'vulnerabilities.intel',
+                ])
                 .execute()
             : await ordered.offset(offset).execute());
         const keys = fetched.slice(0, perPage);
@@ -294,11 +297,11 @@ export function vulnerabilityStore(
           const vulnerabilityIds = [...new Set(keys.map((k) => k.vulnerability_id))];
           // Both IN lists together can match more pairs than the page holds (bounded by the page's assets); the map
           // below keeps the page's own.
-          const rows = await withDocuments(fromTenant(db, 'vulnerabilities', scope.tenantId))
-            .select([
+          const rows = await fromTenant(db, 'vulnerabilities', scope.tenantId)
+            .select((eb) => [
               'vulnerabilities.asset_id',
               'vulnerabilities.vulnerability_id',
-              dialect.document('d.doc').as('doc'),
+              documentOf(eb, (column) => dialect.document(column)).as('doc'),
               'vulnerabilities.intel',
             ])
             .where('vulnerabilities.asset_id', 'in', assetIds)
