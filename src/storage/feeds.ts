@@ -5,6 +5,7 @@
 // derived fields (hasKev, hasExploit) and the tenants' data versions.
 import { sql, type Kysely, type Transaction } from 'kysely';
 import {
+  intelKeys,
   storedIntel,
   type FeedData,
   type FeedLoad,
@@ -205,7 +206,7 @@ async function reEnrichTenant(
     const keyed = batch.map((f) => ({ f, aliases: aliases.get(`${f.asset_id}${SEP}${f.vulnerability_id}`) ?? [] }));
     const intel = await feedIntel(
       tx,
-      keyed.flatMap(({ f, aliases: a }) => [f.vulnerability_id.toUpperCase(), ...a]),
+      keyed.flatMap(({ f, aliases: a }) => intelKeys(f.vulnerability_id, a)),
     );
     const changed: {
       assetId: string;

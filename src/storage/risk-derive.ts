@@ -2,7 +2,7 @@
 // (src/domain/risk-rules.ts) and makes the tenant's derived risks agree with them, keeping each risk's discoveredAt and
 // the lifecycle state a user gave it; then sets the riskScore of scanned assets from their OPEN risks (docs/RISKS.md).
 // Runs inside the caller's transaction, for some assets of a tenant or all of them, in batches of assets.
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { FailedCheck } from '../domain/checks.js';
 import { findingSeverities, type FindingSeverity, type LifecycleState } from '../domain/enums.js';
 import { intelKeys } from '../domain/intel.js';
@@ -240,7 +240,7 @@ async function deriveBatch(
           'vulnerabilities.has_kev',
           'vulnerabilities.has_exploit',
           'vulnerabilities.is_exploitable',
-          documentOf(eb, (column) => sql<Buffer>`${sql.ref(column)}`).as('doc'),
+          documentOf(eb).as('doc'),
           'vulnerabilities.intel',
         ])
         .where('vulnerabilities.asset_id', 'in', ids)

@@ -15,7 +15,7 @@ import type { ListVulnerabilitiesQuery, VulnerabilitySortField } from '../domain
 import { columnFilters, environmentFilter, groupMemberFilter, type ColumnFilters } from './filters.js';
 import { appendTo, countCache, dataVersion, fromTenant, type TenantReader } from './scope.js';
 import type { SqlDialect } from './dialect.js';
-import { documentOf } from './finding-documents.js';
+import { documentOf, storedFindings, type StoredFinding } from './finding-documents.js';
 import type { Database } from './tables.js';
 import type { FindingPosition, Storage } from './types.js';
 
@@ -168,12 +168,6 @@ interface WalkedKey {
   intel?: string | null;
 }
 
-/** A finding's stored document and intel, the two halves of what is served. */
-interface Stored {
-  doc: Buffer | string;
-  intel: string | null;
-}
-
 /**
  * A page of a package-filtered list by walking the list's sort index and probing each finding's packages by key,
  * rather than starting from the matching packages: a package that many findings have (openssl: 48,000 of 1,000,000)
@@ -291,24 +285,10 @@ export function vulnerabilityStore(
 
         // A keyset batch (and the first page) has each document on its row; a later page, or a walked one, reads them
         // by key.
-        const stored = new Map<string, Stored>();
-        if ((offset > 0 || walked !== undefined) && keys.length > 0) {
-          const assetIds = [...new Set(keys.map((k) => k.asset_id))];
-          const vulnerabilityIds = [...new Set(keys.map((k) => k.vulnerability_id))];
-          // Both IN lists together can match more pairs than the page holds (bounded by the page's assets); the map
-          // below keeps the page's own.
-          const rows = await fromTenant(db, 'vulnerabilities', scope.tenantId)
-            .select((eb) => [
-              'vulnerabilities.asset_id',
-              'vulnerabilities.vulnerability_id',
-              documentOf(eb, (column) => dialect.document(column)).as('doc'),
-              'vulnerabilities.intel',
-            ])
-            .where('vulnerabilities.asset_id', 'in', assetIds)
-            .where('vulnerabilities.vulnerability_id', 'in', vulnerabilityIds)
-            .execute();
-          for (const row of rows) stored.set(key(row.asset_id, row.vulnerability_id), row);
-        }
+        const stored = new Map<string, StoredFinding>();
+        if ((offset > 0 || walked !== undefined) && keys.length > 0)
+          for (const row of await storedFindings(db, dialect, scope.tenantId, keys))
+            stored.set(key(row.asset_id, row.vulnerability_id), row);
 
         const exemptionsOf = new Map<string, string[]>();
         const exemptedAssets = [...new Set(keys.filter((k) => k.is_exempted === 1).map((k) => k.asset_id))];
@@ -332,7 +312,7 @@ export function vulnerabilityStore(
 
         const items = keys.map((k) => {
           const { doc, intel } =
-            k.doc === undefined ? stored.get(key(k.asset_id, k.vulnerability_id))! : { doc: k.doc, intel: k.intel! };
+            k.doc === undefined ? stored.get(key(k.asset_id, k.vulnerability_id))! : (k as WalkedKey & StoredFinding);
           const matched = exemptionsOf.size === 0 ? undefined : exemptionsOf.get(key(k.asset_id, k.vulnerability_id));
           const tail =
             matched === undefined && intel === null
