@@ -1,5 +1,6 @@
 // A finding's stored document lives apart from its narrow row (docs/DESIGN.md §44): the rows every filter, sort, count
-// and feed load reads stay small, and the few readers of documents (a page's rows, the risk rules) fetch them by key.
+// and feed load reads stay small, and the few readers of documents (a page's rows, the risk rules) fetch them by key:
+// the tenant and the finding's integer id (§45).
 import { sql, type ExpressionBuilder, type Kysely, type RawBuilder } from 'kysely';
 import type { SqlDialect } from './dialect.js';
 import type { Database } from './tables.js';
@@ -17,8 +18,7 @@ export const documentOf = <T = Buffer>(
     .selectFrom('vulnerability_documents as d')
     .select(read('d.doc').as('doc'))
     .whereRef('d.tenant_id', '=', 'vulnerabilities.tenant_id')
-    .whereRef('d.asset_id', '=', 'vulnerabilities.asset_id')
-    .whereRef('d.vulnerability_id', '=', 'vulnerabilities.vulnerability_id')
+    .whereRef('d.finding_id', '=', 'vulnerabilities.id')
     .$asScalar()
     .$notNull();
 
@@ -56,7 +56,7 @@ export async function storedFindings(
       dialect.name === 'sqlite'
         ? await sql<StoredFinding>`select v.asset_id, v.vulnerability_id, v.intel, ${doc} as doc
             from vulnerabilities as v join vulnerability_documents as d on d.tenant_id = v.tenant_id
-              and d.asset_id = v.asset_id and d.vulnerability_id = v.vulnerability_id
+              and d.finding_id = v.id
             where v.tenant_id = ${tenantId} and (v.asset_id, v.vulnerability_id)
               in (values ${sql.join(chunk.map((k) => sql`(${k.asset_id}, ${k.vulnerability_id})`))})`.execute(db)
         : await sql<StoredFinding>`select f.asset_id, f.vulnerability_id, f.intel, f.doc
@@ -64,7 +64,7 @@ export async function storedFindings(
               cast(${chunk.map((k) => k.vulnerability_id)} as text[])) as k(asset_id, vulnerability_id)
             cross join lateral (select v.asset_id, v.vulnerability_id, v.intel, ${doc} as doc
               from vulnerabilities as v join vulnerability_documents as d on d.tenant_id = v.tenant_id
-                and d.asset_id = v.asset_id and d.vulnerability_id = v.vulnerability_id
+                and d.finding_id = v.id
               where v.tenant_id = ${tenantId} and v.asset_id = k.asset_id
                 and v.vulnerability_id = k.vulnerability_id offset 0) as f`.execute(db);
     found.push(...rows);

@@ -74,8 +74,23 @@ function assetDocumentRow({ tenantId, asset: a, rawData }: RecordsByKind['asset'
 type Db = Kysely<Database> | Transaction<Database>;
 
 /** A batch of the writer (at most 800 rows of at most 17 columns) in one statement: within both databases' limits. */
-const upsert = <T extends keyof Database>(db: Db, table: T, key: readonly string[], rows: Insertable<Database[T]>[]) =>
-  upsertRows(db, table, key, rows, rows.length);
+const upsert = async <T extends keyof Database>(
+  db: Db,
+  table: T,
+  key: readonly string[],
+  rows: Insertable<Database[T]>[],
+): Promise<void> => {
+  await upsertRows(db, table, key, rows, rows.length);
+};
+
+/** What the write of a finding's row returns: its key and its integer id. */
+interface WrittenFinding {
+  id: number;
+  tenant_id: string;
+  asset_id: string;
+  vulnerability_id: string;
+}
+const FINDING_KEY = ['id', 'tenant_id', 'asset_id', 'vulnerability_id'] as const;
 
 /** Up to this many assets in a batch, existing findings are looked up per asset (see the vulnerability flusher). */
 const FEW_ASSETS = 8;
@@ -253,7 +268,8 @@ export function ingestWriter(
         };
         return { record, own, v };
       });
-      await upsert(
+      // Each row's integer id, new or kept, keys its document (docs/DESIGN.md §45).
+      const stored = await upsertRows<'vulnerabilities', WrittenFinding>(
         tx,
         'vulnerabilities',
         ['tenant_id', 'asset_id', 'vulnerability_id'],
@@ -277,15 +293,18 @@ export function ingestWriter(
           intel: storedIntel(v),
           own_intel: own === null ? null : JSON.stringify(own),
         })),
+        enriched.length,
+        FINDING_KEY,
       );
+      const ids = new Map<string, number>();
+      for (const w of stored) ids.set(`${w.tenant_id}\u0000${w.asset_id}\u0000${w.vulnerability_id}`, w.id);
       await upsert(
         tx,
         'vulnerability_documents',
-        ['tenant_id', 'asset_id', 'vulnerability_id'],
+        ['tenant_id', 'finding_id'],
         enriched.map(({ record: { tenantId }, v }) => ({
           tenant_id: tenantId,
-          asset_id: v.assetId,
-          vulnerability_id: v.vulnerabilityId,
+          finding_id: ids.get(`${tenantId}\u0000${v.assetId}\u0000${v.vulnerabilityId}`) as number,
           doc: json(withoutIntel(v)),
         })),
       );

@@ -26,10 +26,11 @@ function insertText(
   columns: readonly string[],
   count: number,
   conflict: OnConflict,
+  returning: readonly string[],
 ): string {
   const id = `${dialect}\u0000${table}\u0000${columns.join(',')}\u0000${count}\u0000${
     conflict === 'fail' ? '' : conflict.key.join(',')
-  }`;
+  }\u0000${returning.join(',')}`;
   const known = texts.get(id);
   if (known !== undefined) return known;
   const width = columns.length;
@@ -48,6 +49,7 @@ function insertText(
       .join(', ');
     text += ` on conflict (${conflict.key.map(quote).join(', ')}) do ${set === '' ? 'nothing' : `update set ${set}`}`;
   }
+  if (returning.length > 0) text += ` returning ${returning.map(quote).join(', ')}`;
   // The last, shorter batch of each run has a shape of its own: the map stays small by forgetting the oldest.
   if (texts.size >= MAX_TEXTS) texts.delete(texts.keys().next().value as string);
   texts.set(id, text);
@@ -66,31 +68,49 @@ export async function insertRows(
   conflict: OnConflict,
   perStatement = 1000,
 ): Promise<void> {
+  await insertReturning(db, table, columns, rows, conflict, [], perStatement);
+}
+
+/** insertRows, returning the `returning` columns of every row inserted or updated (in no particular order). */
+export async function insertReturning<R>(
+  db: Db,
+  table: keyof Database,
+  columns: readonly string[],
+  rows: readonly (readonly unknown[])[],
+  conflict: OnConflict,
+  returning: readonly string[],
+  perStatement = 1000,
+): Promise<R[]> {
   const dialect = dialectOf(db);
+  const returned: R[] = [];
   for (let start = 0; start < rows.length; start += perStatement) {
     const batch = rows.slice(start, start + perStatement);
     const parameters: unknown[] = [];
     for (const row of batch) for (const value of row) parameters.push(value);
-    await db.executeQuery(CompiledQuery.raw(insertText(dialect, table, columns, batch.length, conflict), parameters));
+    const text = insertText(dialect, table, columns, batch.length, conflict, returning);
+    const result = await db.executeQuery<R>(CompiledQuery.raw(text, parameters));
+    if (returning.length > 0) for (const row of result.rows) returned.push(row);
   }
+  return returned;
 }
 
 /**
  * Rows of one table, as objects with the same keys, upserted on `key`: a later duplicate key among them wins (one
  * statement must not name a row twice). `perStatement` rows at a time; callers keep it under both databases'
- * parameter limits (32,766 on SQLite).
+ * parameter limits (32,766 on SQLite). Returns the `returning` columns of each row written.
  */
-export async function upsertRows<T extends keyof Database>(
+export async function upsertRows<T extends keyof Database, R = never>(
   db: Db,
   table: T,
   key: readonly string[],
   rows: readonly Insertable<Database[T]>[],
   perStatement: number,
-): Promise<void> {
-  if (rows.length === 0) return;
+  returning: readonly string[] = [],
+): Promise<R[]> {
+  if (rows.length === 0) return [];
   const unique = new Map<string, Insertable<Database[T]>>();
   for (const row of rows) unique.set(key.map((k) => (row as Record<string, unknown>)[k]).join('\u0000'), row);
   const columns = Object.keys(rows[0] as object);
   const values = [...unique.values()].map((row) => columns.map((c) => (row as Record<string, unknown>)[c]));
-  await insertRows(db, table, columns, values, { key }, perStatement);
+  return insertReturning<R>(db, table, columns, values, { key }, returning, perStatement);
 }

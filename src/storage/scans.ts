@@ -106,7 +106,8 @@ export async function resolveFindings(
 
 /**
  * Deletes the rows of some of an asset's findings from the given tables: one statement per table, an index range of
- * the primary key (a row-value IN list is a scan on PostgreSQL).
+ * the primary key (a row-value IN list is a scan on PostgreSQL). Documents are found by their findings' ids, so the
+ * findings' own rows go last.
  */
 export async function deleteFindingRows(
   db: Db,
@@ -121,7 +122,23 @@ export async function deleteFindingRows(
   assetId: string,
   vulnerabilityIds: string[],
 ): Promise<void> {
-  for (const table of tables) {
+  const last = (table: string) => Number(table === 'vulnerabilities');
+  for (const table of [...tables].sort((a, b) => last(a) - last(b))) {
+    if (table === 'vulnerability_documents') {
+      await db
+        .deleteFrom('vulnerability_documents')
+        .where('tenant_id', '=', tenantId)
+        .where('finding_id', 'in', (eb) =>
+          eb
+            .selectFrom('vulnerabilities')
+            .select('vulnerabilities.id')
+            .where('vulnerabilities.tenant_id', '=', tenantId)
+            .where('vulnerabilities.asset_id', '=', assetId)
+            .where('vulnerabilities.vulnerability_id', 'in', vulnerabilityIds),
+        )
+        .execute();
+      continue;
+    }
     await db
       .deleteFrom(table)
       .where('tenant_id', '=', tenantId)

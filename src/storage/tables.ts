@@ -124,14 +124,17 @@ export interface VulnerabilityTable {
   intel: string | null;
   /** The intel fields (`hasKev`, `knownExploit`…) the finding's own file gave, as JSON; null when it gave none. */
   own_intel: string | null;
+  /** The finding's integer id, given when its row is first written and kept while it exists: its document's key
+   * (docs/DESIGN.md §45). Not an API field. */
+  id: Generated<number>;
 }
 
 /** A finding's stored API object as UTF-8 JSON, without `exemptions` and the intel fields (both spliced in when
  * served), apart from the narrow row every filter, sort and count reads. */
 export interface VulnerabilityDocumentTable {
   tenant_id: string;
-  asset_id: string;
-  vulnerability_id: string;
+  /** `vulnerabilities.id` of the finding. */
+  finding_id: number;
   doc: Buffer;
 }
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import type { IngestOptions, IngestResult } from '../../src/ingest/ingest.js';
 import { fixture } from '../fixtures.js';
 import { createKey, importRecords, setup, TENANT_A, TENANT_B, type TestContext } from '../helpers.js';
-import { storedChecks, type StoredCheck } from './checks.js';
+import { storedChecks, storedDocumentCounts, type StoredCheck } from './checks.js';
 import { ingestTexts } from './run.js';
 
 type Json = Record<string, unknown>;
@@ -16,6 +16,8 @@ export interface IngestSuite {
   api: (path: string, tenantId?: string) => Promise<Json>;
   /** The tenant's stored checks (A by default), optionally of one asset. */
   checks: (tenantId?: string, assetId?: string) => Promise<StoredCheck[]>;
+  /** The tenant's finding rows, document rows and orphaned documents (A by default). */
+  documents: (tenantId?: string) => Promise<{ findings: number; documents: number; orphans: number }>;
 }
 
 /** Registers the file's beforeAll and afterAll. */
@@ -36,5 +38,6 @@ export function ingestSuite(): IngestSuite {
       return res.json<Json>();
     },
     checks: (tenantId = TENANT_A, assetId) => storedChecks(ctx.url, tenantId, assetId),
+    documents: (tenantId = TENANT_A) => storedDocumentCounts(ctx.url, tenantId),
   };
 }

@@ -112,8 +112,16 @@ describe('a Trivy image report', () => {
     expect(partial.files[0]).toMatchObject({ resolved: 0 });
     expect(await findings(id)).toHaveLength(first.length);
 
+    const stored = await suite.documents();
     const rescan = await ingest({ 'later.json': JSON.stringify(later) });
     expect(rescan.files[0]).toMatchObject({ added: 0, resolved: 3 });
+    // A resolved finding takes its document along; every other finding keeps exactly one.
+    expect(await suite.documents()).toEqual({
+      findings: stored.findings - 3,
+      documents: stored.documents - 3,
+      orphans: 0,
+    });
+    expect(stored.documents).toBe(stored.findings);
     const now = await findings(id);
     expect(now.map((f) => f.vulnerabilityId)).toEqual(
       first.map((f) => f.vulnerabilityId).filter((v) => !dropped.includes(String(v))),

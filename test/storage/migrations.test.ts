@@ -111,7 +111,7 @@ for (const dialect of TEST_DIALECTS) {
 
 for (const dialect of TEST_DIALECTS) {
   describe(`0010_finding_documents on ${dialect}`, () => {
-    it('moves each finding’s document apart and its intel to the narrow row, served as before, across batches', async () => {
+    it('moves each finding’s document apart and its intel to the narrow row, then keys it by the finding’s id (0011), served as before', async () => {
       const database = await createTestDatabase(dialect);
       const db = kysely(dialect, database.url);
       // 1,203 findings: more than one batch of the step; every 7th carries intel, one of them an escaped title.
@@ -144,7 +144,7 @@ for (const dialect of TEST_DIALECTS) {
             has_exploit, is_exploitable, has_vendor_fix, is_exempted, first_observed_at, last_observed_at, doc)
             values ${sql.join(rows)}`.execute(db);
         }
-        expect((await step(() => migrator.migrateToLatest())).error).toBeUndefined();
+        expect((await step(() => migrator.migrateTo('0010_finding_documents'))).error).toBeUndefined();
         const stored = await sql<{ n: number | string }>`select count(*) as n from vulnerability_documents`.execute(db);
         expect(Number(stored.rows[0]!.n)).toBe(docs.length);
         const withIntel = await sql<{ n: number | string }>`select count(*) as n from vulnerabilities
@@ -154,6 +154,17 @@ for (const dialect of TEST_DIALECTS) {
           where vulnerability_id = 'CVE-2024-00000'`.execute(db);
         const kept = JSON.parse(Buffer.from(first.rows[0]!.doc).toString('utf8')) as Record<string, unknown>;
         expect(Object.keys(kept)).toEqual(['vulnerabilityId', 'assetId', 'title', 'severityLevel']);
+
+        // 0011_finding_ids: every finding gets an id of its own, and its document moves to that key unchanged.
+        expect((await step(() => migrator.migrateTo('0011_finding_ids'))).error).toBeUndefined();
+        const joined = await sql<{ n: number | string; ids: number | string }>`select count(*) as n,
+          count(distinct v.id) as ids from vulnerabilities as v join vulnerability_documents as d
+          on d.tenant_id = v.tenant_id and d.finding_id = v.id`.execute(db);
+        expect([Number(joined.rows[0]!.n), Number(joined.rows[0]!.ids)]).toEqual([docs.length, docs.length]);
+        const moved = await sql<{ doc: Uint8Array }>`select d.doc from vulnerabilities as v
+          join vulnerability_documents as d on d.tenant_id = v.tenant_id and d.finding_id = v.id
+          where v.vulnerability_id = 'CVE-2024-00000'`.execute(db);
+        expect(Buffer.from(moved.rows[0]!.doc).equals(Buffer.from(first.rows[0]!.doc))).toBe(true);
       } finally {
         await db.destroy();
       }

@@ -14,6 +14,7 @@ import { migration as vexAndPurls } from './0007_vex_and_purls.js';
 import { migration as checksAndDerivedRisks } from './0008_checks_and_derived_risks.js';
 import { migration as assetDocuments } from './0009_asset_documents.js';
 import { migration as findingDocuments } from './0010_finding_documents.js';
+import { migration as findingIds } from './0011_finding_ids.js';
 
 const ordered: Record<string, FrozenMigration> = {
   '0001_initial': initial,
@@ -26,6 +27,7 @@ const ordered: Record<string, FrozenMigration> = {
   '0008_checks_and_derived_risks': checksAndDerivedRisks,
   '0009_asset_documents': assetDocuments,
   '0010_finding_documents': findingDocuments,
+  '0011_finding_ids': findingIds,
 };
 
 export const migrations = (dialect: Dialect): MigrationProvider => ({
