@@ -9,7 +9,14 @@ import { recordChecks } from './checks.js';
 import { recomputeDerived } from './derive.js';
 import { addDerivations, deriveTenantRisks, NO_DERIVATION, type RiskDerivation } from './risk-derive.js';
 import { feedIntel, hasFindingFeeds, intelOf } from './intel.js';
-import { deleteFindingRows, existingFindings, resolveFindings, scanReads } from './scans.js';
+import {
+  deleteFindingRows,
+  existingFindings,
+  newFindingIds,
+  resolveFindings,
+  scanReads,
+  type ExistingFinding,
+} from './scans.js';
 import { hasVexStatements, rematchVex, replaceVexDocument } from './vex.js';
 import { bumpDataVersion, tenantOrganization } from './tenants.js';
 import { appendTo, fromTenant } from './scope.js';
@@ -74,23 +81,11 @@ function assetDocumentRow({ tenantId, asset: a, rawData }: RecordsByKind['asset'
 type Db = Kysely<Database> | Transaction<Database>;
 
 /** A batch of the writer (at most 800 rows of at most 17 columns) in one statement: within both databases' limits. */
-const upsert = async <T extends keyof Database>(
-  db: Db,
-  table: T,
-  key: readonly string[],
-  rows: Insertable<Database[T]>[],
-): Promise<void> => {
-  await upsertRows(db, table, key, rows, rows.length);
-};
+const upsert = <T extends keyof Database>(db: Db, table: T, key: readonly string[], rows: Insertable<Database[T]>[]) =>
+  upsertRows(db, table, key, rows, rows.length);
 
-/** What the write of a finding's row returns: its key and its integer id. */
-interface WrittenFinding {
-  id: number;
-  tenant_id: string;
-  asset_id: string;
-  vulnerability_id: string;
-}
-const FINDING_KEY = ['id', 'tenant_id', 'asset_id', 'vulnerability_id'] as const;
+const findingKey = (tenantId: string, v: { assetId: string; vulnerabilityId: string }): string =>
+  `${tenantId}\u0000${v.assetId}\u0000${v.vulnerabilityId}`;
 
 /** Up to this many assets in a batch, existing findings are looked up per asset (see the vulnerability flusher). */
 const FEW_ASSETS = 8;
@@ -222,9 +217,10 @@ export function ingestWriter(
         entry.ids.add(v.vulnerabilityId);
         byAsset.set(key, entry);
       }
-      const existing = new Set<string>();
-      const found = (rows: { asset_id: string; vulnerability_id: string }[], tenantId: string) => {
-        for (const r of rows) existing.add(`${tenantId}\u0000${r.asset_id}\u0000${r.vulnerability_id}`);
+      // Each stored finding's integer id by `tenant, asset, vulnerability id`.
+      const existing = new Map<string, number>();
+      const found = (rows: ExistingFinding[], tenantId: string) => {
+        for (const r of rows) existing.set(`${tenantId}\u0000${r.asset_id}\u0000${r.vulnerability_id}`, r.id);
       };
       const groups = [...byAsset.values()];
       if (groups.length <= FEW_ASSETS) {
@@ -235,7 +231,7 @@ export function ingestWriter(
         for (const g of groups) appendTo(tenants, g.tenantId, g.assetId);
         for (const [tenantId, assetIds] of tenants) {
           const rows = await fromTenant(tx, 'vulnerabilities', tenantId)
-            .select(['asset_id', 'vulnerability_id'])
+            .select(['asset_id', 'vulnerability_id', 'id'])
             .where('vulnerabilities.asset_id', 'in', assetIds)
             .execute();
           found(rows, tenantId);
@@ -243,13 +239,22 @@ export function ingestWriter(
       }
       const replaced = new Map<string, { tenantId: string; assetId: string; ids: string[] }>();
       for (const { tenantId, vulnerability: v } of records) {
-        if (!existing.has(`${tenantId}\u0000${v.assetId}\u0000${v.vulnerabilityId}`)) continue;
+        if (!existing.has(findingKey(tenantId, v))) continue;
         const entry = replaced.get(`${tenantId}\u0000${v.assetId}`) ?? { tenantId, assetId: v.assetId, ids: [] };
         entry.ids.push(v.vulnerabilityId);
         replaced.set(`${tenantId}\u0000${v.assetId}`, entry);
       }
       for (const { tenantId, assetId, ids } of replaced.values())
         await deleteFindingRows(tx, ['vulnerability_packages', 'vulnerability_aliases'], tenantId, assetId, ids);
+      // A stored finding keeps its id, which keys its document; a new one takes a new id (docs/DESIGN.md §45).
+      const findingIds = new Map(existing);
+      const added = [
+        ...new Set(records.map((r) => findingKey(r.tenantId, r.vulnerability)).filter((k) => !existing.has(k))),
+      ];
+      const newIds = await newFindingIds(tx, added.length);
+      added.forEach((key, i) => findingIds.set(key, newIds[i] as number));
+      const idOf = (tenantId: string, v: { assetId: string; vulnerabilityId: string }) =>
+        findingIds.get(findingKey(tenantId, v)) as number;
       // What the loaded feeds add (KEV, Exploit-DB), joined by each finding's id and aliases; the finding's own
       // values are kept apart so that a later feed reload starts from them again.
       feedsLoaded ??= hasFindingFeeds(tx);
@@ -268,8 +273,8 @@ export function ingestWriter(
         };
         return { record, own, v };
       });
-      // Each row's integer id, new or kept, keys its document (docs/DESIGN.md §45).
-      const stored = await upsertRows<'vulnerabilities', WrittenFinding>(
+      // The id column is written for a new finding and kept for a stored one.
+      await upsertRows(
         tx,
         'vulnerabilities',
         ['tenant_id', 'asset_id', 'vulnerability_id'],
@@ -292,19 +297,18 @@ export function ingestWriter(
           last_observed_at: v.lastObservedAt,
           intel: storedIntel(v),
           own_intel: own === null ? null : JSON.stringify(own),
+          id: idOf(tenantId, v),
         })),
         enriched.length,
-        FINDING_KEY,
+        ['id'],
       );
-      const ids = new Map<string, number>();
-      for (const w of stored) ids.set(`${w.tenant_id}\u0000${w.asset_id}\u0000${w.vulnerability_id}`, w.id);
       await upsert(
         tx,
         'vulnerability_documents',
         ['tenant_id', 'finding_id'],
         enriched.map(({ record: { tenantId }, v }) => ({
           tenant_id: tenantId,
-          finding_id: ids.get(`${tenantId}\u0000${v.assetId}\u0000${v.vulnerabilityId}`) as number,
+          finding_id: idOf(tenantId, v),
           doc: json(withoutIntel(v)),
         })),
       );

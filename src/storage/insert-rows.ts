@@ -12,8 +12,11 @@ type Db = Kysely<Database> | Transaction<Database>;
 export const dialectOf = (db: Db): Dialect =>
   db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
 
-/** What an insert does with a row whose key exists: replaces the row's other columns, or fails (a plain insert). */
-export type OnConflict = { key: readonly string[] } | 'fail';
+/**
+ * What an insert does with a row whose key exists: replaces the row's other columns but those in `keep`, or fails (a
+ * plain insert).
+ */
+export type OnConflict = { key: readonly string[]; keep?: readonly string[] } | 'fail';
 
 const texts = new Map<string, string>();
 const MAX_TEXTS = 64;
@@ -26,11 +29,10 @@ function insertText(
   columns: readonly string[],
   count: number,
   conflict: OnConflict,
-  returning: readonly string[],
 ): string {
   const id = `${dialect}\u0000${table}\u0000${columns.join(',')}\u0000${count}\u0000${
-    conflict === 'fail' ? '' : conflict.key.join(',')
-  }\u0000${returning.join(',')}`;
+    conflict === 'fail' ? '' : `${conflict.key.join(',')}\u0000${conflict.keep?.join(',') ?? ''}`
+  }`;
   const known = texts.get(id);
   if (known !== undefined) return known;
   const width = columns.length;
@@ -44,12 +46,11 @@ function insertText(
   let text = `insert into ${quote(table)} (${columns.map(quote).join(', ')}) values ${tuples.join(', ')}`;
   if (conflict !== 'fail') {
     const set = columns
-      .filter((c) => !conflict.key.includes(c))
+      .filter((c) => !conflict.key.includes(c) && !conflict.keep?.includes(c))
       .map((c) => `${quote(c)} = excluded.${quote(c)}`)
       .join(', ');
     text += ` on conflict (${conflict.key.map(quote).join(', ')}) do ${set === '' ? 'nothing' : `update set ${set}`}`;
   }
-  if (returning.length > 0) text += ` returning ${returning.map(quote).join(', ')}`;
   // The last, shorter batch of each run has a shape of its own: the map stays small by forgetting the oldest.
   if (texts.size >= MAX_TEXTS) texts.delete(texts.keys().next().value as string);
   texts.set(id, text);
@@ -68,49 +69,32 @@ export async function insertRows(
   conflict: OnConflict,
   perStatement = 1000,
 ): Promise<void> {
-  await insertReturning(db, table, columns, rows, conflict, [], perStatement);
-}
-
-/** insertRows, returning the `returning` columns of every row inserted or updated (in no particular order). */
-export async function insertReturning<R>(
-  db: Db,
-  table: keyof Database,
-  columns: readonly string[],
-  rows: readonly (readonly unknown[])[],
-  conflict: OnConflict,
-  returning: readonly string[],
-  perStatement = 1000,
-): Promise<R[]> {
   const dialect = dialectOf(db);
-  const returned: R[] = [];
   for (let start = 0; start < rows.length; start += perStatement) {
     const batch = rows.slice(start, start + perStatement);
     const parameters: unknown[] = [];
     for (const row of batch) for (const value of row) parameters.push(value);
-    const text = insertText(dialect, table, columns, batch.length, conflict, returning);
-    const result = await db.executeQuery<R>(CompiledQuery.raw(text, parameters));
-    if (returning.length > 0) for (const row of result.rows) returned.push(row);
+    await db.executeQuery(CompiledQuery.raw(insertText(dialect, table, columns, batch.length, conflict), parameters));
   }
-  return returned;
 }
 
 /**
  * Rows of one table, as objects with the same keys, upserted on `key`: a later duplicate key among them wins (one
  * statement must not name a row twice). `perStatement` rows at a time; callers keep it under both databases'
- * parameter limits (32,766 on SQLite). Returns the `returning` columns of each row written.
+ * parameter limits (32,766 on SQLite). Columns in `keep` keep their stored value when the key exists.
  */
-export async function upsertRows<T extends keyof Database, R = never>(
+export async function upsertRows<T extends keyof Database>(
   db: Db,
   table: T,
   key: readonly string[],
   rows: readonly Insertable<Database[T]>[],
   perStatement: number,
-  returning: readonly string[] = [],
-): Promise<R[]> {
-  if (rows.length === 0) return [];
+  keep: readonly string[] = [],
+): Promise<void> {
+  if (rows.length === 0) return;
   const unique = new Map<string, Insertable<Database[T]>>();
   for (const row of rows) unique.set(key.map((k) => (row as Record<string, unknown>)[k]).join('\u0000'), row);
   const columns = Object.keys(rows[0] as object);
   const values = [...unique.values()].map((row) => columns.map((c) => (row as Record<string, unknown>)[c]));
-  return insertReturning<R>(db, table, columns, values, { key }, returning, perStatement);
+  await insertRows(db, table, columns, values, { key, keep }, perStatement);
 }

@@ -20,18 +20,42 @@ export async function existingFindings(
   tenantId: string,
   assetId: string,
   ids: string[],
-): Promise<{ asset_id: string; vulnerability_id: string }[]> {
+): Promise<ExistingFinding[]> {
   if (dialectOf(db) === 'sqlite')
     return fromTenant(db, 'vulnerabilities', tenantId)
-      .select(['asset_id', 'vulnerability_id'])
+      .select(['asset_id', 'vulnerability_id', 'id'])
       .where('vulnerabilities.asset_id', '=', assetId)
       .where('vulnerabilities.vulnerability_id', 'in', ids)
       .execute();
-  const { rows } = await sql<{ asset_id: string; vulnerability_id: string }>`
-    select v.asset_id, v.vulnerability_id from unnest(cast(${ids} as text[])) as i(id)
-    cross join lateral (select asset_id, vulnerability_id from vulnerabilities
+  const { rows } = await sql<ExistingFinding>`
+    select v.asset_id, v.vulnerability_id, v.id from unnest(cast(${ids} as text[])) as i(id)
+    cross join lateral (select asset_id, vulnerability_id, id from vulnerabilities
       where tenant_id = ${tenantId} and asset_id = ${assetId} and vulnerability_id = i.id offset 0) as v`.execute(db);
   return rows;
+}
+
+/** A stored finding's key and integer id. */
+export interface ExistingFinding {
+  asset_id: string;
+  vulnerability_id: string;
+  id: number;
+}
+
+/**
+ * `count` integer ids for new findings, unused by any finding (docs/DESIGN.md §45). On SQLite, past the largest: the
+ * transaction is the database's only writer, and the ids are taken and written by the same batch. On PostgreSQL, from
+ * the column's sequence, which concurrent writers share.
+ */
+export async function newFindingIds(db: Db, count: number): Promise<number[]> {
+  if (count === 0) return [];
+  if (dialectOf(db) === 'sqlite') {
+    const { rows } = await sql<{ top: number }>`select coalesce(max(id), 0) as top from vulnerabilities`.execute(db);
+    const top = rows[0]?.top ?? 0;
+    return Array.from({ length: count }, (_, i) => top + i + 1);
+  }
+  const { rows } = await sql<{ id: number }>`select nextval(pg_get_serial_sequence('vulnerabilities', 'id')) as id
+    from generate_series(1, ${count})`.execute(db);
+  return rows.map((r) => r.id);
 }
 
 export const scanReads = (db: Db): Pick<IngestWriter, 'storedAsset' | 'storedFindings'> => ({
