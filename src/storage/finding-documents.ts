@@ -49,22 +49,24 @@ export async function storedFindings(
   keys: readonly FindingKey[],
 ): Promise<StoredFinding[]> {
   const found: StoredFinding[] = [];
-  const doc = dialect.document('d.doc');
+  // A subquery, as in documentOf: as a join, SQLite's statistics of a large tenant made the documents the outer loop,
+  // a scan of every document of the tenant for each page (0.84–1.2 s on 1M findings).
+  const docOf = (row: string) =>
+    sql`(select ${dialect.document('d.doc')} from vulnerability_documents as d
+      where d.tenant_id = ${sql.ref(`${row}.tenant_id`)} and d.finding_id = ${sql.ref(`${row}.id`)})`;
   for (let i = 0; i < keys.length; i += KEYS_PER_STATEMENT) {
     const chunk = keys.slice(i, i + KEYS_PER_STATEMENT);
     const { rows } =
       dialect.name === 'sqlite'
-        ? await sql<StoredFinding>`select v.asset_id, v.vulnerability_id, v.intel, ${doc} as doc
-            from vulnerabilities as v join vulnerability_documents as d on d.tenant_id = v.tenant_id
-              and d.finding_id = v.id
+        ? await sql<StoredFinding>`select v.asset_id, v.vulnerability_id, v.intel, ${docOf('v')} as doc
+            from vulnerabilities as v
             where v.tenant_id = ${tenantId} and (v.asset_id, v.vulnerability_id)
               in (values ${sql.join(chunk.map((k) => sql`(${k.asset_id}, ${k.vulnerability_id})`))})`.execute(db)
         : await sql<StoredFinding>`select f.asset_id, f.vulnerability_id, f.intel, f.doc
             from unnest(cast(${chunk.map((k) => k.asset_id)} as text[]),
               cast(${chunk.map((k) => k.vulnerability_id)} as text[])) as k(asset_id, vulnerability_id)
-            cross join lateral (select v.asset_id, v.vulnerability_id, v.intel, ${doc} as doc
-              from vulnerabilities as v join vulnerability_documents as d on d.tenant_id = v.tenant_id
-                and d.finding_id = v.id
+            cross join lateral (select v.asset_id, v.vulnerability_id, v.intel, ${docOf('v')} as doc
+              from vulnerabilities as v
               where v.tenant_id = ${tenantId} and v.asset_id = k.asset_id
                 and v.vulnerability_id = k.vulnerability_id offset 0) as f`.execute(db);
     found.push(...rows);

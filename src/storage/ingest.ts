@@ -21,7 +21,7 @@ import { hasVexStatements, rematchVex, replaceVexDocument } from './vex.js';
 import { bumpDataVersion, tenantOrganization } from './tenants.js';
 import { appendTo, fromTenant } from './scope.js';
 import type { AssetDocumentTable, AssetTable, Database, VulnerabilityPackageTable } from './tables.js';
-import { insertRows, upsertRows } from './insert-rows.js';
+import { dialectOf, insertRows, upsertRows } from './insert-rows.js';
 import type { IngestWriter } from './types.js';
 
 const json = (value: unknown): Buffer => Buffer.from(JSON.stringify(value));
@@ -305,7 +305,8 @@ export function ingestWriter(
       await upsert(
         tx,
         'vulnerability_documents',
-        ['tenant_id', 'finding_id'],
+        // SQLite keys a document by the finding's id alone; PostgreSQL by the tenant and the id (migration 0011).
+        dialectOf(tx) === 'sqlite' ? ['finding_id'] : ['tenant_id', 'finding_id'],
         enriched.map(({ record: { tenantId }, v }) => ({
           tenant_id: tenantId,
           finding_id: idOf(tenantId, v),

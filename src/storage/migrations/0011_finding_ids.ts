@@ -1,8 +1,9 @@
-// Migration 0011_finding_ids: each finding gets an integer id of its own, and its document is keyed by the tenant and
-// that id instead of the tenant, the asset id and the vulnerability id (docs/DESIGN.md §45). A document's key shrinks
-// from ~200 bytes to ~45, its inserts append to the end of the key order, and a page's rows probe a smaller tree.
-// On SQLite the id must be the table's INTEGER PRIMARY KEY: `VACUUM` may renumber an implicit rowid. The table is
-// built again with it (keeping each row's rowid as its id) and its indexes made anew, as 0004 spelled them.
+// Migration 0011_finding_ids: each finding gets an integer id of its own, and its document is keyed by that id instead
+// of the tenant, the asset id and the vulnerability id (docs/DESIGN.md §45): inserts append at the end of the key
+// order, and a page's rows read their documents from a smaller tree. On SQLite the finding's id must be its table's
+// INTEGER PRIMARY KEY (`VACUUM` may renumber an implicit rowid): the table is built again with it, each row keeping
+// its rowid as its id, and its indexes are made anew as 0004 spelled them. The documents' own key is that id alone
+// there, one B-tree; on PostgreSQL it is the tenant and the id, which row-level security and sharding by tenant need.
 // Frozen: the SQL it ran when it was released, per dialect.
 import { sql, type Kysely } from 'kysely';
 import type { FrozenMigration } from './frozen.js';
@@ -19,8 +20,8 @@ export const migration: FrozenMigration = {
   sqlite: [
     `create table "vulnerabilities_0011" ("tenant_id" text not null, "asset_id" text not null, "vulnerability_id" text not null, "integration_id" text, "execution_id" text, "provider" text, "severity_level_value" integer not null, "has_kev" integer not null, "has_exploit" integer not null, "is_exploitable" integer not null, "has_vendor_fix" integer not null, "is_exempted" integer not null, "first_observed_at" text not null, "last_observed_at" text not null, "source" text, "own_intel" text, "intel" text, "id" integer primary key, constraint "vulnerabilities_pkey" unique ("tenant_id", "asset_id", "vulnerability_id"))`,
     `insert into "vulnerabilities_0011" (${COLUMNS}, "id") select ${COLUMNS}, rowid from "vulnerabilities" order by rowid`,
-    `create table "vulnerability_documents_0011" ("tenant_id" text not null, "finding_id" integer not null, "doc" blob not null, constraint "vulnerability_documents_pkey" primary key ("tenant_id", "finding_id"))`,
-    `insert into "vulnerability_documents_0011" ("tenant_id", "finding_id", "doc") select v."tenant_id", v."id", d."doc" from "vulnerabilities_0011" as v join "vulnerability_documents" as d on d."tenant_id" = v."tenant_id" and d."asset_id" = v."asset_id" and d."vulnerability_id" = v."vulnerability_id" order by v."tenant_id", v."id"`,
+    `create table "vulnerability_documents_0011" ("finding_id" integer primary key, "tenant_id" text not null, "doc" blob not null)`,
+    `insert into "vulnerability_documents_0011" ("finding_id", "tenant_id", "doc") select v."id", v."tenant_id", d."doc" from "vulnerabilities_0011" as v join "vulnerability_documents" as d on d."tenant_id" = v."tenant_id" and d."asset_id" = v."asset_id" and d."vulnerability_id" = v."vulnerability_id" order by v."id"`,
     `drop table "vulnerability_documents"`,
     `alter table "vulnerability_documents_0011" rename to "vulnerability_documents"`,
     `drop table "vulnerabilities"`,
