@@ -1,26 +1,28 @@
 // A finding's stored document lives apart from its narrow row (docs/DESIGN.md §44): the rows every filter, sort, count
 // and feed load reads stay small, and the few readers of documents (a page's rows, the risk rules) fetch them by key:
 // the tenant and the finding's integer id (§45).
-import { sql, type ExpressionBuilder, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { SqlDialect } from './dialect.js';
+import type { Dialect } from './types.js';
 import type { Database } from './tables.js';
 
 /**
- * A finding's stored document, as a subquery of its row: one primary-key probe for each row the statement returns. A
- * join would leave the choice to the planner, and PostgreSQL without fresh statistics hashed the whole documents table
- * for each export batch (1,900 findings/s instead of 45,000). `read` spells the column (as stored by default).
+ * A finding's stored document, as a subquery of its row (`row` names the finding's table or alias): one key probe for
+ * each row the statement returns, whatever the statistics. As a join, PostgreSQL without fresh statistics hashed the
+ * whole documents table for each export batch (1,900 findings/s instead of 45,000), and SQLite with those of a large
+ * tenant made the documents the outer loop of a page's read (0.84–1.2 s on 1M findings). `read` spells the column
+ * (as stored by default).
  */
 export const documentOf = <T = Buffer>(
-  eb: ExpressionBuilder<Database, 'vulnerabilities'>,
+  row = 'vulnerabilities',
   read: (column: string) => RawBuilder<T> = (column) => sql<T>`${sql.ref(column)}`,
-) =>
-  eb
-    .selectFrom('vulnerability_documents as d')
-    .select(read('d.doc').as('doc'))
-    .whereRef('d.tenant_id', '=', 'vulnerabilities.tenant_id')
-    .whereRef('d.finding_id', '=', 'vulnerabilities.id')
-    .$asScalar()
-    .$notNull();
+): RawBuilder<T> =>
+  sql<T>`(select ${read('d.doc')} from vulnerability_documents as d
+    where d.tenant_id = ${sql.ref(`${row}.tenant_id`)} and d.finding_id = ${sql.ref(`${row}.id`)})`;
+
+/** The documents' key (migration 0011): the finding's id alone on SQLite, the tenant and the id on PostgreSQL. */
+export const documentKey = (dialect: Dialect): readonly string[] =>
+  dialect === 'sqlite' ? ['finding_id'] : ['tenant_id', 'finding_id'];
 
 export interface FindingKey {
   asset_id: string;
@@ -49,23 +51,19 @@ export async function storedFindings(
   keys: readonly FindingKey[],
 ): Promise<StoredFinding[]> {
   const found: StoredFinding[] = [];
-  // A subquery, as in documentOf: as a join, SQLite's statistics of a large tenant made the documents the outer loop,
-  // a scan of every document of the tenant for each page (0.84–1.2 s on 1M findings).
-  const docOf = (row: string) =>
-    sql`(select ${dialect.document('d.doc')} from vulnerability_documents as d
-      where d.tenant_id = ${sql.ref(`${row}.tenant_id`)} and d.finding_id = ${sql.ref(`${row}.id`)})`;
+  const doc = documentOf('v', (column) => dialect.document(column));
   for (let i = 0; i < keys.length; i += KEYS_PER_STATEMENT) {
     const chunk = keys.slice(i, i + KEYS_PER_STATEMENT);
     const { rows } =
       dialect.name === 'sqlite'
-        ? await sql<StoredFinding>`select v.asset_id, v.vulnerability_id, v.intel, ${docOf('v')} as doc
+        ? await sql<StoredFinding>`select v.asset_id, v.vulnerability_id, v.intel, ${doc} as doc
             from vulnerabilities as v
             where v.tenant_id = ${tenantId} and (v.asset_id, v.vulnerability_id)
               in (values ${sql.join(chunk.map((k) => sql`(${k.asset_id}, ${k.vulnerability_id})`))})`.execute(db)
         : await sql<StoredFinding>`select f.asset_id, f.vulnerability_id, f.intel, f.doc
             from unnest(cast(${chunk.map((k) => k.asset_id)} as text[]),
               cast(${chunk.map((k) => k.vulnerability_id)} as text[])) as k(asset_id, vulnerability_id)
-            cross join lateral (select v.asset_id, v.vulnerability_id, v.intel, ${docOf('v')} as doc
+            cross join lateral (select v.asset_id, v.vulnerability_id, v.intel, ${doc} as doc
               from vulnerabilities as v
               where v.tenant_id = ${tenantId} and v.asset_id = k.asset_id
                 and v.vulnerability_id = k.vulnerability_id offset 0) as f`.execute(db);

@@ -9,6 +9,7 @@ import { recordChecks } from './checks.js';
 import { recomputeDerived } from './derive.js';
 import { addDerivations, deriveTenantRisks, NO_DERIVATION, type RiskDerivation } from './risk-derive.js';
 import { feedIntel, hasFindingFeeds, intelOf } from './intel.js';
+import { documentKey } from './finding-documents.js';
 import {
   deleteFindingRows,
   existingFindings,
@@ -84,8 +85,8 @@ type Db = Kysely<Database> | Transaction<Database>;
 const upsert = <T extends keyof Database>(db: Db, table: T, key: readonly string[], rows: Insertable<Database[T]>[]) =>
   upsertRows(db, table, key, rows, rows.length);
 
-const findingKey = (tenantId: string, v: { assetId: string; vulnerabilityId: string }): string =>
-  `${tenantId}\u0000${v.assetId}\u0000${v.vulnerabilityId}`;
+const findingKey = (tenantId: string, assetId: string, vulnerabilityId: string): string =>
+  `${tenantId}\u0000${assetId}\u0000${vulnerabilityId}`;
 
 /** Up to this many assets in a batch, existing findings are looked up per asset (see the vulnerability flusher). */
 const FEW_ASSETS = 8;
@@ -217,10 +218,10 @@ export function ingestWriter(
         entry.ids.add(v.vulnerabilityId);
         byAsset.set(key, entry);
       }
-      // Each stored finding's integer id by `tenant, asset, vulnerability id`.
-      const existing = new Map<string, number>();
+      // Each finding's integer id by findingKey: the stored ones' first (docs/DESIGN.md §45).
+      const findingIds = new Map<string, number>();
       const found = (rows: ExistingFinding[], tenantId: string) => {
-        for (const r of rows) existing.set(`${tenantId}\u0000${r.asset_id}\u0000${r.vulnerability_id}`, r.id);
+        for (const r of rows) findingIds.set(findingKey(tenantId, r.asset_id, r.vulnerability_id), r.id);
       };
       const groups = [...byAsset.values()];
       if (groups.length <= FEW_ASSETS) {
@@ -239,22 +240,20 @@ export function ingestWriter(
       }
       const replaced = new Map<string, { tenantId: string; assetId: string; ids: string[] }>();
       for (const { tenantId, vulnerability: v } of records) {
-        if (!existing.has(findingKey(tenantId, v))) continue;
+        if (!findingIds.has(findingKey(tenantId, v.assetId, v.vulnerabilityId))) continue;
         const entry = replaced.get(`${tenantId}\u0000${v.assetId}`) ?? { tenantId, assetId: v.assetId, ids: [] };
         entry.ids.push(v.vulnerabilityId);
         replaced.set(`${tenantId}\u0000${v.assetId}`, entry);
       }
       for (const { tenantId, assetId, ids } of replaced.values())
         await deleteFindingRows(tx, ['vulnerability_packages', 'vulnerability_aliases'], tenantId, assetId, ids);
-      // A stored finding keeps its id, which keys its document; a new one takes a new id (docs/DESIGN.md §45).
-      const findingIds = new Map(existing);
-      const added = [
-        ...new Set(records.map((r) => findingKey(r.tenantId, r.vulnerability)).filter((k) => !existing.has(k))),
-      ];
+      // A stored finding keeps its id, which keys its document; a new one takes a new id.
+      const keys = records.map(({ tenantId, vulnerability: v }) => findingKey(tenantId, v.assetId, v.vulnerabilityId));
+      const added = [...new Set(keys.filter((k) => !findingIds.has(k)))];
       const newIds = await newFindingIds(tx, added.length);
       added.forEach((key, i) => findingIds.set(key, newIds[i] as number));
       const idOf = (tenantId: string, v: { assetId: string; vulnerabilityId: string }) =>
-        findingIds.get(findingKey(tenantId, v)) as number;
+        findingIds.get(findingKey(tenantId, v.assetId, v.vulnerabilityId)) as number;
       // What the loaded feeds add (KEV, Exploit-DB), joined by each finding's id and aliases; the finding's own
       // values are kept apart so that a later feed reload starts from them again.
       feedsLoaded ??= hasFindingFeeds(tx);
@@ -305,8 +304,7 @@ export function ingestWriter(
       await upsert(
         tx,
         'vulnerability_documents',
-        // SQLite keys a document by the finding's id alone; PostgreSQL by the tenant and the id (migration 0011).
-        dialectOf(tx) === 'sqlite' ? ['finding_id'] : ['tenant_id', 'finding_id'],
+        documentKey(dialectOf(tx)),
         enriched.map(({ record: { tenantId }, v }) => ({
           tenant_id: tenantId,
           finding_id: idOf(tenantId, v),

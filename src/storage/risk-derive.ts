@@ -234,13 +234,13 @@ async function deriveBatch(
     const exploitable = ids.filter((id) => exploitableOn.has(id));
     findingRows.push(
       ...(await fromTenant(q, 'vulnerabilities', tenantId)
-        .select((eb) => [
+        .select([
           'vulnerabilities.asset_id',
           'vulnerabilities.vulnerability_id',
           'vulnerabilities.has_kev',
           'vulnerabilities.has_exploit',
           'vulnerabilities.is_exploitable',
-          documentOf(eb).as('doc'),
+          documentOf().as('doc'),
           'vulnerabilities.intel',
         ])
         .where('vulnerabilities.asset_id', 'in', ids)

@@ -80,7 +80,10 @@ export const scanReads = (db: Db): Pick<IngestWriter, 'storedAsset' | 'storedFin
   },
 });
 
-/** Deletes the asset's findings from `source` that are not in `keep`, with their packages, aliases and exemption matches. */
+/**
+ * Deletes the asset's findings from `source` that are not in `keep`, with their documents, packages, aliases and
+ * exemption matches.
+ */
 export async function resolveFindings(
   db: Db,
   tenantId: string,
@@ -99,30 +102,34 @@ export async function resolveFindings(
   )
     .map((r) => r.vulnerability_id)
     .filter((id) => !keep.has(id));
-  const stale: string[] = [];
+  // Each stale finding's id too: its document is keyed by it (docs/DESIGN.md §45).
+  const stale: { vulnerability_id: string; id: number }[] = [];
   for (let i = 0; i < unlisted.length; i += 500) {
     const rows = await fromTenant(db, 'vulnerabilities', tenantId)
-      .select('vulnerability_id')
+      .select(['vulnerability_id', 'id'])
       .where('vulnerabilities.asset_id', '=', assetId)
       .where('vulnerabilities.vulnerability_id', 'in', unlisted.slice(i, i + 500))
       .where('vulnerabilities.source', '=', source)
       .execute();
-    for (const r of rows) stale.push(r.vulnerability_id);
+    stale.push(...rows);
   }
   for (let i = 0; i < stale.length; i += 500) {
-    const ids = stale.slice(i, i + 500);
+    const batch = stale.slice(i, i + 500);
+    await db
+      .deleteFrom('vulnerability_documents')
+      .where('tenant_id', '=', tenantId)
+      .where(
+        'finding_id',
+        'in',
+        batch.map((f) => f.id),
+      )
+      .execute();
     await deleteFindingRows(
       db,
-      [
-        'vulnerability_packages',
-        'vulnerability_aliases',
-        'vulnerability_exemptions',
-        'vulnerability_documents',
-        'vulnerabilities',
-      ],
+      ['vulnerability_packages', 'vulnerability_aliases', 'vulnerability_exemptions', 'vulnerabilities'],
       tenantId,
       assetId,
-      ids,
+      batch.map((f) => f.vulnerability_id),
     );
   }
   return stale.length;
@@ -130,39 +137,18 @@ export async function resolveFindings(
 
 /**
  * Deletes the rows of some of an asset's findings from the given tables: one statement per table, an index range of
- * the primary key (a row-value IN list is a scan on PostgreSQL). Documents are found by their findings' ids, so the
- * findings' own rows go last.
+ * the primary key (a row-value IN list is a scan on PostgreSQL).
  */
 export async function deleteFindingRows(
   db: Db,
   tables: readonly (
-    | 'vulnerability_packages'
-    | 'vulnerability_aliases'
-    | 'vulnerability_exemptions'
-    | 'vulnerability_documents'
-    | 'vulnerabilities'
+    'vulnerability_packages' | 'vulnerability_aliases' | 'vulnerability_exemptions' | 'vulnerabilities'
   )[],
   tenantId: string,
   assetId: string,
   vulnerabilityIds: string[],
 ): Promise<void> {
-  const last = (table: string) => Number(table === 'vulnerabilities');
-  for (const table of [...tables].sort((a, b) => last(a) - last(b))) {
-    if (table === 'vulnerability_documents') {
-      await db
-        .deleteFrom('vulnerability_documents')
-        .where('tenant_id', '=', tenantId)
-        .where('finding_id', 'in', (eb) =>
-          eb
-            .selectFrom('vulnerabilities')
-            .select('vulnerabilities.id')
-            .where('vulnerabilities.tenant_id', '=', tenantId)
-            .where('vulnerabilities.asset_id', '=', assetId)
-            .where('vulnerabilities.vulnerability_id', 'in', vulnerabilityIds),
-        )
-        .execute();
-      continue;
-    }
+  for (const table of tables) {
     await db
       .deleteFrom(table)
       .where('tenant_id', '=', tenantId)

@@ -275,8 +275,8 @@ export function vulnerabilityStore(
           walked ??
           (offset === 0
             ? await ordered
-                .select((eb) => [
-                  documentOf(eb, (column) => dialect.document(column)).as('doc'),
+                .select([
+                  documentOf('vulnerabilities', (column) => dialect.document(column)).as('doc'),
                   'vulnerabilities.intel',
                 ])
                 .execute()
