@@ -7,8 +7,12 @@ import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { boundIngestHeap } from '../src/cli/memory.js';
 import { ingestFiles } from '../src/ingest/ingest.js';
 import { openStorage } from '../src/storage/index.js';
+
+// The heap growth `secinv ingest` runs with, so that the peak printed is the command's.
+boundIngestHeap();
 
 const { values: args } = parseArgs({
   options: { findings: { type: 'string', default: '200000' }, db: { type: 'string' } },
