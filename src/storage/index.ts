@@ -15,6 +15,7 @@ import { riskStore } from './risks.js';
 import { PACKAGE_WALK_ROWS, vulnerabilityStore } from './vulnerabilities.js';
 import { bulkTransaction, singleStatementReader, tenantReader } from './scope.js';
 import { deferIndexes } from './bulk-indexes.js';
+import { refreshStatistics } from './statistics.js';
 import type { WriteRunOptions, IngestWriter, Storage } from './types.js';
 
 export type * from './types.js';
@@ -150,16 +151,12 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
           return result as T;
         }
         phase?.('committed');
-        // Fresh planner statistics after bulk changes, so filters and sorts pick their indexes. SQLite reads every
-        // index (1.5 s for 1,150,000 records): sampled statistics (analysis_limit) misjudge the tenant_id prefix every
-        // index shares and made the risk list sort 50,000 rows (160 ms) instead of walking its index (1 ms). On
-        // PostgreSQL, VACUUM also marks the new rows all-visible, which index-only scans need: a deep page (OFFSET
-        // 49,900) went from 124 ms to 17 ms on 100,000 assets.
-        if (dialect === 'sqlite') {
-          await sql`analyze`.execute(db);
-        } else {
-          await sql`vacuum (analyze)`.execute(db);
-        }
+        // Fresh planner statistics for the tables the run changed by more than a tenth (src/storage/statistics.ts).
+        // SQLite reads every index it analyses (1.5 s for 1,150,000 records): sampled statistics (analysis_limit)
+        // misjudge the tenant_id prefix every index shares and made the risk list sort 50,000 rows (160 ms) instead of
+        // walking its index (1 ms). On PostgreSQL, VACUUM also marks the new rows all-visible, which index-only scans
+        // need: a deep page (OFFSET 49,900) went from 124 ms to 17 ms on 100,000 assets.
+        await refreshStatistics(db, dialect);
         phase?.('analyzed');
         return result as T;
       } finally {

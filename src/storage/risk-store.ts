@@ -1,12 +1,13 @@
 // The risk operations of the CLI (`secinv risks derive|dismiss|reopen`), each in a transaction of its own that bumps
 // the tenant's data version, so cached counts and ETags of its lists move.
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { LifecycleState } from '../domain/enums.js';
 import { deriveTenantRisks } from './risk-derive.js';
 import { setRiskLifecycle } from './risk-lifecycle.js';
 import type { Database } from './tables.js';
 import { bumpDataVersion } from './tenants.js';
 import { bulkTransaction } from './scope.js';
+import { refreshStatistics } from './statistics.js';
 import type { Dialect } from './types.js';
 
 /** The risk operations of the CLI, each in a transaction of its own that bumps the tenant's data version. */
@@ -26,9 +27,9 @@ export function riskWriteStore(db: Kysely<Database>, dialect: Dialect) {
         await bumpDataVersion(tx, tenantId);
         return derived;
       });
-      // Fresh statistics for the risk list's filters and sorts after a bulk change.
+      // Fresh statistics for the risk list's filters and sorts after a change of more than a tenth of the risks.
       if (result !== undefined && result.added + result.updated + result.removed > 0)
-        await sql`analyze risks`.execute(db);
+        await refreshStatistics(db, dialect, ['risks']);
       return result;
     },
     setRiskLifecycle: (tenantId: string, riskId: string, state: LifecycleState, at: string) =>
