@@ -9,8 +9,4 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code !== 'EPIPE') throw error;
 });
 
-const argv = process.argv.slice(2);
-// Every option belongs to a command, so the command is the first argument.
-if (argv[0] === 'ingest') boundIngestHeap();
-
-process.exitCode = await main(argv);
+process.exitCode = await main(process.argv.slice(2), undefined, { ingestStarting: boundIngestHeap });

@@ -36,7 +36,13 @@ const dbOption = () =>
 
 const quietOption = () => new Option('-q, --quiet', 'no progress line on a terminal');
 
-export function buildProgram(io: Io): Command {
+/** What the `secinv` executable does around a command, which the tests, running the command line in process, leave out. */
+export interface ProcessHooks {
+  /** Before an ingest writes to this database. */
+  ingestStarting?: (databaseUrl: string) => void;
+}
+
+export function buildProgram(io: Io, hooks: ProcessHooks = {}): Command {
   const program = new Command('secinv')
     .description('Self-hostable server for the Tenant Security Inventory API.')
     .version(packageVersion())
@@ -112,9 +118,11 @@ export function buildProgram(io: Io): Command {
       return [...previous, file];
     })
     .addOption(quietOption())
-    .action(async (files: string[], opts: IngestFlags & { db?: string }) =>
-      ingestCommand(loadConfig(opts), files, opts, io),
-    );
+    .action(async (files: string[], opts: IngestFlags & { db?: string }) => {
+      const config = loadConfig(opts);
+      hooks.ingestStarting?.(config.databaseUrl);
+      return ingestCommand(config, files, opts, io);
+    });
 
   const group = (parent: Command) => (name: string) =>
     parent
@@ -262,8 +270,9 @@ export function buildProgram(io: Io): Command {
 export async function main(
   argv: string[],
   io: Io = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin },
+  hooks: ProcessHooks = {},
 ): Promise<number> {
-  const program = buildProgram(io);
+  const program = buildProgram(io, hooks);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;

@@ -1,11 +1,14 @@
 // How much the JavaScript heap may grow in a process that runs one bulk command. V8 lets the old generation grow to
 // several times what a full collection leaves alive; an ingest keeps 25–50 MB alive but makes garbage fast (every
 // finding is parsed, merged, stored and serialised again), so its heap grew to 150–185 MB between collections and the
-// process peaked at 254–280 MB for a 200,000-finding report. Growing by a fifth of the live heap instead kept it at
-// 173–197 MB at the same speed (docs/BENCHMARKS.md, "Ingest memory"; docs/DESIGN.md §46). It is a factor, not a cap:
-// a report that needs more live memory (millions of finding ids) still gets it, where `--max-old-space-size` would
-// end the process.
+// process peaked at 254–280 MB for a 200,000-finding report into SQLite. Growing by a fifth of the live heap instead
+// kept it at 173–197 MB at the same speed (docs/BENCHMARKS.md, "Ingest memory"; docs/DESIGN.md §46). It is a factor,
+// not a cap: a report that needs more live memory (millions of finding ids) still gets it, where
+// `--max-old-space-size` would end the process. Not for PostgreSQL: node-postgres builds each statement's message in a
+// buffer that it grows by copying, and the collections that garbage then set off took the same ingest's CPU from
+// 20–21 s to 33–34 s.
 import { setFlagsFromString } from 'node:v8';
+import { parseDatabaseUrl } from '../storage/index.js';
 
 /** The old generation's growth after each full collection, in percent of what that collection left alive. */
 export const INGEST_HEAP_GROWING_PERCENT = 20;
@@ -13,10 +16,13 @@ export const INGEST_HEAP_GROWING_PERCENT = 20;
 export const ingestHeapFlag = `--heap-growing-percent=${INGEST_HEAP_GROWING_PERCENT}`;
 
 /**
- * Sets the ingest's heap growth for the rest of the process. V8 reads this flag at every collection, so unlike the heap
- * size flags it works after start-up. Only the `secinv` executable calls it: it changes the whole process, and a test
- * runner that calls the command line in process must keep its own settings.
+ * Sets the ingest's heap growth for the rest of the process, when the ingest writes to SQLite; returns whether it did.
+ * V8 reads this flag at every collection, so unlike the heap size flags it works after start-up. Only the `secinv`
+ * executable calls it: it changes the whole process, and a test runner that calls the command line in process must
+ * keep its own settings.
  */
-export function boundIngestHeap(): void {
+export function boundIngestHeap(databaseUrl: string): boolean {
+  if (parseDatabaseUrl(databaseUrl).dialect !== 'sqlite') return false;
   setFlagsFromString(ingestHeapFlag);
+  return true;
 }
