@@ -5,11 +5,12 @@
 import { spawnSync } from 'node:child_process';
 import { createReadStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadFeedFiles } from '../src/feeds/load.js';
-import { openStorage } from '../src/storage/index.js';
+import { ingestFiles } from '../src/ingest/ingest.js';
+import { openStorage, type Storage } from '../src/storage/index.js';
 import { EDB, EPSS, KEV, KEV2, writeFeeds } from './feed-files.js';
 import { benchOptions, tenantDatabase } from './tenant.js';
 
@@ -21,6 +22,7 @@ const { values: args } = parseArgs({
     measure: { type: 'string' }, // internal: the child process that times the loads, given the folder of the files
   },
 });
+const REPORT = '../test/fixtures/ingest/trivy/trivy-image-example-app-all-statuses.json';
 const options = benchOptions(args.assets, args['findings-per-asset']);
 const STEPS = [
   ['KEV', KEV],
@@ -29,6 +31,30 @@ const STEPS = [
   ['KEV again (same file)', KEV],
   ['KEV newer (50 entries changed or removed)', KEV2],
 ] as const;
+
+/**
+ * What one scanner report costs on an inventory this large, as a CI job that ingests each image's report pays it: an
+ * 8-finding Trivy fixture ingested into the tenant, first as a new image, then again (its findings updated).
+ */
+async function smallIngests(storage: Storage): Promise<void> {
+  const [tenant] = await storage.tenantSummaries();
+  if (tenant === undefined) return;
+  const report = fileURLToPath(new URL(REPORT, import.meta.url));
+  process.stdout.write(`\n| ingest of ${basename(report)} (8 findings) | seconds |\n|---|---|\n`);
+  for (const label of ['a new image', 'the same report again']) {
+    const started = performance.now();
+    const result = await ingestFiles(storage, [{ name: report, open: () => createReadStream(report) }], {
+      tenantId: tenant.tenantId,
+      format: 'auto',
+      provider: 'AWS',
+      region: 'us-east-1',
+      resolve: true,
+      dryRun: false,
+    });
+    if (result.problems.length > 0) throw new Error(JSON.stringify(result.problems));
+    process.stdout.write(`| ${label} | ${((performance.now() - started) / 1000).toFixed(2)} |\n`);
+  }
+}
 
 /** Times the loads, in a process of its own so that its peak RSS (maxRSS) is the loads' and not the import's. */
 async function measure(dir: string): Promise<void> {
@@ -58,6 +84,7 @@ async function measure(dir: string): Promise<void> {
       const rss = `${Math.round(process.resourceUsage().maxRSS / 1024)} MB`; // kilobytes; the peak so far
       process.stdout.write(`| ${[...cells, rss].join(' | ')} |\n`);
     }
+    await smallIngests(storage);
   } finally {
     await storage.close();
   }
