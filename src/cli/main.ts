@@ -36,7 +36,9 @@ const dbOption = () =>
 
 const quietOption = () => new Option('-q, --quiet', 'no progress line on a terminal');
 
-/** What the `secinv` executable does around a command, which the tests, running the command line in process, leave out. */
+/**
+ * What the `secinv` executable does around a command, and the tests, which run the command line in process, leave out.
+ */
 export interface ProcessHooks {
   /** Before an ingest writes to this database. */
   ingestStarting?: (databaseUrl: string) => void;
