@@ -115,14 +115,11 @@ export async function resolveFindings(
   }
   for (let i = 0; i < stale.length; i += 500) {
     const batch = stale.slice(i, i + 500);
+    const findingIds = batch.map((f) => f.id);
     await db
       .deleteFrom('vulnerability_documents')
       .where('tenant_id', '=', tenantId)
-      .where(
-        'finding_id',
-        'in',
-        batch.map((f) => f.id),
-      )
+      .where('finding_id', 'in', findingIds)
       .execute();
     await deleteFindingRows(
       db,

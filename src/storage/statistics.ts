@@ -24,37 +24,43 @@ export const statisticsStale = (analyzed: number | undefined, rows: number): boo
  */
 const FOLLOWERS: Readonly<Record<string, string>> = { vulnerability_documents: 'vulnerabilities' };
 
-/** The rows each table had when its statistics were taken; a table missing from the map has none. */
-export async function analyzedRows(db: Kysely<Database>, dialect: Dialect): Promise<Map<string, number>> {
+/** SQLite's own tables and the migrator's are not the inventory's. */
+const inventoryTable = (name: string): boolean => !/^(sqlite|kysely)_/.test(name);
+
+/**
+ * Every table of the inventory, with the rows it had when its statistics were taken (undefined: it has none), from
+ * one read of the catalog.
+ */
+async function tableStatistics(db: Kysely<Database>, dialect: Dialect): Promise<Map<string, number | undefined>> {
   if (dialect === 'sqlite') {
-    const exists = await sql`select 1 from sqlite_master where name = 'sqlite_stat1'`.execute(db);
-    if (exists.rows.length === 0) return new Map();
+    const names = (await sql<{ name: string }>`select name from sqlite_master where type = 'table'`.execute(db)).rows;
     // Every row of a table's statistics starts with the table's row count.
-    const { rows } = await sql<{ tbl: string; stat: string }>`select tbl, stat from sqlite_stat1`.execute(db);
-    return new Map(rows.map((r) => [r.tbl, Number.parseInt(r.stat, 10)]));
+    const stats = names.some((t) => t.name === 'sqlite_stat1')
+      ? (await sql<{ tbl: string; stat: string }>`select tbl, stat from sqlite_stat1`.execute(db)).rows
+      : [];
+    const analyzed = new Map(stats.map((r) => [r.tbl, Number.parseInt(r.stat, 10)]));
+    return new Map(names.filter((t) => inventoryTable(t.name)).map((t) => [t.name, analyzed.get(t.name)]));
   }
   // reltuples is what the planner takes the row count to be. CREATE INDEX sets it too, without statistics of the
   // columns (a first import builds its deferred indexes at its end, into tables the migrations analysed empty): a
   // table counts as analysed only once it has column statistics, which an ANALYZE of it with rows leaves.
-  const { rows } = await sql<{ name: string; tuples: number }>`
-    select c.relname as name, c.reltuples::float8 as tuples from pg_class as c
-      join pg_namespace as n on n.oid = c.relnamespace
-    where n.nspname = current_schema() and c.relkind in ('r', 'p') and c.reltuples >= 0
-      and exists (select 1 from pg_stats as s where s.schemaname = n.nspname and s.tablename = c.relname)`.execute(db);
-  return new Map(rows.map((r) => [r.name, Number(r.tuples)]));
+  const { rows } = await sql<{ name: string; analyzed: number | null }>`
+    select c.relname as name, case when c.reltuples >= 0 and exists (select 1 from pg_stats as s
+        where s.schemaname = n.nspname and s.tablename = c.relname) then c.reltuples::float8 end as analyzed
+      from pg_class as c join pg_namespace as n on n.oid = c.relnamespace
+    where n.nspname = current_schema() and c.relkind in ('r', 'p')`.execute(db);
+  return new Map(
+    rows
+      .filter((r) => inventoryTable(r.name))
+      .map((r) => [r.name, r.analyzed === null ? undefined : Number(r.analyzed)]),
+  );
 }
 
-async function tableNames(db: Kysely<Database>, dialect: Dialect): Promise<string[]> {
-  const { rows } =
-    dialect === 'sqlite'
-      ? await sql<{ name: string }>`select name from sqlite_master where type = 'table'
-          and name not like 'sqlite\\_%' escape '\\' and name not like 'kysely\\_%' escape '\\'`.execute(db)
-      : await sql<{ name: string }>`select c.relname as name from pg_class as c
-          join pg_namespace as n on n.oid = c.relnamespace
-          where n.nspname = current_schema() and c.relkind in ('r', 'p') and c.relname not like 'kysely\\_%'`.execute(
-          db,
-        );
-  return rows.map((r) => r.name).sort();
+/** The rows each table had when its statistics were taken; a table missing from the map has none. */
+export async function analyzedRows(db: Kysely<Database>, dialect: Dialect): Promise<Map<string, number>> {
+  const analyzed = new Map<string, number>();
+  for (const [name, rows] of await tableStatistics(db, dialect)) if (rows !== undefined) analyzed.set(name, rows);
+  return analyzed;
 }
 
 /**
@@ -66,13 +72,13 @@ export async function refreshStatistics(
   dialect: Dialect,
   only?: readonly string[],
 ): Promise<string[]> {
-  const analyzed = await analyzedRows(db, dialect);
-  const names = (await tableNames(db, dialect)).filter((name) => only === undefined || only.includes(name));
+  const tables = await tableStatistics(db, dialect);
+  const names = [...tables.keys()].filter((name) => only === undefined || only.includes(name)).sort();
   const stale: string[] = [];
   for (const name of names) {
     if (name in FOLLOWERS) continue;
     const { rows } = await sql<{ n: number | string }>`select count(*) as n from ${sql.table(name)}`.execute(db);
-    if (statisticsStale(analyzed.get(name), Number(rows[0]?.n ?? 0))) stale.push(name);
+    if (statisticsStale(tables.get(name), Number(rows[0]?.n ?? 0))) stale.push(name);
   }
   for (const [follower, leader] of Object.entries(FOLLOWERS))
     if (stale.includes(leader) && names.includes(follower)) stale.push(follower);
