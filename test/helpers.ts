@@ -1,5 +1,5 @@
 // Shared test setup: a real database per test file, filled through the real import path, and the app around it.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createReadStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -118,17 +118,34 @@ export async function setup(
   };
 }
 
-/** Imports NDJSON text or records given as `[kind, record]` pairs. */
+/**
+ * Imports NDJSON text or records given as `[kind, record]` pairs, as `test.ndjson`; with `readingThread`, from a file
+ * that the import's reading thread reads.
+ */
 export async function importRecords(
   storage: Storage,
   records: [string, Record<string, unknown>][] | string,
   dryRun = false,
+  readingThread = false,
 ): Promise<ImportResult> {
   const text =
     typeof records === 'string'
       ? records
       : records.map(([kind, record]) => JSON.stringify({ kind, record })).join('\n');
-  return importSources(storage, [{ name: 'test.ndjson', open: () => Readable.from([text]) }], { dryRun });
+  const name = 'test.ndjson';
+  if (!readingThread) return importSources(storage, [{ name, open: () => Readable.from([text]) }], { dryRun });
+  const dir = mkdtempSync(join(tmpdir(), 'secinv-import-'));
+  try {
+    const path = join(dir, name);
+    writeFileSync(path, text);
+    const file = { path, size: Buffer.byteLength(text) };
+    return await importSources(storage, [{ name, open: () => createReadStream(path), file }], {
+      dryRun,
+      readingThread,
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 export async function createKey(

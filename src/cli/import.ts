@@ -1,9 +1,20 @@
 import type { Config } from '../config.js';
 import { UserError } from '../domain/errors.js';
-import { importSources, summaryLine } from '../import/importer.js';
+import { fileSource, importSources, summaryLine, type ImportSource } from '../import/importer.js';
 import { NoInventoryError, openStorage, type Storage } from '../storage/index.js';
 import { openDatabase, type Io } from './io.js';
-import { countedFile, startProgress } from './progress.js';
+import { countedFile, startProgress, type Progress } from './progress.js';
+
+/** A file to import, its bytes counted on the progress line by whichever thread reads it. */
+function countedSource(progress: Progress, file: string): ImportSource {
+  const { name, file: known } = fileSource(file);
+  const counted = known && {
+    ...known,
+    started: () => progress.next(name, known.size),
+    read: (bytes: number) => progress.add(bytes),
+  };
+  return { name, open: countedFile(progress, file), ...(counted ? { file: counted } : {}) };
+}
 
 /**
  * A dry run writes nothing to disk: a database that does not exist yet is not created (the files are validated against
@@ -40,7 +51,7 @@ export async function importCommand(
     const started = Date.now();
     const result = await importSources(
       storage,
-      files.map((file) => ({ name: file === '-' ? '<stdin>' : file, open: countedFile(progress, file) })),
+      files.map((file) => countedSource(progress, file)),
       { dryRun, onProgress: (n: number) => progress.records(n), onPhase },
     );
     progress.stop();

@@ -4,6 +4,7 @@ import type { Asset } from './assets.js';
 import type { DerivedAssetFields } from './derived.js';
 import type { Exemption, Vulnerability } from './vulnerabilities.js';
 import type { Integration, Risk } from './risks.js';
+import { withoutIntel } from './intel.js';
 
 export const importKinds = [
   'tenant',
@@ -54,9 +55,8 @@ export interface AssetRecord {
   asset: StoredAsset;
   rawData: Record<string, unknown>;
 }
-export interface VulnerabilityRecord {
+interface FindingRecord {
   tenantId: string;
-  vulnerability: StoredVulnerability;
   /** The scanner that reported it; its next scan of the asset replaces it. Absent or null when imported. */
   source?: string | null;
   /** Other ids of the same flaw (a GHSA's CVE), joined to the threat-intel feeds. */
@@ -64,6 +64,73 @@ export interface VulnerabilityRecord {
   /** Each package's purl matching key (src/domain/vex.ts purlKey), by position; for VEX statements. */
   purls?: readonly (string | null)[];
 }
+
+/** What the writer reads of a finding besides its stored document: its columns, intel and packages' columns. */
+export type FindingColumns = Pick<
+  StoredVulnerability,
+  | 'assetId'
+  | 'vulnerabilityId'
+  | 'integrationId'
+  | 'executionId'
+  | 'provider'
+  | 'severityLevelValue'
+  | 'hasKev'
+  | 'hasExploit'
+  | 'isExploitable'
+  | 'hasVendorFix'
+  | 'firstObservedAt'
+  | 'lastObservedAt'
+  | 'knownExploit'
+  | 'exploits'
+> & {
+  packages: Pick<
+    StoredVulnerability['packages'][number],
+    'packageName' | 'targetName' | 'targetType' | 'targetClass'
+  >[];
+};
+
+/**
+ * A finding to write: whole, or as its columns with its stored document already made (findingDocument), which is how
+ * the import's reading thread hands findings over: a fifth of the bytes to copy between threads, and no
+ * serialising on the writing thread.
+ */
+export type VulnerabilityRecord =
+  | (FindingRecord & { vulnerability: StoredVulnerability; document?: undefined })
+  | (FindingRecord & { vulnerability: FindingColumns; document: Uint8Array });
+
+/** A finding's stored document: its JSON without the intel fields (docs/DESIGN.md §44), UTF-8. */
+export const findingDocument = (v: StoredVulnerability): Uint8Array =>
+  new TextEncoder().encode(JSON.stringify(withoutIntel(v)));
+
+/** The finding as its columns and its stored document. */
+export function preparedFinding(record: VulnerabilityRecord): VulnerabilityRecord {
+  if (record.document !== undefined) return record;
+  const v = record.vulnerability;
+  const columns: FindingColumns = {
+    assetId: v.assetId,
+    vulnerabilityId: v.vulnerabilityId,
+    integrationId: v.integrationId,
+    executionId: v.executionId,
+    provider: v.provider,
+    severityLevelValue: v.severityLevelValue,
+    hasKev: v.hasKev,
+    hasExploit: v.hasExploit,
+    isExploitable: v.isExploitable,
+    hasVendorFix: v.hasVendorFix,
+    firstObservedAt: v.firstObservedAt,
+    lastObservedAt: v.lastObservedAt,
+    knownExploit: v.knownExploit,
+    exploits: v.exploits,
+    packages: v.packages.map((p) => ({
+      packageName: p.packageName,
+      targetName: p.targetName,
+      targetType: p.targetType,
+      targetClass: p.targetClass,
+    })),
+  };
+  return { ...record, vulnerability: columns, document: findingDocument(v) };
+}
+
 export interface RiskRecord {
   tenantId: string;
   risk: Risk;

@@ -2,7 +2,8 @@
 // pass, all inside the one transaction of an import run.
 import type { Insertable, Kysely, Transaction } from 'kysely';
 import type { ImportKind, RecordsByKind } from '../domain/records.js';
-import { intelKeys, ownIntel, storedIntel, withoutIntel } from '../domain/intel.js';
+import { intelKeys, ownIntel, storedIntel } from '../domain/intel.js';
+import { findingDocument } from '../domain/records.js';
 import { isScannedAsset } from '../domain/checks.js';
 import { metadataSearchText, serviceName } from '../domain/search.js';
 import { recordChecks } from './checks.js';
@@ -26,6 +27,8 @@ import { dialectOf, insertRows, upsertRows } from './insert-rows.js';
 import type { IngestWriter } from './types.js';
 
 const json = (value: unknown): Buffer => Buffer.from(JSON.stringify(value));
+/** A Buffer over the bytes, not a copy: a document that came from another thread arrives as a plain Uint8Array. */
+const bytes = (value: Uint8Array): Buffer => Buffer.from(value.buffer, value.byteOffset, value.byteLength);
 const flag = (value: boolean): number => (value ? 1 : 0);
 
 function assetRow({ tenantId, asset: a, rawData }: RecordsByKind['asset']): Insertable<AssetTable> {
@@ -305,10 +308,11 @@ export function ingestWriter(
         tx,
         'vulnerability_documents',
         documentKey(dialectOf(tx)),
-        enriched.map(({ record: { tenantId }, v }) => ({
-          tenant_id: tenantId,
-          finding_id: idOf(tenantId, v),
-          doc: json(withoutIntel(v)),
+        enriched.map(({ record, v }) => ({
+          tenant_id: record.tenantId,
+          finding_id: idOf(record.tenantId, v),
+          // The intel is apart from the document, so the document is the record's own whichever feeds joined it.
+          doc: bytes(record.document ?? findingDocument(record.vulnerability)),
         })),
       );
       const aliases = records.flatMap(({ tenantId, vulnerability: v, aliases: given }) =>
