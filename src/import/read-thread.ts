@@ -54,7 +54,8 @@ export async function readInThread(
     await new Promise<void>((resolve, reject) => {
       // Batches are written one after the other; a question about a tenant is answered at once.
       let writes = Promise.resolve();
-      let done = false;
+      // Set when the thread's last message arrives, before the writes reach it: the thread may exit in between.
+      let read = false;
       const send = (message: ToReader) => worker.postMessage(message);
       worker.on('message', (message: FromReader) => {
         if (message.type === 'organization') {
@@ -65,6 +66,7 @@ export async function readInThread(
           );
           return;
         }
+        if (message.type === 'done') read = true;
         writes = writes.then(async () => {
           if (message.type === 'source') {
             current = files[message.index];
@@ -73,16 +75,13 @@ export async function readInThread(
             for (const item of message.items) await sink(item);
             if (message.bytes > 0) current?.read?.(message.bytes);
             send({ type: 'ack' });
-          } else {
-            done = true;
-            resolve();
-          }
+          } else resolve();
         });
         writes.catch(reject);
       });
       worker.on('error', reject);
       worker.on('exit', (code) => {
-        if (!done) reject(new Error(`the import's reading thread stopped (exit code ${code})`));
+        if (!read) reject(new Error(`the import's reading thread stopped (exit code ${code})`));
       });
     });
   } finally {
