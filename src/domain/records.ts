@@ -99,8 +99,9 @@ export type VulnerabilityRecord =
   | (FindingRecord & { vulnerability: FindingColumns; document: Uint8Array });
 
 /** A finding's stored document: its JSON without the intel fields (docs/DESIGN.md §44), UTF-8. */
-export const findingDocument = (v: StoredVulnerability): Uint8Array =>
-  new TextEncoder().encode(JSON.stringify(withoutIntel(v)));
+export const findingDocument = (v: StoredVulnerability): Uint8Array => utf8.encode(JSON.stringify(withoutIntel(v)));
+// One encoder for every document: making one per call cost half as much again as the encoding.
+const utf8 = new TextEncoder();
 
 /** The finding as its columns and its stored document. */
 export function preparedFinding(record: VulnerabilityRecord): VulnerabilityRecord {
