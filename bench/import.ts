@@ -6,9 +6,10 @@ import { once } from 'node:events';
 import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { countedSource } from '../src/cli/import.js';
 import { startProgress } from '../src/cli/progress.js';
 import { generateRecords, type GenerateOptions } from '../src/generate/generator.js';
-import { fileSource, importSources, type ImportResult } from '../src/import/importer.js';
+import { importSources, type ImportResult } from '../src/import/importer.js';
 import type { Storage } from '../src/storage/types.js';
 
 /** Imports the generated inventory; `seconds` is the import's time alone, without the generation. */
@@ -39,14 +40,8 @@ export async function importGenerated(
     process.stdout.write(
       `generated ${lines} records (${mb} MB) in ${((performance.now() - generating) / 1000).toFixed(1)} s\n`,
     );
-    const source = fileSource(path);
-    const file = source.file && {
-      ...source.file,
-      started: () => reading.next('importing', source.file?.size ?? null),
-      read: (bytes: number) => reading.add(bytes),
-    };
     const started = performance.now();
-    const result = await importSources(storage, [{ ...source, ...(file ? { file } : {}) }], {
+    const result = await importSources(storage, [countedSource(reading, path)], {
       dryRun: false,
       onProgress: (records) => reading.records(records),
     });

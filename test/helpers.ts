@@ -1,5 +1,5 @@
 // Shared test setup: a real database per test file, filled through the real import path, and the app around it.
-import { createReadStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll } from 'vitest';
 import pg from 'pg';
 import { buildApp } from '../src/app.js';
-import { importSources, type ImportResult } from '../src/import/importer.js';
+import { fileSource, importSources, type ImportResult } from '../src/import/importer.js';
 import { newKey } from '../src/domain/keys.js';
 import type { Kysely } from 'kysely';
 import { connect, defaultConnectOptions } from '../src/storage/connect.js';
@@ -138,11 +138,7 @@ export async function importRecords(
   try {
     const path = join(dir, name);
     writeFileSync(path, text);
-    const file = { path, size: Buffer.byteLength(text) };
-    return await importSources(storage, [{ name, open: () => createReadStream(path), file }], {
-      dryRun,
-      readingThread,
-    });
+    return await importSources(storage, [{ ...fileSource(path), name }], { dryRun, readingThread });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

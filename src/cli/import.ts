@@ -6,7 +6,7 @@ import { openDatabase, type Io } from './io.js';
 import { countedFile, startProgress, type Progress } from './progress.js';
 
 /** A file to import, its bytes counted on the progress line by whichever thread reads it. */
-function countedSource(progress: Progress, file: string): ImportSource {
+export function countedSource(progress: Progress, file: string): ImportSource {
   const { name, file: known } = fileSource(file);
   const counted = known && {
     ...known,

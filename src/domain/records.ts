@@ -94,18 +94,17 @@ export type FindingColumns = Pick<
  * the import's reading thread hands findings over: a fifth of the bytes to copy between threads, and no
  * serialising on the writing thread.
  */
+export type WholeFinding = FindingRecord & { vulnerability: StoredVulnerability; document?: undefined };
 export type VulnerabilityRecord =
-  | (FindingRecord & { vulnerability: StoredVulnerability; document?: undefined })
-  | (FindingRecord & { vulnerability: FindingColumns; document: Uint8Array });
+  WholeFinding | (FindingRecord & { vulnerability: FindingColumns; document: Uint8Array });
 
 /** A finding's stored document: its JSON without the intel fields (docs/DESIGN.md §44), UTF-8. */
 export const findingDocument = (v: StoredVulnerability): Uint8Array => utf8.encode(JSON.stringify(withoutIntel(v)));
 // One encoder for every document: making one per call cost half as much again as the encoding.
 const utf8 = new TextEncoder();
 
-/** The finding as its columns and its stored document. */
-export function preparedFinding(record: VulnerabilityRecord): VulnerabilityRecord {
-  if (record.document !== undefined) return record;
+/** A whole finding as its columns and its stored document. */
+export function preparedFinding(record: WholeFinding): VulnerabilityRecord {
   const v = record.vulnerability;
   const columns: FindingColumns = {
     assetId: v.assetId,

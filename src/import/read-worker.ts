@@ -2,7 +2,7 @@
 // records in batches, never more than WINDOW batches ahead of the writes.
 import { createReadStream } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { preparedFinding, type VulnerabilityRecord } from '../domain/records.js';
+import { preparedFinding, type WholeFinding } from '../domain/records.js';
 import { readSources, type ReadItem } from './reader.js';
 import type { ToReader, FromReader } from './read-thread.js';
 
@@ -62,7 +62,8 @@ await readSources(
     }),
   async (item) => {
     if ('kind' in item && item.kind === 'vulnerability') {
-      const value = preparedFinding(item.value as VulnerabilityRecord);
+      // The reader makes whole findings; only this thread prepares them.
+      const value = preparedFinding(item.value as WholeFinding);
       transfer.push(value.document?.buffer as ArrayBuffer);
       batch.push({ ...item, value });
     } else batch.push(item);

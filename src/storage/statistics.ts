@@ -1,9 +1,9 @@
 // Planner statistics after a bulk write (an import, an ingest, a risk derivation). ANALYZE reads every index of the
-// tables it is given: run over the whole database after every ingest, it took 3.4 of the 3.5 s that an 8-finding
-// Trivy report took to ingest into a 1M-finding SQLite database (docs/DESIGN.md §47). Statistics say how many rows a
-// table has and how they spread over each index's leading columns; a write that moves a table's rows by less than a
-// tenth does not change a plan. So a table is analysed again only when it has rows and no statistics, or its row count has moved
-// by more than a tenth since its statistics were taken: the share PostgreSQL's own autoanalyze waits for
+// tables it is given: run over the whole database after every ingest, it took 3.4 of the 3.5 s that an 8-finding Trivy
+// report took to ingest into a 1M-finding SQLite database (docs/DESIGN.md §47). Statistics say how many rows a table
+// has and how they spread over each index's leading columns; a write that moves a table's rows by less than a tenth
+// does not change a plan. So a table is analysed again only when it has rows and no statistics, or its row count has
+// moved by more than a tenth since its statistics were taken: the share PostgreSQL's own autoanalyze waits for
 // (autovacuum_analyze_scale_factor). Counting rows costs far less than analysing them (~90 ms for every table of the
 // 1M-finding database, against 3.4 s).
 import { sql, type Kysely } from 'kysely';
