@@ -1,9 +1,9 @@
 // The reading half of `secinv import`: lines or a bundle to normalised records, each checked on its own and against
 // its tenant. It holds no database handle (the tenant's organization is asked for), so that a large import can run it
 // in a thread of its own beside the writes (src/import/read-thread.ts).
-import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { importKinds, type ImportKind, type RecordsByKind } from '../domain/records.js';
+import { lines } from './lines.js';
 import { normalizeRecord } from './records.js';
 
 export interface ImportProblem {
@@ -131,8 +131,7 @@ function organizationCheck(organizationOf: (tenantId: string) => Promise<string 
 
 /** Reads one source, deciding bundle or NDJSON by content. */
 async function readSource(source: ReadableSource, emit: Emit, fail: Fail): Promise<void> {
-  const lines = createInterface({ input: source.open(), crlfDelay: Infinity });
-  const iterator = lines[Symbol.asyncIterator]();
+  const iterator = lines(source.open());
   let lineNumber = 0;
   const head: string[] = [];
   let firstParsed: unknown;

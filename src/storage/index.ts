@@ -14,7 +14,7 @@ import { tenantStore } from './tenants.js';
 import { riskStore } from './risks.js';
 import { PACKAGE_WALK_ROWS, vulnerabilityStore } from './vulnerabilities.js';
 import { bulkTransaction, singleStatementReader, tenantReader } from './scope.js';
-import { deferIndexes } from './bulk-indexes.js';
+import { deferIndexes, NOTHING_DEFERRED } from './bulk-indexes.js';
 import { refreshStatistics } from './statistics.js';
 import type { WriteRunOptions, IngestWriter, Storage } from './types.js';
 
@@ -84,8 +84,6 @@ function guarded<T extends Record<string, unknown>>(methods: T): T {
   return out as T;
 }
 
-const noRebuild = (): Promise<void> => Promise.resolve();
-
 export async function openStorage(url: string, options: Partial<ConnectOptions> = {}): Promise<Storage> {
   const { db, dialect, pool } = await connect(url, { ...defaultConnectOptions, ...options });
   const read = tenantReader(db, dialect);
@@ -134,14 +132,19 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
             db,
             dialect,
             async (tx) => {
-              const rebuildIndexes = ingestOptions.dryRun ? noRebuild : await deferIndexes(tx, dialect);
-              const writer = ingestWriter(tx, { deriveRisksAt: ingestOptions.deriveRisksAt });
+              const deferred = ingestOptions.dryRun ? NOTHING_DEFERRED : await deferIndexes(tx, dialect);
+              const writer = ingestWriter(tx, {
+                deriveRisksAt: ingestOptions.deriveRisksAt,
+                beforeReplace: deferred.keys,
+              });
               result = await work(writer);
               phase?.('read');
               if (ingestOptions.dryRun) throw new Rollback();
+              // Settling reads a finding's aliases by their key (the EPSS of the risk rules).
+              await deferred.keys();
               await writer.finish();
               phase?.('settled');
-              await rebuildIndexes();
+              await deferred.rebuild();
               phase?.('indexed');
             },
             !ingestOptions.dryRun,

@@ -111,8 +111,13 @@ const BATCH_ROWS: Record<ImportKind, number> = {
  */
 export function ingestWriter(
   tx: Transaction<Database>,
-  options: { deriveRisksAt?: string | undefined } = {},
+  options: {
+    deriveRisksAt?: string | undefined;
+    /** Runs before rows of a finding's packages or aliases are replaced or deleted by key (deferred key indexes). */
+    beforeReplace?: () => Promise<void>;
+  } = {},
 ): IngestWriter {
+  const beforeReplace = options.beforeReplace ?? (() => Promise.resolve());
   const pending: { [K in ImportKind]: RecordsByKind[K][] } = {
     tenant: [],
     environment: [],
@@ -248,6 +253,7 @@ export function ingestWriter(
         entry.ids.push(v.vulnerabilityId);
         replaced.set(`${tenantId}\u0000${v.assetId}`, entry);
       }
+      if (replaced.size > 0) await beforeReplace();
       for (const { tenantId, assetId, ids } of replaced.values())
         await deleteFindingRows(tx, ['vulnerability_packages', 'vulnerability_aliases'], tenantId, assetId, ids);
       // A stored finding keeps its id, which keys its document; a new one takes a new id.
@@ -464,7 +470,7 @@ export function ingestWriter(
     async resolveFindings(tenantId, assetId, source, keep): Promise<number> {
       // Buffered findings are all in `keep`: writing them first changes nothing this deletes.
       await flush('vulnerability');
-      const resolved = await resolveFindings(tx, tenantId, assetId, source, keep);
+      const resolved = await resolveFindings(tx, tenantId, assetId, source, keep, beforeReplace);
       if (resolved > 0) {
         vexCurrent.delete(tenantId);
         touch(tenantId, assetId);

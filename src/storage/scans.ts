@@ -90,6 +90,7 @@ export async function resolveFindings(
   assetId: string,
   source: string,
   keep: ReadonlySet<string>,
+  beforeDelete: () => Promise<void> = () => Promise.resolve(),
 ): Promise<number> {
   // The ids alone first, from the primary key's index: the source is in the wide row, and reading every row of an
   // asset to find that the new scan keeps them all took 0.6 s for 50,000 findings. Only the ids the scan no longer
@@ -113,6 +114,7 @@ export async function resolveFindings(
       .execute();
     stale.push(...rows);
   }
+  if (stale.length > 0) await beforeDelete();
   for (let i = 0; i < stale.length; i += 500) {
     const batch = stale.slice(i, i + 500);
     const findingIds = batch.map((f) => f.id);

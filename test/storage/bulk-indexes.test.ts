@@ -1,11 +1,12 @@
 // A first import builds the secondary indexes of the tables it fills once, at its end (src/storage/bulk-indexes.ts):
 // whatever happens to the run, the database keeps every index, and the data is what an import with the indexes in
 // place would have written.
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { deferIndexes } from '../../src/storage/bulk-indexes.js';
 import { connect } from '../../src/storage/connect.js';
+import type { Database } from '../../src/storage/tables.js';
 import { fixture } from '../fixtures.js';
 import { createTestDatabase, importRecords, openTestStorage, TENANT_A, TEST_DIALECTS } from '../helpers.js';
 import { introspectSchema } from './introspect.js';
@@ -46,6 +47,100 @@ for (const dialect of TEST_DIALECTS) {
   });
 }
 
+for (const dialect of TEST_DIALECTS) {
+  describe(`deferred keys on ${dialect}`, () => {
+    /** The names of the tables' indexes, as the database lists them inside `q`. */
+    const indexNames = async (q: Kysely<Database>) =>
+      (dialect === 'sqlite'
+        ? await sql<{ name: string }>`select name from sqlite_master where type = 'index' and sql is not null
+            and tbl_name in ('vulnerability_packages', 'vulnerability_aliases') order by name`.execute(q)
+        : await sql<{ name: string }>`select indexname as name from pg_indexes
+            where tablename in ('vulnerability_packages', 'vulnerability_aliases') order by name`.execute(q)
+      ).rows.map((r) => r.name);
+
+    it('builds the unique keys of packages and aliases first when asked, then the rest, each once', async () => {
+      const database = await createTestDatabase(dialect);
+      const { db } = await connect(database.url);
+      try {
+        const all = await indexNames(db);
+        expect(all).toContain('vulnerability_packages_key_idx');
+        expect(all).toContain('vulnerability_aliases_key_idx');
+        await db.transaction().execute(async (tx) => {
+          const deferred = await deferIndexes(tx, dialect);
+          expect(await indexNames(tx)).toEqual([]);
+          await deferred.keys();
+          expect(await indexNames(tx)).toEqual(['vulnerability_aliases_key_idx', 'vulnerability_packages_key_idx']);
+          await deferred.keys();
+          await deferred.rebuild();
+          expect(await indexNames(tx)).toEqual(all);
+        });
+        expect(await indexNames(db)).toEqual(all);
+      } finally {
+        await db.destroy();
+        await database.drop();
+      }
+    });
+
+    it('a finding given twice in a first import, batches apart, keeps the packages of its last record', async () => {
+      const opened = await openTestStorage(dialect);
+      try {
+        const before = await introspectSchema(dialect, opened.url);
+        const record = (vulnerabilityId: string, packages: string[]): (typeof fixture)[number] => [
+          'vulnerability',
+          {
+            tenantId: TENANT_A,
+            assetId: 'sirn:assets:u1:aws:ec2:instance:us-east-1:i-001',
+            vulnerabilityId,
+            severityLevel: 'HIGH',
+            firstObservedAt: '2024-05-01T00:00:00Z',
+            lastObservedAt: '2024-06-01T00:00:00Z',
+            packages: packages.map((packageName) => ({ packageName })),
+          },
+        ];
+        const tenantAndAsset = fixture.filter(
+          ([kind, r]) =>
+            ['tenant', 'integration', 'environment'].includes(kind) ||
+            (kind === 'asset' && r.id === 'sirn:assets:u1:aws:ec2:instance:us-east-1:i-001'),
+        );
+        // More findings between the two than one batch of the writer holds (800).
+        const between = Array.from({ length: 900 }, (_, i) =>
+          record(`CVE-2023-${String(i).padStart(5, '0')}`, ['zlib']),
+        );
+        const records = [
+          ...tenantAndAsset,
+          record('CVE-2024-0001', ['openssl', 'zlib']),
+          ...between,
+          record('CVE-2024-0001', ['curl']),
+        ];
+        expect((await importRecords(opened.storage, records)).problems).toEqual([]);
+        expect(await introspectSchema(dialect, opened.url)).toEqual(before);
+        const scope = { tenantId: TENANT_A, dataVersion: 1 };
+        const named = async (packageName: string) =>
+          (
+            await opened.storage.listVulnerabilities(
+              scope,
+              {
+                sortBy: 'lastObservedAt',
+                sortOrder: 'ASC',
+                page: 1,
+                perPage: 2000,
+                isExempted: false,
+                includeTotal: true,
+                packageName,
+              } as never,
+              undefined,
+            )
+          ).items.map((item) => (JSON.parse(item.toString('utf8')) as { vulnerabilityId: string }).vulnerabilityId);
+        expect(await named('curl')).toEqual(['CVE-2024-0001']);
+        expect(await named('openssl')).toEqual([]);
+        expect(await named('zlib')).toHaveLength(900);
+      } finally {
+        await opened.dispose();
+      }
+    });
+  });
+}
+
 if (TEST_DIALECTS.includes('postgres'))
   describe('bulk indexes on postgres, beside other sessions', () => {
     /** How many secondary indexes the findings table has inside a transaction that deferred them, then after. */
@@ -62,9 +157,9 @@ if (TEST_DIALECTS.includes('postgres'))
         const before = await count(db);
         let during = -1;
         await db.transaction().execute(async (tx) => {
-          const rebuild = await deferIndexes(tx, 'postgres');
+          const deferred = await deferIndexes(tx, 'postgres');
           during = await count(tx);
-          await rebuild();
+          await deferred.rebuild();
           expect(await count(tx)).toBe(before);
         });
         return { before, during, after: await count(db) };

@@ -203,6 +203,62 @@ for (const dialect of TEST_DIALECTS) {
   });
 }
 
+for (const dialect of TEST_DIALECTS) {
+  describe(`0012_deferrable_keys on ${dialect}`, () => {
+    it('keeps every package and alias, now keyed by a unique index that still refuses a duplicate', async () => {
+      const database = await createTestDatabase(dialect);
+      const db = kysely(dialect, database.url);
+      try {
+        const migrator = new Migrator({ db, provider: migrations(dialect) });
+        expect((await step(() => migrator.migrateTo('0011_finding_ids'))).error).toBeUndefined();
+        const packages = Array.from({ length: 250 }, (_, i) => [
+          't1',
+          `asset-${i % 4}`,
+          `CVE-2024-${String(Math.floor(i / 2)).padStart(4, '0')}`,
+          i % 2,
+          `pkg-${i}`,
+          i % 3 === 0 ? null : `target-${i % 5}`,
+          'library',
+          'lang-pkgs',
+          i % 7 === 0 ? `pkg:npm/pkg-${i}@1.0.0` : null,
+        ]);
+        const aliases = packages
+          .filter((_, i) => i % 2 === 0)
+          .map(([tenant, asset, id], i) => [tenant, asset, id, `GHSA-${String(i).padStart(4, '0')}`]);
+        const row = (values: unknown[]) => sql`(${sql.join(values.map((v) => sql`${v}`))})`;
+        await sql`insert into vulnerability_packages (tenant_id, asset_id, vulnerability_id, position, package_name,
+          target_name, target_type, target_class, purl) values ${sql.join(packages.map(row))}`.execute(db);
+        await sql`insert into vulnerability_aliases (tenant_id, asset_id, vulnerability_id, alias)
+          values ${sql.join(aliases.map(row))}`.execute(db);
+        expect((await step(() => migrator.migrateTo('0012_deferrable_keys'))).error).toBeUndefined();
+
+        const keptPackages = await sql<Record<string, unknown>>`select tenant_id, asset_id, vulnerability_id, position,
+          package_name, target_name, target_type, target_class, purl from vulnerability_packages
+          order by package_name`.execute(db);
+        const byName = (rows: unknown[][]) => [...rows].sort((a, b) => String(a[4]).localeCompare(String(b[4])));
+        expect(keptPackages.rows.map((r) => Object.values(r))).toEqual(byName(packages));
+        const keptAliases = await sql<Record<string, unknown>>`select tenant_id, asset_id, vulnerability_id, alias
+          from vulnerability_aliases order by alias`.execute(db);
+        expect(keptAliases.rows.map((r) => Object.values(r))).toEqual(aliases);
+        // The key is still a key: the same package position, or the same alias, a second time is refused.
+        const [first] = packages;
+        await expect(
+          sql`insert into vulnerability_packages (tenant_id, asset_id, vulnerability_id, position)
+            values (${first![0]}, ${first![1]}, ${first![2]}, ${first![3]})`.execute(db),
+        ).rejects.toThrow(/unique/i);
+        const [alias] = aliases;
+        await expect(
+          sql`insert into vulnerability_aliases (tenant_id, asset_id, vulnerability_id, alias)
+            values (${alias![0]}, ${alias![1]}, ${alias![2]}, ${alias![3]})`.execute(db),
+        ).rejects.toThrow(/unique/i);
+      } finally {
+        await db.destroy();
+        await database.drop();
+      }
+    });
+  });
+}
+
 if (process.env.SECINV_WRITE_SCHEMA_SNAPSHOT === '1') {
   describe('snapshot', () => {
     it('is written', () => {

@@ -15,6 +15,7 @@ import { migration as checksAndDerivedRisks } from './0008_checks_and_derived_ri
 import { migration as assetDocuments } from './0009_asset_documents.js';
 import { migration as findingDocuments } from './0010_finding_documents.js';
 import { migration as findingIds } from './0011_finding_ids.js';
+import { migration as deferrableKeys } from './0012_deferrable_keys.js';
 
 const ordered: Record<string, FrozenMigration> = {
   '0001_initial': initial,
@@ -28,6 +29,7 @@ const ordered: Record<string, FrozenMigration> = {
   '0009_asset_documents': assetDocuments,
   '0010_finding_documents': findingDocuments,
   '0011_finding_ids': findingIds,
+  '0012_deferrable_keys': deferrableKeys,
 };
 
 export const migrations = (dialect: Dialect): MigrationProvider => ({
