@@ -66,12 +66,31 @@ const CANONICAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 function normalizeUncached(text: string): string | null {
   // Already in the output format (generated and re-imported files, where few timestamps repeat): a real instant formats
   // back to the same text, so it is checked and kept rather than formatted again.
-  if (CANONICAL.test(text)) return parseTimestamp(text) === null ? null : text;
+  if (CANONICAL.test(text)) return canonicalInstant(text) ? text : null;
   const ms = parseTimestamp(text);
   if (ms === null) return null;
   const out = formatTimestamp(ms);
   // Offsets can push year 0000 or 9999 out of the four-digit range, which would break text ordering.
   return out.length === 24 ? out : null;
+}
+
+/**
+ * Whether a text of the output format's shape names a real instant: the same checks as parseTimestamp, read from the
+ * fixed positions of its digits (a regular expression and a Date per timestamp were 1.5 s of a 1M-finding import).
+ */
+function canonicalInstant(text: string): boolean {
+  const n = (from: number, to: number) => Number(text.slice(from, to));
+  const month = n(5, 7);
+  const day = n(8, 10);
+  return (
+    month >= 1 &&
+    month <= 12 &&
+    day >= 1 &&
+    day <= daysInMonth(n(0, 4), month) &&
+    n(11, 13) <= 23 &&
+    n(14, 16) <= 59 &&
+    n(17, 19) <= 59
+  );
 }
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;

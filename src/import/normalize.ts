@@ -47,130 +47,163 @@ const pathText = (path: Path): string =>
 const fail = (problems: FieldProblem[], path: Path, message: string) =>
   void problems.push({ path: pathText(path), message });
 
-/** What each schema node needs on every call, worked out once per node. */
-interface Prepared {
-  nullable: boolean;
-  options: JsonSchema[];
-  properties: [string, JsonSchema][];
-  /** Enum values by their lower-cased text (the first of equal ones, as `find` returned). */
-  enumValues: Map<string, string> | null;
-}
-const prepared = new WeakMap<JsonSchema, Prepared>();
-function prepare(schema: JsonSchema): Prepared {
-  let found = prepared.get(schema);
+/**
+ * A schema node made into a function once (docs/DESIGN.md §50): it normalises the value found at `name` of `parent`
+ * (`name` null: at `parent` itself). Walking the schema for every value cost twice what `JSON.parse` of the record
+ * did; the functions know their node's type, enum and children, and make a path only for a container or a problem.
+ */
+type Normalizer = (value: unknown, parent: Path, name: string | number | null, problems: FieldProblem[]) => unknown;
+
+const at = (parent: Path, name: string | number | null): Path => (name === null ? parent : { parent, name });
+
+const compiled = new WeakMap<JsonSchema, Normalizer>();
+function compile(schema: JsonSchema): Normalizer {
+  let found = compiled.get(schema);
   if (found === undefined) {
-    const enumValues = schema.enum ? new Map<string, string>() : null;
-    for (const v of schema.enum ?? []) if (!enumValues?.has(v.toLowerCase())) enumValues?.set(v.toLowerCase(), v);
-    found = {
-      nullable: schema.anyOf?.some((s) => s.type === 'null') ?? false,
-      options: schema.anyOf?.filter((s) => s.type !== 'null') ?? [],
-      properties: Object.entries(schema.properties ?? {}),
-      enumValues,
-    };
-    prepared.set(schema, found);
+    found = build(schema);
+    compiled.set(schema, found);
   }
   return found;
 }
 
 export function normalizeValue(value: unknown, schemaObject: object, path: string, problems: FieldProblem[]): unknown {
-  return normalize(value, schemaObject, path, problems);
+  return compile(schemaObject)(value, path, null, problems);
 }
 
-function normalize(value: unknown, schema: JsonSchema, path: Path, problems: FieldProblem[]): unknown {
+function build(schema: JsonSchema): Normalizer {
   if (schema.anyOf) {
-    const { nullable, options } = prepare(schema);
-    if (value === undefined || value === null) {
-      if (nullable) return null;
-      fail(problems, path, 'is required');
-      return null;
-    }
-    const only = options.length === 1 ? options[0] : undefined;
-    if (only) return normalize(value, only, path, problems);
-    // A union of scalar types (a resource tag Value is a string or a boolean).
-    if (options.some((s) => s.type === typeof value)) return value;
-    fail(problems, path, `must be ${options.map((s) => s.type).join(' or ')}, not ${describe(value)}`);
-    return null;
-  }
-  if (schema.type === 'boolean') {
-    if (value === undefined || value === null) return false;
-    if (typeof value === 'boolean') return value;
-    fail(problems, path, `must be a boolean, not ${describe(value)}`);
-    return false;
-  }
-  if (schema.type === 'array') {
-    if (value === undefined || value === null) return [];
-    if (!Array.isArray(value)) {
-      fail(problems, path, `must be an array, not ${describe(value)}`);
-      return [];
-    }
-    const items = schema.items ?? {};
-    return value.map((item, i) => normalize(item, items, { parent: path, name: i }, problems));
-  }
-  if (value === undefined || value === null) {
-    fail(problems, path, 'is required');
-    return null;
-  }
-  switch (schema.type) {
-    case 'string':
-      return normalizeString(value, schema, path, problems);
-    case 'number':
-    case 'integer': {
-      const ok =
-        typeof value === 'number' &&
-        Number.isFinite(value) &&
-        (schema.type === 'number' || Number.isSafeInteger(value));
-      if (ok) return value;
-      fail(problems, path, `must be ${schema.type === 'integer' ? 'an integer' : 'a number'}, not ${describe(value)}`);
-      return null;
-    }
-    case 'object': {
-      if (!isPlainObject(value)) {
-        fail(problems, path, `must be an object, not ${describe(value)}`);
+    const nullable = schema.anyOf.some((s) => s.type === 'null');
+    const options = schema.anyOf.filter((s) => s.type !== 'null');
+    const only = options.length === 1 ? compile(options[0] as JsonSchema) : undefined;
+    const types = options.map((s) => s.type);
+    return (value, parent, name, problems) => {
+      if (value === undefined || value === null) {
+        if (!nullable) fail(problems, at(parent, name), 'is required');
         return null;
       }
-      const { properties } = prepare(schema);
-      if (properties.length === 0) {
-        checkFreeValue(value, path, problems);
-        return value;
+      if (only) return only(value, parent, name, problems);
+      // A union of scalar types (a resource tag Value is a string or a boolean).
+      if (types.includes(typeof value)) return value;
+      fail(problems, at(parent, name), `must be ${types.join(' or ')}, not ${describe(value)}`);
+      return null;
+    };
+  }
+  if (schema.type === 'boolean')
+    return (value, parent, name, problems) => {
+      if (value === undefined || value === null) return false;
+      if (typeof value === 'boolean') return value;
+      fail(problems, at(parent, name), `must be a boolean, not ${describe(value)}`);
+      return false;
+    };
+  if (schema.type === 'array') {
+    const item = compile(schema.items ?? {});
+    return (value, parent, name, problems) => {
+      if (value === undefined || value === null) return [];
+      if (!Array.isArray(value)) {
+        fail(problems, at(parent, name), `must be an array, not ${describe(value)}`);
+        return [];
       }
-      const out: Record<string, unknown> = {};
-      for (const [name, propertySchema] of properties) {
-        out[name] = normalize(value[name], propertySchema, { parent: path, name }, problems);
-      }
+      const path = at(parent, name);
+      const out: unknown[] = [];
+      for (let i = 0; i < value.length; i += 1) out.push(item(value[i], path, i, problems));
       return out;
+    };
+  }
+  const present = presentValue(schema);
+  return (value, parent, name, problems) => {
+    if (value === undefined || value === null) {
+      fail(problems, at(parent, name), 'is required');
+      return null;
+    }
+    return present(value, parent, name, problems);
+  };
+}
+
+/** The normaliser of a value that is neither undefined nor null, for the node types that require one. */
+function presentValue(schema: JsonSchema): Normalizer {
+  switch (schema.type) {
+    case 'string':
+      return stringValue(schema);
+    case 'number':
+    case 'integer': {
+      const integer = schema.type === 'integer';
+      return (value, parent, name, problems) => {
+        if (typeof value === 'number' && Number.isFinite(value) && (!integer || Number.isSafeInteger(value)))
+          return value;
+        fail(problems, at(parent, name), `must be ${integer ? 'an integer' : 'a number'}, not ${describe(value)}`);
+        return null;
+      };
+    }
+    case 'object': {
+      const properties = Object.entries(schema.properties ?? {}).map(([key, s]): [string, Normalizer] => [
+        key,
+        compile(s),
+      ]);
+      return (value, parent, name, problems) => {
+        if (!isPlainObject(value)) {
+          fail(problems, at(parent, name), `must be an object, not ${describe(value)}`);
+          return null;
+        }
+        const path = at(parent, name);
+        if (properties.length === 0) {
+          checkFreeValue(value, path, problems);
+          return value;
+        }
+        const out: Record<string, unknown> = {};
+        for (const [key, normalizeProperty] of properties)
+          out[key] = normalizeProperty(value[key], path, key, problems);
+        return out;
+      };
     }
     default:
-      return value;
+      return (value) => value;
   }
 }
 
-function normalizeString(value: unknown, schema: JsonSchema, path: Path, problems: FieldProblem[]): unknown {
-  if (typeof value !== 'string') {
-    fail(problems, path, `must be a string, not ${describe(value)}`);
-    return null;
+function stringValue(schema: JsonSchema): Normalizer {
+  const text = (value: unknown, parent: Path, name: string | number | null, problems: FieldProblem[]) => {
+    if (typeof value !== 'string') {
+      fail(problems, at(parent, name), `must be a string, not ${describe(value)}`);
+      return null;
+    }
+    if (value.includes(NUL)) {
+      fail(problems, at(parent, name), NUL_MESSAGE);
+      return null;
+    }
+    return value;
+  };
+  if (schema.enum) {
+    // Enum values by their lower-cased text (the first of equal ones).
+    const values = new Map<string, string>();
+    for (const v of schema.enum) if (!values.has(v.toLowerCase())) values.set(v.toLowerCase(), v);
+    const list = schema.enum.join(', ');
+    return (value, parent, name, problems) => {
+      const checked = text(value, parent, name, problems);
+      if (checked === null) return null;
+      const found = values.get(checked.toLowerCase());
+      if (found !== undefined) return found;
+      fail(problems, at(parent, name), `must be one of ${list}, not '${checked}'`);
+      return null;
+    };
   }
-  if (value.includes(NUL)) {
-    fail(problems, path, NUL_MESSAGE);
-    return null;
-  }
-  const { enumValues } = prepare(schema);
-  if (enumValues !== null) {
-    const found = enumValues.get(value.toLowerCase());
-    if (found !== undefined) return found;
-    fail(problems, path, `must be one of ${(schema.enum ?? []).join(', ')}, not '${value}'`);
-    return null;
-  }
-  if (schema.format === 'date-time') {
-    const normalized = normalizeTimestamp(value);
-    if (normalized !== null) return normalized;
-    fail(problems, path, `must be an RFC 3339 date-time, not '${value}'`);
-    return null;
-  }
-  if (schema.format === 'date' && !isCalendarDate(value)) {
-    fail(problems, path, `must be a yyyy-MM-dd date, not '${value}'`);
-    return null;
-  }
-  return value;
+  if (schema.format === 'date-time')
+    return (value, parent, name, problems) => {
+      const checked = text(value, parent, name, problems);
+      if (checked === null) return null;
+      const normalized = normalizeTimestamp(checked);
+      if (normalized !== null) return normalized;
+      fail(problems, at(parent, name), `must be an RFC 3339 date-time, not '${checked}'`);
+      return null;
+    };
+  if (schema.format === 'date')
+    return (value, parent, name, problems) => {
+      const checked = text(value, parent, name, problems);
+      if (checked === null) return null;
+      if (isCalendarDate(checked)) return checked;
+      fail(problems, at(parent, name), `must be a yyyy-MM-dd date, not '${checked}'`);
+      return null;
+    };
+  return text;
 }
 
 /**
