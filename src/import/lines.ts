@@ -1,7 +1,6 @@
 // The lines of an import file, split from its bytes. `readline` decoded every chunk to a string and split it with a
 // regular expression, ~4 s of the reading thread's 47 s on the 1M-finding file (docs/DESIGN.md §49); a line break is
 // one byte in UTF-8 and never part of another character, so the bytes can be split first and each line decoded alone.
-import type { Readable } from 'node:stream';
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -10,12 +9,12 @@ const CR = 0x0d;
  * Yields each line without its terminator, as `readline` with `crlfDelay: Infinity` does: `\n`, `\r\n` and a lone
  * `\r` each end a line, and a last line without a terminator is a line; an empty input has none.
  */
-export async function* lines(input: Readable | AsyncIterable<Buffer | string>): AsyncGenerator<string> {
+export async function* lines(input: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
   let rest: Buffer | null = null;
   // A chunk that ended in `\r`: a `\n` at the start of the next one belongs to it.
   let pendingCr = false;
   for await (const chunk of input) {
-    let bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : (chunk as Buffer);
+    let bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
     if (bytes.length === 0) continue;
     if (pendingCr && bytes[0] === LF) bytes = bytes.subarray(1);
     pendingCr = false;

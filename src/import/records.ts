@@ -109,38 +109,47 @@ export function checkIdentity(kind: ImportKind, record: Record<string, unknown>,
   }
 }
 
-/** Each kind's indexed paths as steps (`{ name, list }`: a field, or an array field to walk), split once. */
+interface Step {
+  name: string;
+  /** An array field: each of its items is walked. */
+  list: boolean;
+}
+/** Each kind's indexed paths as steps, split once; `lowered`: the text is indexed lower-cased too (`service`). */
 const indexedSteps = Object.fromEntries(
   Object.entries(indexedTexts).map(([kind, paths]) => [
     kind,
-    paths.map((path) =>
-      path
+    paths.map((path) => ({
+      steps: path
         .split('.')
-        .map((step) => (step.endsWith('[]') ? { name: step.slice(0, -2), list: true } : { name: step, list: false })),
-    ),
+        .map((step): Step =>
+          step.endsWith('[]') ? { name: step.slice(0, -2), list: true } : { name: step, list: false },
+        ),
+      lowered: path.endsWith('.service') || path === 'service',
+    })),
   ]),
-) as Record<ImportKind, { name: string; list: boolean }[][]>;
+) as Record<ImportKind, { steps: Step[]; lowered: boolean }[]>;
 
 /** Reports each indexed text of a normalised record over its limit, with its path (made only for a problem). */
 function checkIndexedTexts(kind: ImportKind, record: Record<string, unknown>, problems: FieldProblem[]): void {
-  const visit = (value: unknown, steps: { name: string; list: boolean }[], depth: number, path: () => string): void => {
-    const step = steps[depth];
-    if (step === undefined) {
-      if (typeof value !== 'string') return;
-      const lowered = steps[steps.length - 1]?.name === 'service';
-      const problem = lengthProblem(value, LONG_KEY_BYTES, lowered ? value.toLowerCase() : value);
-      if (problem !== null) problems.push({ path: path(), message: problem });
-    } else if (typeof value !== 'object' || value === null) {
-      return;
-    } else if (step.list) {
-      const items = (value as Record<string, unknown>)[step.name];
-      if (Array.isArray(items))
-        items.forEach((item, i) => visit(item, steps, depth + 1, () => `${path()}.${step.name}[${i}]`));
-    } else {
-      visit((value as Record<string, unknown>)[step.name], steps, depth + 1, () => `${path()}.${step.name}`);
-    }
-  };
-  for (const steps of indexedSteps[kind]) visit(record, steps, 0, () => 'record');
+  for (const { steps, lowered } of indexedSteps[kind]) {
+    const visit = (value: unknown, depth: number, path: () => string): void => {
+      const step = steps[depth];
+      if (step === undefined) {
+        if (typeof value !== 'string') return;
+        const problem = lengthProblem(value, LONG_KEY_BYTES, lowered ? value.toLowerCase() : value);
+        if (problem !== null) problems.push({ path: path(), message: problem });
+      } else if (typeof value !== 'object' || value === null) {
+        return;
+      } else if (step.list) {
+        const items = (value as Record<string, unknown>)[step.name];
+        if (Array.isArray(items))
+          items.forEach((item, i) => visit(item, depth + 1, () => `${path()}.${step.name}[${i}]`));
+      } else {
+        visit((value as Record<string, unknown>)[step.name], depth + 1, () => `${path()}.${step.name}`);
+      }
+    };
+    visit(record, 0, () => 'record');
+  }
 }
 
 /**

@@ -24,7 +24,9 @@ const BULK_TABLES = ['assets', 'vulnerabilities', 'vulnerability_packages', 'vul
  * for its commit, as beside SQLite's rollback journal (docs/DESIGN.md §40, §42).
  */
 export async function deferIndexes(tx: Transaction<Database>, dialect: Dialect): Promise<DeferredIndexes> {
-  const dropped: string[] = [];
+  // The statements that build the dropped indexes again: the unique keys apart, as `keys` may build them first.
+  const keys: string[] = [];
+  const others: string[] = [];
   if (dialect === 'postgres' && !(await alonePostgres(tx))) return NOTHING_DEFERRED;
   for (const table of BULK_TABLES) {
     const { rows } = await sql`select 1 from ${sql.table(table)} limit 1`.execute(tx);
@@ -39,7 +41,7 @@ export async function deferIndexes(tx: Transaction<Database>, dialect: Dialect):
     } order by 1`.execute(tx);
     for (const index of indexes.rows) {
       await sql`drop index ${sql.id(index.name)}`.execute(tx);
-      dropped.push(index.sql);
+      (/^create unique index /i.test(index.sql) ? keys : others).push(index.sql);
     }
   }
   const build = async (statements: string[]) => {
@@ -53,15 +55,9 @@ export async function deferIndexes(tx: Transaction<Database>, dialect: Dialect):
       if (dialect === 'sqlite') await sql.raw('pragma threads = 0').execute(tx);
     }
   };
-  const isKey = (statement: string) => /^create unique index /i.test(statement);
   return {
-    keys: async () => {
-      const keys = dropped.filter(isKey);
-      if (keys.length === 0) return;
-      dropped.splice(0, dropped.length, ...dropped.filter((statement) => !isKey(statement)));
-      await build(keys);
-    },
-    rebuild: () => build(dropped.splice(0)),
+    keys: () => build(keys.splice(0)),
+    rebuild: () => build([...keys.splice(0), ...others.splice(0)]),
   };
 }
 
