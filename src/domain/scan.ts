@@ -102,6 +102,13 @@ const OS_PACKAGE_TYPES = new Set(['apk', 'deb', 'rpm', 'alpm', 'portage', 'dpkg'
 export const targetClassOf = (packageType: string): 'os-pkgs' | 'lang-pkgs' =>
   OS_PACKAGE_TYPES.has(packageType.toLowerCase()) ? 'os-pkgs' : 'lang-pkgs';
 
+/** Grype's package types in Trivy's words, so both scanners' packages read alike; OS packages take the distro's name. */
+export function grypeTargetType(type: string | null, distro: string | null): string | null {
+  if (type === null) return null;
+  if (targetClassOf(type) === 'os-pkgs') return distro ?? type;
+  return ({ 'java-archive': 'jar', gem: 'gemspec' } as Record<string, string>)[type] ?? type;
+}
+
 /** A CWE as the finding's `cwes` entry, from `CWE-79`, `79` or 79; a non-numeric id (`NVD-CWE-Other`) stays as given. */
 export function cweEntry(cwe: string | number, source: string | null) {
   const number = String(cwe).trim().replace(/^CWE-/i, '');

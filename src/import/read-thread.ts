@@ -1,9 +1,7 @@
 // A large import reads on two cores: a worker thread parses and validates the files (src/import/read-worker.ts) while
 // this thread writes what it has read. Both halves cost about as much (docs/DESIGN.md §48), and better-sqlite3 writes
 // on the calling thread, so one thread alone leaves a core idle.
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { startWorker } from './thread.js';
 import type { ReadItem } from './reader.js';
 
 export type ToReader = { type: 'ack' } | { type: 'organization'; tenantId: string; organizationId: string | null };
@@ -26,28 +24,14 @@ const BATCH_ITEMS = 1000;
 /** Batches read ahead of the writes: enough to keep both threads busy, few enough to bound the memory they take. */
 const WINDOW = 4;
 
-// Built, the worker is a .js file beside this one. Run from the TypeScript sources (tests, benchmarks under tsx), it is
-// the .ts file, which the thread loads through tsx's loader: Node 20 gives a worker no loader of its parent's.
-const fromSources = import.meta.url.endsWith('.ts');
-const workerUrl = new URL(fromSources ? './read-worker.ts' : './read-worker.js', import.meta.url);
-const startWorker = (workerData: unknown): Worker => {
-  if (!fromSources) return new Worker(workerUrl, { workerData });
-  // tsx's `tsx/esm/api` export (import condition), beside its main entry `dist/loader.mjs`.
-  const tsx = new URL('./esm/api/index.mjs', pathToFileURL(createRequire(import.meta.url).resolve('tsx'))).href;
-  const boot = `import(${JSON.stringify(tsx)}).then((t) => (t.register(), import(${JSON.stringify(workerUrl.href)})))`;
-  return new Worker(boot, { eval: true, workerData });
-};
-
 /** Reads the files in a worker thread and hands each record to `sink` here, in order, as readSources would. */
 export async function readInThread(
   files: readonly ThreadFile[],
   organizationOf: (tenantId: string) => Promise<string | undefined>,
   sink: (item: ReadItem) => Promise<void>,
 ): Promise<void> {
-  const worker = startWorker({
-    files: files.map(({ name, path }) => ({ name, path })),
-    batchItems: BATCH_ITEMS,
-    window: WINDOW,
+  const worker = startWorker(import.meta.url, 'read-worker', {
+    workerData: { files: files.map(({ name, path }) => ({ name, path })), batchItems: BATCH_ITEMS, window: WINDOW },
   });
   let current: ThreadFile | undefined;
   try {

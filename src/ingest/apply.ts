@@ -1,18 +1,15 @@
 // A scan becomes inventory records inside the ingest transaction: the asset it is about (created, or updated with the
 // scan's fields only), its findings (firstObservedAt kept from earlier scans), its failed configuration checks, and the
 // resolution of what the same scanner reported before and no longer does (docs/INGEST.md, "Re-scans").
-import { isExploitableByVectors } from '../domain/cvss.js';
 import { secretCounts } from '../domain/derived.js';
 import { UserError } from '../domain/errors.js';
-import { LONG_KEY_BYTES, SHORT_KEY_BYTES } from '../domain/limits.js';
 import type { Provider } from '../domain/enums.js';
-import type { RecordsByKind, StoredAsset } from '../domain/records.js';
-import { cweEntry, IMAGE_TYPES, registryLocation, scannedAssetId, serviceOf } from '../domain/scan.js';
-import { purlKey } from '../domain/vex.js';
-import { normalizeRecord } from '../import/records.js';
+import type { StoredAsset, VulnerabilityRecord } from '../domain/records.js';
+import { IMAGE_TYPES, registryLocation, scannedAssetId, serviceOf } from '../domain/scan.js';
 import type { IngestWriter } from '../storage/index.js';
-import { overLimit } from './json.js';
-import type { Scan, ScanFinding, ScanSecret } from './scan.js';
+import { findingRecord, validated, type FindingContext } from './finding-record.js';
+import { preparedInThread } from './prepare-thread.js';
+import type { Scan, ScanSecret } from './scan.js';
 
 export interface ApplyOptions {
   tenantId: string;
@@ -54,33 +51,6 @@ const secretArrays = (secrets: readonly ScanSecret[]) => {
     arrays[SECRET_LEVELS[s.severity as keyof typeof SECRET_LEVELS] ?? 'lowSecrets'].push(s.entry);
   return arrays;
 };
-
-const validated = <K extends 'asset' | 'vulnerability'>(
-  kind: K,
-  raw: Record<string, unknown>,
-  what: string,
-): RecordsByKind[K] => {
-  const result = normalizeRecord(kind, raw);
-  if ('problems' in result) {
-    const first = result.problems[0];
-    throw new UserError(`${what}: ${first?.path ?? ''} ${first?.message ?? 'is invalid'}`);
-  }
-  return result.value;
-};
-
-/**
- * A finding's aliases (stored upper-cased) and package purls are indexed too (src/domain/limits.ts); the rest of it is
- * checked by the import's rules. The first text over its limit fails the file, located.
- */
-function checkIndexedKeys(finding: ScanFinding, purls: readonly (string | null)[]): void {
-  const problems: { path: string; message: string }[] = [];
-  finding.aliases.forEach((alias, i) =>
-    overLimit(alias, SHORT_KEY_BYTES, `alias ${i + 1} (${alias.slice(0, 20)}…)`, problems, alias.trim().toUpperCase()),
-  );
-  purls.forEach((purl, i) => purl !== null && overLimit(purl, LONG_KEY_BYTES, `packages[${i}].purl`, problems));
-  const [first] = problems;
-  if (first) throw new UserError(`the finding at ${finding.location}: ${first.path} ${first.message}`);
-}
 
 /** Where the scanned asset is: the given one, or an image asset whose id follows from the image and its registry. */
 function locate(
@@ -199,39 +169,31 @@ export async function applyScan(
   const before = await writer.storedFindings(options.tenantId, assetId);
   let added = 0;
   let updated = 0;
-  for (const finding of scan.findings.values()) {
-    const known = before.get(finding.vulnerabilityId);
-    if (known) updated += 1;
+  const write = async (record: VulnerabilityRecord) => {
+    if (before.has(record.vulnerability.vulnerabilityId)) updated += 1;
     else added += 1;
-    const record = validated(
-      'vulnerability',
-      {
-        tenantId: options.tenantId,
-        organizationId: options.organizationId,
-        assetId,
-        vulnerabilityId: finding.vulnerabilityId,
-        integrationId: asset.integrationId,
-        executionId: scan.reportId ?? String(executionId),
-        provider: asset.provider,
-        assetType: asset.type,
-        title: finding.title,
-        description: finding.description,
-        severityLevel: finding.severity,
-        severitySource: finding.severitySource,
-        firstObservedAt: known?.firstObservedAt ?? scannedAt,
-        lastObservedAt: scannedAt,
-        publishedDate: finding.publishedDate,
-        targetName: finding.packages[0]?.targetName ?? null,
-        primaryUrl: finding.primaryUrl,
-        packages: finding.packages.map(({ purl: _purl, ...apiPackage }) => apiPackage),
-        cwes: finding.cwes.map((cwe) => cweEntry(cwe, finding.severitySource)),
-        isExploitable: isExploitableByVectors(finding.vectors),
-      },
-      `the finding at ${finding.location}`,
-    );
-    const purls = finding.packages.map((p) => (p.purl === null ? null : purlKey(p.purl)));
-    checkIndexedKeys(finding, purls);
-    await writer.write('vulnerability', { ...record, source: scan.scanner, aliases: finding.aliases, purls });
+    await writer.write('vulnerability', record);
+  };
+  const context: FindingContext = {
+    tenantId: options.tenantId,
+    organizationId: options.organizationId,
+    assetId,
+    integrationId: asset.integrationId,
+    executionId: scan.reportId ?? String(executionId),
+    provider: asset.provider,
+    assetType: asset.type,
+    scanner: scan.scanner,
+    scannedAt,
+  };
+  const spilled = scan.findings.spilled();
+  if (spilled !== null) {
+    const firstObserved = new Map([...before].map(([id, known]) => [id, known.firstObservedAt]));
+    const scanSetup = { context, firstObserved, target: spilled.target };
+    for await (const records of preparedInThread(spilled.texts, scanSetup))
+      for (const record of records) await write(record);
+  } else {
+    for (const finding of scan.findings.values())
+      await write(findingRecord(finding, context, before.get(finding.vulnerabilityId)?.firstObservedAt));
   }
   const resolved = options.resolve
     ? await writer.resolveFindings(options.tenantId, assetId, scan.scanner, new Set(scan.findings.keys()))

@@ -8,13 +8,6 @@ import type { FieldProblem } from './trivy.js';
 
 const vectorsOf = (v: Json): string[] => objects(v.cvss).flatMap((c) => texts([c.vector]));
 
-/** Grype's package types in Trivy's words, so both scanners' packages read alike; OS packages take the distro's name. */
-function targetTypeOf(type: string | null, distro: string | null): string | null {
-  if (type === null) return null;
-  if (targetClassOf(type) === 'os-pkgs') return distro ?? type;
-  return ({ 'java-archive': 'jar', gem: 'gemspec' } as Record<string, string>)[type] ?? type;
-}
-
 function findingOf(match: Json, location: string, problems: FieldProblem[]): ScanFinding | null {
   const vulnerability = isObject(match.vulnerability) ? match.vulnerability : {};
   const artifact = isObject(match.artifact) ? match.artifact : {};
@@ -127,12 +120,7 @@ export async function readGrype(bytes: AsyncIterable<Buffer>, problems: FieldPro
     });
   const { artifact, targetName, distro } = artifactOf(report);
   // The image is written after the matches: its name and distro reach the packages as each finding is read.
-  findings.finish((finding) => {
-    for (const p of finding.packages) {
-      p.targetName = targetName;
-      p.targetType = targetTypeOf(p.targetType, distro);
-    }
-  });
+  findings.finish({ targetName, distro });
   return {
     scanner: 'grype',
     artifact,

@@ -2,6 +2,7 @@
 // vulnerability id, its secrets and its configuration checks. src/ingest/apply.ts turns it into inventory records.
 import type { FailedCheck } from '../domain/checks.js';
 import { severityLevelValues, type FindingSeverity, type Provider } from '../domain/enums.js';
+import { grypeTargetType } from '../domain/scan.js';
 import type { VexDocument } from '../domain/vex.js';
 import { openScratch, type Scratch } from '../storage/scratch.js';
 
@@ -117,6 +118,26 @@ const packageKey = (p: ScanPackage) =>
   `${p.packageName ?? ''}\u0000${p.installedVersion ?? ''}\u0000${p.targetName ?? ''}`;
 
 /**
+ * What every package of a report's findings takes, which a Grype report names only after its findings: the scanned
+ * image or directory as the target, and the distro OS packages' types read as (src/domain/scan.ts, grypeTargetType).
+ * Data, not a function, so that another thread can apply it too (src/ingest/prepare-thread.ts).
+ */
+export interface LateTarget {
+  targetName: string | null;
+  distro: string | null;
+}
+
+/** The finding with the late target applied to its packages. */
+export function withLateTarget(finding: ScanFinding, target: LateTarget | null): ScanFinding {
+  if (target === null) return finding;
+  for (const p of finding.packages) {
+    p.targetName = target.targetName;
+    p.targetType = grypeTargetType(p.targetType, target.distro);
+  }
+  return finding;
+}
+
+/**
  * A scan's findings, merged one per vulnerability id as the report's rows arrive: the first row of an id makes the
  * finding; later rows add their package (once per name, installed version and target), raise the severity to the
  * highest seen and add their vectors and aliases; the other fields stay those of the first row. Up to `inMemory`
@@ -128,10 +149,15 @@ export interface Findings {
   merge(row: ScanFinding): void;
   has(vulnerabilityId: string): boolean;
   keys(): IterableIterator<string>;
-  /** The findings in the order their ids first appeared, each passed through the `finish` steps first. */
+  /** The findings in the order their ids first appeared, each with the late target applied first. */
   values(): IterableIterator<ScanFinding>;
-  /** A step each finding goes through when read (Grype's target, known only once its `source` is read). */
-  finish(step: (finding: ScanFinding) => void): void;
+  /**
+   * Findings on disk, as the JSON texts of ScanFinding in the order of `values()`, and the late target still to apply
+   * to each; null while every finding is in memory.
+   */
+  spilled(): { texts: IterableIterator<string>; target: LateTarget | null } | null;
+  /** Sets the late target (Grype's image and distro, known once its `source` is read). */
+  finish(target: LateTarget): void;
   /** Frees the scratch file, if any. */
   close(): void;
 }
@@ -149,7 +175,7 @@ export function findingSet(inMemory = FINDINGS_IN_MEMORY): Findings {
   const memory = new Map<string, ScanFinding>();
   // Every id, in first-seen order; once on disk, with the scratch row that holds its finding.
   const ids = new Map<string, number>();
-  const steps: ((finding: ScanFinding) => void)[] = [];
+  let target: LateTarget | null = null;
   let disk: Scratch | null = null;
 
   const combine = (found: ScanFinding, row: ScanFinding) => {
@@ -174,12 +200,8 @@ export function findingSet(inMemory = FINDINGS_IN_MEMORY): Findings {
       aliases: [...new Set(row.aliases)],
     };
   };
-  const finished = (finding: ScanFinding) => {
-    for (const step of steps) step(finding);
-    return finding;
-  };
-  // Objects in memory go through each step once; those read from disk are new objects every time.
-  let stepsDone = 0;
+  // Objects in memory take the late target once; those read from disk are new objects every time.
+  let targetDone = false;
 
   return {
     get size() {
@@ -214,13 +236,16 @@ export function findingSet(inMemory = FINDINGS_IN_MEMORY): Findings {
     keys: () => ids.keys(),
     *values() {
       if (disk === null) {
-        const pending = steps.slice(stepsDone);
-        stepsDone = steps.length;
-        for (const finding of memory.values()) for (const step of pending) step(finding);
+        if (!targetDone) for (const finding of memory.values()) withLateTarget(finding, target);
+        targetDone = true;
         yield* memory.values();
-      } else for (const json of disk.values()) yield finished(JSON.parse(json) as ScanFinding);
+      } else for (const json of disk.values()) yield withLateTarget(JSON.parse(json) as ScanFinding, target);
     },
-    finish: (step) => void steps.push(step),
+    spilled: () => (disk === null ? null : { texts: disk.values(), target }),
+    finish: (late) => {
+      target = late;
+      targetDone = false;
+    },
     close() {
       disk?.close();
       disk = null;

@@ -1,8 +1,15 @@
 // A report's merged findings: the same merge whether they are held as objects or moved to the scratch file on disk
 // (src/ingest/scan.ts findingSet), and a Trivy report larger than what is held in memory ingests whole, its packages
 // merged across the point where the findings moved to disk.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { FINDINGS_IN_MEMORY, findingSet, type ScanFinding, type ScanPackage } from '../../src/ingest/scan.js';
+import {
+  FINDINGS_IN_MEMORY,
+  findingSet,
+  withLateTarget,
+  type ScanFinding,
+  type ScanPackage,
+} from '../../src/ingest/scan.js';
 import { TENANT_A } from '../helpers.js';
 import { ingestSuite } from './suite.js';
 
@@ -72,16 +79,24 @@ describe('a scan’s findings', () => {
     spilled.close();
   });
 
-  it('pass each finding through a finishing step once per read, however often they are read', () => {
+  it('take the late target once per read, however often they are read, and hand it over with the texts on disk', () => {
     for (const inMemory of [100, 2]) {
       const findings = findingSet(inMemory);
       for (const r of rows) findings.merge(structuredClone(r));
-      findings.finish((f) => {
-        for (const p of f.packages) p.targetName = `${p.targetName}!`;
-      });
+      findings.finish({ targetName: 'registry/app:1', distro: 'debian' });
       expect([...findings.values()]).toHaveLength(6); // a first read
       const read = [...findings.values()];
-      expect(new Set(read.flatMap((f) => f.packages.map((p) => p.targetName)))).toEqual(new Set(['app!']));
+      expect(new Set(read.flatMap((f) => f.packages.map((p) => `${p.targetName} ${p.targetType}`)))).toEqual(
+        new Set(['registry/app:1 jar']),
+      );
+      const spilled = findings.spilled();
+      if (inMemory === 100) expect(spilled).toBeNull();
+      else {
+        expect(spilled?.target).toEqual({ targetName: 'registry/app:1', distro: 'debian' });
+        const texts = [...(spilled?.texts ?? [])].map((text) => JSON.parse(text) as ScanFinding);
+        expect(texts.map((f) => f.vulnerabilityId)).toEqual(read.map((f) => f.vulnerabilityId));
+        expect(texts.map((f) => withLateTarget(f, spilled?.target ?? null))).toEqual(read);
+      }
       findings.close();
     }
   });
@@ -135,5 +150,84 @@ describe('a Trivy report with more findings than are held in memory', () => {
     ]);
     const total = await suite.api(`/v1/tenant/vulnerabilities?assetIds=${encodeURIComponent(assetId)}&perPage=1`);
     expect((total.meta as { total: number }).total).toBe(count);
+  });
+
+  // The findings past those held in memory are prepared on a thread of their own (src/ingest/prepare-thread.ts).
+  const findingOf = async (assetId: string, vulnerabilityId: string) => {
+    const query = `assetIds=${encodeURIComponent(assetId)}&vulnerabilityIds=${vulnerabilityId}`;
+    const body = await suite.api(`/v1/tenant/vulnerabilities?${query}`);
+    return (body.data as Record<string, unknown>[])[0];
+  };
+
+  it('again, a month later: every finding updated, each keeping when it was first seen', async () => {
+    const later = { ...report, CreatedAt: '2024-07-01T00:00:00Z' };
+    const result = await suite.ingest({ 'big.json': JSON.stringify(later) }, { provider: 'AWS', region: 'us-east-1' });
+    expect(result.problems).toEqual([]);
+    expect(result.files[0]).toMatchObject({ added: 0, updated: count, resolved: 0 });
+    const last = await findingOf(result.files[0]!.assetId!, `CVE-2024-${100000 + count - 1}`);
+    expect(last).toMatchObject({
+      firstObservedAt: '2024-06-01T00:00:00.000Z',
+      lastObservedAt: '2024-07-01T00:00:00.000Z',
+      severityLevel: 'HIGH',
+    });
+  });
+
+  it('a finding past those held in memory with an alias over its limit fails the file, located; nothing changes', async () => {
+    const broken = structuredClone(report) as typeof report & {
+      Results: { Vulnerabilities: Record<string, unknown>[] }[];
+    };
+    const at = count - 5;
+    broken.CreatedAt = '2024-08-01T00:00:00Z';
+    broken.Results[0]!.Vulnerabilities[at]!.VendorIDs = ['GHSA-1', `GHSA-${'x'.repeat(600)}`];
+    const result = await suite.ingest({ 'big.json': JSON.stringify(broken) }, { provider: 'AWS', region: 'us-east-1' });
+    expect(result.problems).toHaveLength(1);
+    expect(result.problems[0]!.message).toMatch(
+      new RegExp(
+        `^the finding at \\$\\.Results\\[0\\]\\.Vulnerabilities\\[${at}\\]: alias 2 \\(GHSA-x{15}…\\) must be at most 512 bytes`,
+      ),
+    );
+    // The asset the first ingest of the report made.
+    const assetId = `sirn:assets:${TENANT_A}:aws:ecr:image:us-east-1:registry.example/big@sha256:${'d'.repeat(64)}`;
+    expect(await findingOf(assetId, `CVE-2024-${100000 + at}`)).toMatchObject({
+      lastObservedAt: '2024-07-01T00:00:00.000Z',
+    });
+  });
+});
+
+describe('a Grype report with more findings than are held in memory', () => {
+  const suite = ingestSuite();
+  const sample = JSON.parse(
+    readFileSync(new URL('../fixtures/ingest/grype/grype-image-busybox-epss.json', import.meta.url), 'utf8'),
+  ) as { matches: { vulnerability: { id: string }; relatedVulnerabilities?: unknown[] }[] };
+  // The fixture's matches again and again, each copy under other ids, past the findings held in memory.
+  const copies = Math.ceil((FINDINGS_IN_MEMORY + 50) / sample.matches.length);
+  const matches = [...Array(copies).keys()].flatMap((copy) =>
+    sample.matches.map((m) => ({
+      ...m,
+      vulnerability: { ...m.vulnerability, id: `${m.vulnerability.id}-${copy}` },
+      relatedVulnerabilities: [],
+    })),
+  );
+
+  it('gives every package the image as its target, known only after the matches, as when held in memory', async () => {
+    const result = await suite.ingest(
+      { 'busybox.json': JSON.stringify({ ...sample, matches }) },
+      { provider: 'Azure' },
+    );
+    expect(result.problems).toEqual([]);
+    const distinct = new Set(matches.map((m) => m.vulnerability.id)).size;
+    expect(distinct).toBeGreaterThan(FINDINGS_IN_MEMORY);
+    expect(result.files[0]).toMatchObject({ added: distinct });
+    const assetId = encodeURIComponent(result.files[0]!.assetId!);
+    const body = await suite.api(
+      `/v1/tenant/vulnerabilities?assetIds=${assetId}&vulnerabilityIds=CVE-2021-42376-${copies - 1}`,
+    );
+    const [finding] = body.data as { packages: Record<string, unknown>[] }[];
+    expect(finding!.packages[0]).toMatchObject({
+      packageName: 'busybox',
+      targetName: 'busybox:1.32.1',
+      targetType: 'binary',
+      targetClass: 'lang-pkgs',
+    });
   });
 });
