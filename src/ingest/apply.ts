@@ -24,6 +24,8 @@ export interface ApplyOptions {
   resolve: boolean;
   /** When the report does not say when it ran. */
   now: string;
+  /** Findings on disk are prepared on a thread of their own (src/ingest/prepare-thread.ts). */
+  prepareInThread: boolean;
 }
 
 export interface ApplyResult {
@@ -186,7 +188,7 @@ export async function applyScan(
     scannedAt,
   };
   const spilled = scan.findings.spilled();
-  if (spilled !== null) {
+  if (spilled !== null && options.prepareInThread) {
     const firstObserved = new Map([...before].map(([id, known]) => [id, known.firstObservedAt]));
     const scanSetup = { context, firstObserved, target: spilled.target };
     for await (const records of preparedInThread(spilled.texts, scanSetup))

@@ -24,7 +24,7 @@ export type FromPreparer =
 const BATCH = 1000;
 /** Batches prepared ahead of the writes: both threads stay busy, and only so many records wait in memory. */
 const WINDOW = 4;
-const YOUNG_GENERATION_MB = 4;
+const YOUNG_GENERATION_MB = 8;
 
 /**
  * The records of a scan's findings (JSON texts of ScanFinding), in their order, a batch at a time, prepared on a thread
@@ -35,8 +35,8 @@ export async function* preparedInThread(
   texts: Iterable<string>,
   scan: ScanSetup,
 ): AsyncGenerator<VulnerabilityRecord[]> {
-  // A small young generation: everything the thread makes dies within its batch (4 MB against the default 48 MB took
-  // the peak RSS of a 200,000-finding ingest from 260 to 230–250 MB at the same speed).
+  // A small young generation: what the thread makes dies within its batch. For a 200,000-finding ingest, 16 MB peaked
+  // at 239–242 MB RSS, 8 MB at 226–239 MB, 4 MB at 215–226 MB but spent more in collections (docs/BENCHMARKS.md).
   const thread = startWorker(import.meta.url, 'prepare-worker', {
     resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
   });

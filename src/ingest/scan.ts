@@ -241,7 +241,16 @@ export function findingSet(inMemory = FINDINGS_IN_MEMORY): Findings {
         yield* memory.values();
       } else for (const json of disk.values()) yield withLateTarget(JSON.parse(json) as ScanFinding, target);
     },
-    spilled: () => (disk === null ? null : { texts: disk.values(), target }),
+    spilled() {
+      const scratch = disk;
+      if (scratch === null) return null;
+      // Started when first read: the scratch's statement stays open while its rows are read, and a caller that asks
+      // only whether the findings are on disk must not hold it.
+      const texts = function* () {
+        yield* scratch.values();
+      };
+      return { texts: texts(), target };
+    },
     finish: (late) => {
       target = late;
       targetDone = false;

@@ -84,6 +84,8 @@ describe('a scan’s findings', () => {
       const findings = findingSet(inMemory);
       for (const r of rows) findings.merge(structuredClone(r));
       findings.finish({ targetName: 'registry/app:1', distro: 'debian' });
+      // Asking whether they are on disk holds nothing open that a read would need.
+      expect(findings.spilled() === null).toBe(inMemory === 100);
       expect([...findings.values()]).toHaveLength(6); // a first read
       const read = [...findings.values()];
       expect(new Set(read.flatMap((f) => f.packages.map((p) => `${p.targetName} ${p.targetType}`)))).toEqual(
