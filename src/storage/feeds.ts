@@ -178,6 +178,7 @@ async function findingsOf(tx: Tx, tenantId: string, cves: string[]): Promise<Fou
  * assets changed. Only the narrow rows are written: the intel column and its two flags, never a document (§44). */
 async function reEnrichTenant(
   tx: Tx,
+  dialect: Dialect,
   tenantId: string,
   cves: string[],
 ): Promise<{ updated: number; assets: Set<string> }> {
@@ -235,11 +236,18 @@ async function reEnrichTenant(
           (c) => sql`(${c.assetId}, ${c.vulnerabilityId}, cast(${c.intel} as text), ${c.hasKev}, ${c.hasExploit})`,
         ),
       );
+      // SQLite plans the join alone as a walk of every finding of the tenant for each batch (5.6 of a first KEV load's
+      // 17 s on 1M findings); the batch's keys as a list of row values make it seek each finding by its key.
+      const seek =
+        dialect === 'sqlite'
+          ? sql`and (vulnerabilities.asset_id, vulnerabilities.vulnerability_id)
+              in (values ${sql.join(changed.map((c) => sql`(${c.assetId}, ${c.vulnerabilityId})`))})`
+          : sql``;
       await sql`update vulnerabilities set intel = v.column3, has_kev = cast(v.column4 as integer),
           has_exploit = cast(v.column5 as integer)
         from (values ${values}) as v
         where vulnerabilities.tenant_id = ${tenantId} and vulnerabilities.asset_id = v.column1
-          and vulnerabilities.vulnerability_id = v.column2`.execute(tx);
+          and vulnerabilities.vulnerability_id = v.column2 ${seek}`.execute(tx);
       updated += changed.length;
     }
   }
@@ -287,7 +295,7 @@ export function feedStore(db: Kysely<Database>, dialect: Dialect) {
         for (const { tenant_id } of tenants) {
           const enriched =
             touched.size > 0
-              ? await reEnrichTenant(tx, tenant_id, [...touched].sort())
+              ? await reEnrichTenant(tx, dialect, tenant_id, [...touched].sort())
               : { updated: 0, assets: new Set<string>() };
           findingsUpdated += enriched.updated;
           // EPSS weighs in the likelihood of most vulnerability risks: a changed EPSS file re-derives every asset.
