@@ -124,6 +124,55 @@ async function productionIntegrations(db: Db, tenantId: string): Promise<Set<str
   return new Set(rows.map((r) => r.integration_id));
 }
 
+/** What an asset row says of its reach, as the rules read it (exposure and privileges). */
+export const reachOf = (a: {
+  is_publicly_exposed: number;
+  has_admin_privileges: number;
+  has_overly_permissive_privileges: number;
+}): Parameters<typeof citesExploitable>[0] => ({
+  isPubliclyExposed: a.is_publicly_exposed === 1,
+  hasAdminPrivileges: a.has_admin_privileges === 1,
+  hasOverlyPermissivePrivileges: a.has_overly_permissive_privileges === 1,
+});
+
+/**
+ * The tenant's assets with at least one finding the risk rules can cite (src/domain/risk-engine.ts isCitable): not
+ * exempted, and known-exploited, or exploitable on a publicly exposed or privileged asset. Only their risks can move
+ * when nothing but EPSS scores changed: EPSS weighs in the likelihood of a cited finding and decides nothing else.
+ * Mirrors isCitable and citesExploitable; test/storage/risk-scope.test.ts proves they agree.
+ */
+export async function assetsWithCitableFindings(db: Db, tenantId: string): Promise<Set<string>> {
+  const q = db as Kysely<Database>;
+  const known = await fromTenant(q, 'vulnerabilities', tenantId)
+    .select('vulnerabilities.asset_id')
+    .distinct()
+    .where('vulnerabilities.is_exempted', '=', 0)
+    .where('vulnerabilities.has_kev', '=', 1)
+    .execute();
+  const exploitable = await fromTenant(q, 'assets', tenantId)
+    .select('assets.id as asset_id')
+    .where((eb) =>
+      eb.or([
+        eb('assets.is_publicly_exposed', '=', 1),
+        eb('assets.has_admin_privileges', '=', 1),
+        eb('assets.has_overly_permissive_privileges', '=', 1),
+      ]),
+    )
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('vulnerabilities')
+          .select('vulnerabilities.asset_id')
+          .whereRef('vulnerabilities.tenant_id', '=', 'assets.tenant_id')
+          .whereRef('vulnerabilities.asset_id', '=', 'assets.id')
+          .where('vulnerabilities.is_exempted', '=', 0)
+          .where('vulnerabilities.is_exploitable', '=', 1),
+      ),
+    )
+    .execute();
+  return new Set([...known, ...exploitable].map((r) => r.asset_id));
+}
+
 /** The asset columns the rules read, in id order. */
 const assetQuery = (db: Db, tenantId: string) =>
   fromTenant(db as Kysely<Database>, 'assets', tenantId)
@@ -218,16 +267,7 @@ async function deriveBatch(
 
   // Only findings a rule can cite, as src/domain/risk-engine.ts isCitable says: not exempted, and known-exploited, or
   // exploitable on an exposed or privileged asset.
-  const reach = new Map(
-    assets.map((a) => [
-      a.id,
-      {
-        isPubliclyExposed: a.is_publicly_exposed === 1,
-        hasAdminPrivileges: a.has_admin_privileges === 1,
-        hasOverlyPermissivePrivileges: a.has_overly_permissive_privileges === 1,
-      },
-    ]),
-  );
+  const reach = new Map(assets.map((a) => [a.id, reachOf(a)]));
   const exploitableOn = new Set(assetIds.filter((id) => citesExploitable(reach.get(id)!)));
   const findingRows: CitableRow[] = [];
   for (const ids of chunks(assetIds)) {
