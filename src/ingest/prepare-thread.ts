@@ -51,9 +51,9 @@ export async function* preparedInThread(
   });
   thread.on('error', fail);
   thread.on('exit', (code) => fail(new Error(`the ingest's preparing thread stopped (exit code ${code})`)));
+  const source = texts[Symbol.iterator]();
   try {
     thread.postMessage({ type: 'scan', scan } satisfies ToPreparer);
-    const source = texts[Symbol.iterator]();
     const inFlight: Promise<FromPreparer>[] = [];
     let batches = 0;
     const send = (): void => {
@@ -79,6 +79,8 @@ export async function* preparedInThread(
       yield message.records;
     }
   } finally {
+    // A scan that fails part-way leaves texts unread: their scratch statement must end before the scratch closes.
+    source.return?.();
     thread.removeAllListeners('exit');
     await thread.terminate();
   }
