@@ -1,7 +1,7 @@
 // The risk engine's arithmetic, with no rule in it: what a rule sees of an asset (a RiskSubject), the factors a rule
 // may count (each with one weight, on one side: likelihood or impact), and how counted factors become a risk's
 // likelihood, impact, score and severity (docs/RISKS.md). The rules themselves are src/domain/risk-rules.ts.
-import { v5 as uuidv5 } from 'uuid';
+import { parse as parseUuid, v5 as uuidv5 } from 'uuid';
 import type { FailedCheck } from './checks.js';
 import type { FindingSeverity, LifecycleState, RiskSeverity } from './enums.js';
 import type { Risk } from './risks.js';
@@ -137,10 +137,13 @@ export const severityOfScore = (score: number): RiskSeverity =>
   score >= 9 ? 'CRITICAL' : score >= 7 ? 'HIGH' : score >= 4 ? 'MEDIUM' : 'LOW';
 
 /** A fixed namespace: derived risk ids are UUIDv5 of (tenant, risk type, asset), the same on every run. */
-const RISK_NAMESPACE = 'b0b3c4f6-6f39-5d55-9e0c-5c1f2a8e4d11';
+const RISK_NAMESPACE = parseUuid('b0b3c4f6-6f39-5d55-9e0c-5c1f2a8e4d11');
+const utf8 = new TextEncoder();
 
+// The namespace as bytes and the name as UTF-8 bytes, which is what `uuid` makes of the two strings on every call (it
+// parses the namespace twice and encodes the name through `encodeURIComponent`): 24 µs an id, ~1 s of a feed load.
 export const derivedRiskId = (tenantId: string, riskTypeId: string, assetId: string): string =>
-  uuidv5(`${tenantId}\u0000${riskTypeId}\u0000${assetId}`, RISK_NAMESPACE);
+  uuidv5(utf8.encode(`${tenantId}\u0000${riskTypeId}\u0000${assetId}`), RISK_NAMESPACE);
 
 /** A risk as the API serves it, without the two fields storage owns (when first derived, and the user's state). */
 export type DerivedRisk = Omit<Risk, 'discoveredAt' | 'lifecycleState'>;

@@ -105,6 +105,14 @@ describe('scoring arithmetic', () => {
     expect(new Set([a, derivedRiskId(TENANT, 'u', 'asset'), derivedRiskId(TENANT, 't', 'other')]).size).toBe(3);
     expect(derivedRiskId('33333333-3333-4333-8333-333333333333', 't', 'asset')).not.toBe(a);
   });
+  it('risk ids stay those already stored, non-ASCII asset ids included', () => {
+    const tenant = '22222222-2222-4222-8222-222222222222';
+    expect(derivedRiskId(tenant, 't', 'asset')).toBe('d25175f3-c86c-5b29-affb-95952389341a');
+    const image = 'sirn:assets:x:aws:ecr:image:eu-west-1:café/ü@sha256:1';
+    expect(derivedRiskId(tenant, 'secinv.exposed-kev-vulnerability', image)).toBe(
+      'c9e461a3-d90e-5819-aa96-3414d7327923',
+    );
+  });
 });
 
 describe('secinv.exposed-kev-vulnerability', () => {
