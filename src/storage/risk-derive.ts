@@ -80,19 +80,23 @@ interface CitableRow {
 }
 
 function findingOf(row: CitableRow, epss: SubjectFinding['epss']): SubjectFinding {
-  const doc = {
-    ...(JSON.parse(Buffer.from(row.doc).toString('utf8')) as Record<string, unknown>),
-    ...(row.intel === null ? {} : (JSON.parse(row.intel) as Record<string, unknown>)),
-  };
-  const severity = (findingSeverities as readonly string[]).includes(doc.severityLevel as string)
-    ? (doc.severityLevel as FindingSeverity)
+  const doc = JSON.parse(Buffer.from(row.doc).toString('utf8')) as Record<string, unknown>;
+  const intel = row.intel === null ? null : (JSON.parse(row.intel) as Record<string, unknown>);
+  // The stored intel over the document's fields, read field by field: a merged copy of every finding's ~25 fields
+  // cost more than parsing the intel.
+  const field = (name: string): unknown => (intel !== null && name in intel ? intel[name] : doc[name]);
+  const severityLevel = field('severityLevel');
+  const severity = (findingSeverities as readonly string[]).includes(severityLevel as string)
+    ? (severityLevel as FindingSeverity)
     : 'UNKNOWN';
-  const known = doc.knownExploit as Record<string, unknown> | null | undefined;
-  const packages = Array.isArray(doc.packages) ? (doc.packages as Record<string, unknown>[]) : [];
-  const exploits = Array.isArray(doc.exploits) ? (doc.exploits as Record<string, unknown>[]) : [];
+  const known = field('knownExploit') as Record<string, unknown> | null | undefined;
+  const listed = field('packages');
+  const packages = Array.isArray(listed) ? (listed as Record<string, unknown>[]) : [];
+  const cited = field('exploits');
+  const exploits = Array.isArray(cited) ? (cited as Record<string, unknown>[]) : [];
   return {
     vulnerabilityId: row.vulnerability_id,
-    title: str(doc.title),
+    title: str(field('title')),
     severity,
     hasKev: row.has_kev === 1,
     hasExploit: row.has_exploit === 1,
