@@ -189,9 +189,9 @@ export async function applyScan(
   };
   const spilled = scan.findings.spilled();
   if (spilled !== null && options.prepareInThread) {
-    const firstObserved = new Map([...before].map(([id, known]) => [id, known.firstObservedAt]));
-    const scanSetup = { context, firstObserved, target: spilled.target };
-    for await (const records of preparedInThread(spilled.texts, scanSetup))
+    const firstObserved = (id: string) => before.get(id)?.firstObservedAt;
+    const setup = { context, target: spilled.target };
+    for await (const records of preparedInThread(spilled.entries, setup, firstObserved))
       for (const record of records) await write(record);
   } else {
     for (const finding of scan.findings.values())

@@ -7,15 +7,16 @@ import { startWorker } from '../import/thread.js';
 import type { FindingContext } from './finding-record.js';
 import type { LateTarget } from './scan.js';
 
-/** What the thread needs of a scan before its findings: the context, stored first-seen times, the late target. */
+/** What the thread needs of a scan before its findings: the context and the late target. */
 export interface ScanSetup {
   context: FindingContext;
-  /** The asset's stored findings' firstObservedAt, by vulnerability id. */
-  firstObserved: Map<string, string>;
   target: LateTarget | null;
 }
 
-export type ToPreparer = { type: 'scan'; scan: ScanSetup } | { type: 'batch'; batch: number; texts: string[] };
+export type ToPreparer =
+  | { type: 'scan'; scan: ScanSetup }
+  /** Findings as JSON texts, each with the firstObservedAt of the asset's stored finding of its id, if any. */
+  | { type: 'batch'; batch: number; texts: string[]; firstObserved: (string | null)[] };
 export type FromPreparer =
   | { type: 'prepared'; batch: number; records: VulnerabilityRecord[] }
   | { type: 'problem'; batch: number; message: string };
@@ -27,13 +28,15 @@ const WINDOW = 4;
 const YOUNG_GENERATION_MB = 8;
 
 /**
- * The records of a scan's findings (JSON texts of ScanFinding), in their order, a batch at a time, prepared on a thread
- * of their own. The thread lives as long as the scan's findings: the rest of the run (derived fields, risks, index
- * builds) does not carry its memory.
+ * The records of a scan's findings (each its id and the JSON text of its ScanFinding), in their order, a batch at a
+ * time, prepared on a thread of their own; `firstObserved` gives when the asset's stored finding of an id was first
+ * seen. The thread lives as long as the scan's findings: the rest of the run (derived fields, risks, index builds) does
+ * not carry its memory.
  */
 export async function* preparedInThread(
-  texts: Iterable<string>,
+  entries: Iterable<[id: string, text: string]>,
   scan: ScanSetup,
+  firstObserved: (id: string) => string | undefined,
 ): AsyncGenerator<VulnerabilityRecord[]> {
   // A small young generation: what the thread makes dies within its batch. For a 200,000-finding ingest, 16 MB peaked
   // at 239–242 MB RSS, 8 MB at 226–239 MB, 4 MB at 215–226 MB but spent more in collections (docs/BENCHMARKS.md).
@@ -51,17 +54,22 @@ export async function* preparedInThread(
   });
   thread.on('error', fail);
   thread.on('exit', (code) => fail(new Error(`the ingest's preparing thread stopped (exit code ${code})`)));
-  const source = texts[Symbol.iterator]();
+  const source = entries[Symbol.iterator]();
   try {
     thread.postMessage({ type: 'scan', scan } satisfies ToPreparer);
     const inFlight: Promise<FromPreparer>[] = [];
     let batches = 0;
     const send = (): void => {
+      // The stored times go with each batch, not as one map of every id up front: a re-scan of 200,000 findings
+      // copied that map to the thread and held it there, 90 MB more at the peak.
       const batch: string[] = [];
+      const times: (string | null)[] = [];
       while (batch.length < BATCH) {
         const next = source.next();
         if (next.done === true) break;
-        batch.push(next.value);
+        const [id, text] = next.value;
+        batch.push(text);
+        times.push(firstObserved(id) ?? null);
       }
       if (batch.length === 0) return;
       const number = (batches += 1);
@@ -69,7 +77,7 @@ export async function* preparedInThread(
       // A reply the writes no longer wait for (they failed first) must not fail the process when its thread does.
       reply.catch(() => undefined);
       inFlight.push(reply);
-      thread.postMessage({ type: 'batch', batch: number, texts: batch } satisfies ToPreparer);
+      thread.postMessage({ type: 'batch', batch: number, texts: batch, firstObserved: times } satisfies ToPreparer);
     };
     for (let i = 0; i < WINDOW; i += 1) send();
     for (let reply = inFlight.shift(); reply !== undefined; reply = inFlight.shift()) {

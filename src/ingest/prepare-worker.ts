@@ -16,14 +16,14 @@ port.on('message', (message: ToPreparer) => {
     scan = message.scan;
     return;
   }
-  const { context, firstObserved, target } = scan as ScanSetup;
+  const { context, target } = scan as ScanSetup;
   const records: VulnerabilityRecord[] = [];
   // The documents move to the writing thread without a copy.
   const transfer: ArrayBuffer[] = [];
   try {
-    for (const text of message.texts) {
+    for (const [i, text] of message.texts.entries()) {
       const finding = withLateTarget(JSON.parse(text) as ScanFinding, target);
-      const record = preparedFinding(findingRecord(finding, context, firstObserved.get(finding.vulnerabilityId)));
+      const record = preparedFinding(findingRecord(finding, context, message.firstObserved[i] ?? undefined));
       records.push(record);
       transfer.push(record.document?.buffer as ArrayBuffer);
     }

@@ -152,10 +152,10 @@ export interface Findings {
   /** The findings in the order their ids first appeared, each with the late target applied first. */
   values(): IterableIterator<ScanFinding>;
   /**
-   * Findings on disk, as the JSON texts of ScanFinding in the order of `values()`, and the late target still to apply
-   * to each; null while every finding is in memory.
+   * Findings on disk, each as its vulnerability id and the JSON text of its ScanFinding, in the order of `values()`,
+   * and the late target still to apply to each; null while every finding is in memory.
    */
-  spilled(): { texts: IterableIterator<string>; target: LateTarget | null } | null;
+  spilled(): { entries: IterableIterator<[id: string, text: string]>; target: LateTarget | null } | null;
   /** Sets the late target (Grype's image and distro, known once its `source` is read). */
   finish(target: LateTarget): void;
   /** Frees the scratch file, if any. */
@@ -245,11 +245,13 @@ export function findingSet(inMemory = FINDINGS_IN_MEMORY): Findings {
       const scratch = disk;
       if (scratch === null) return null;
       // Started when first read: the scratch's statement stays open while its rows are read, and a caller that asks
-      // only whether the findings are on disk must not hold it.
-      const texts = function* () {
-        yield* scratch.values();
+      // only whether the findings are on disk must not hold it. The ids are in the scratch's row order: each id was
+      // added when first seen, and so was its finding (moved to disk in that order, then one row per new id).
+      const entries = function* (): Generator<[string, string]> {
+        const order = ids.keys();
+        for (const text of scratch.values()) yield [order.next().value as string, text];
       };
-      return { texts: texts(), target };
+      return { entries: entries(), target };
     },
     finish: (late) => {
       target = late;

@@ -95,7 +95,10 @@ describe('a scan’s findings', () => {
       if (inMemory === 100) expect(spilled).toBeNull();
       else {
         expect(spilled?.target).toEqual({ targetName: 'registry/app:1', distro: 'debian' });
-        const texts = [...(spilled?.texts ?? [])].map((text) => JSON.parse(text) as ScanFinding);
+        const entries = [...(spilled?.entries ?? [])];
+        const texts = entries.map(([, text]) => JSON.parse(text) as ScanFinding);
+        // Each text comes with its own id, in the order values() reads them.
+        expect(entries.map(([id]) => id)).toEqual(texts.map((f) => f.vulnerabilityId));
         expect(texts.map((f) => f.vulnerabilityId)).toEqual(read.map((f) => f.vulnerabilityId));
         expect(texts.map((f) => withLateTarget(f, spilled?.target ?? null))).toEqual(read);
       }
