@@ -9,7 +9,7 @@ const { boundIngestHeap } = await built('cli/memory.js');
 const { ingestFiles } = await built('ingest/ingest.js');
 const { openStorage } = await built('storage/index.js');
 
-// The heap growth `secinv ingest` runs with (on SQLite only), so that the peak printed is the command's.
+// The heap growth `secinv ingest` runs with, so that the peak printed is the command's.
 boundIngestHeap(dbUrl);
 const storage = await openStorage(dbUrl);
 try {

@@ -4,25 +4,26 @@
 // process peaked at 254–280 MB for a 200,000-finding report into SQLite. Growing by a fifth of the live heap instead
 // kept it at 173–197 MB at the same speed (docs/BENCHMARKS.md, "Ingest memory"; docs/DESIGN.md §46). It is a factor,
 // not a cap: a report that needs more live memory (millions of finding ids) still gets it, where
-// `--max-old-space-size` would end the process. Not for PostgreSQL: node-postgres builds each statement's message in a
-// buffer that it grows by copying, and the collections that garbage then set off took the same ingest's CPU from
-// 20–21 s to 33–34 s.
+// `--max-old-space-size` would end the process. Into PostgreSQL by half: node-postgres builds each statement's
+// message in a buffer that it grows by copying, and the collections that garbage sets off at a fifth took the same
+// ingest's CPU from 13–15 s to 22–27 s; at half, 17 s of CPU while the server's time kept the wall time where it was,
+// and the peak went from 278–280 to 187–203 MB (docs/DESIGN.md §53).
 import { setFlagsFromString } from 'node:v8';
 import { parseDatabaseUrl } from '../storage/index.js';
 
 /** The old generation's growth after each full collection, in percent of what that collection left alive. */
-export const INGEST_HEAP_GROWING_PERCENT = 20;
+export const INGEST_HEAP_GROWING_PERCENT = { sqlite: 20, postgres: 50 } as const;
 
-export const ingestHeapFlag = `--heap-growing-percent=${INGEST_HEAP_GROWING_PERCENT}`;
+export const ingestHeapFlag = (percent: number): string => `--heap-growing-percent=${percent}`;
 
 /**
- * Sets the ingest's heap growth for the rest of the process, when the ingest writes to SQLite; returns whether it did.
+ * Sets the ingest's heap growth for the rest of the process, by the database it writes to; returns the percent set.
  * V8 reads this flag at every collection, so unlike the heap size flags it works after start-up. Only the `secinv`
  * executable calls it: it changes the whole process, and a test runner that calls the command line in process must
  * keep its own settings.
  */
-export function boundIngestHeap(databaseUrl: string): boolean {
-  if (parseDatabaseUrl(databaseUrl).dialect !== 'sqlite') return false;
-  setFlagsFromString(ingestHeapFlag);
-  return true;
+export function boundIngestHeap(databaseUrl: string): number {
+  const percent = INGEST_HEAP_GROWING_PERCENT[parseDatabaseUrl(databaseUrl).dialect];
+  setFlagsFromString(ingestHeapFlag(percent));
+  return percent;
 }
