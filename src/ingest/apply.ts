@@ -24,8 +24,6 @@ export interface ApplyOptions {
   resolve: boolean;
   /** When the report does not say when it ran. */
   now: string;
-  /** Findings on disk are prepared on a thread of their own (src/ingest/prepare-thread.ts). */
-  prepareInThread: boolean;
 }
 
 export interface ApplyResult {
@@ -188,7 +186,7 @@ export async function applyScan(
     scannedAt,
   };
   const spilled = scan.findings.spilled();
-  if (spilled !== null && options.prepareInThread) {
+  if (spilled !== null) {
     const firstObserved = (id: string) => before.get(id)?.firstObservedAt;
     const setup = { context, target: spilled.target };
     for await (const records of preparedInThread(spilled.entries, setup, firstObserved))

@@ -132,9 +132,6 @@ export async function ingestFiles(
   const files: FileSummary[] = [];
   const now = (options.now ?? (() => new Date()))().toISOString();
   let risks: RiskDerivation | undefined;
-  // On SQLite the writes run on this thread, which then has no time to prepare findings too; PostgreSQL writes in its
-  // own process, and a second thread there bought 10–20% of an ingest's time for ~90 MB more RSS (docs/DESIGN.md §51).
-  const prepareInThread = storage.dialect === 'sqlite';
   try {
     await storage.ingest(
       async (writer) => {
@@ -180,9 +177,7 @@ export async function ingestFiles(
             try {
               for (const scan of scans)
                 if (!statementsOnly(scan))
-                  applied.push(
-                    await applyScan(writer, scan, digest, { ...options, organizationId, now, prepareInThread }),
-                  );
+                  applied.push(await applyScan(writer, scan, digest, { ...options, organizationId, now }));
             } finally {
               for (const scan of scans) scan.findings.close();
             }
