@@ -8,6 +8,7 @@ import type { Exemption } from '../domain/vulnerabilities.js';
 import { chunks, forAssetBatches, fromTenant } from './scope.js';
 import type { AssetTable, Database, VulnerabilityTable } from './tables.js';
 import { DERIVED_COLUMNS } from './asset-documents.js';
+import { updateRows } from './insert-rows.js';
 
 const BATCH = 500;
 const flag = (value: boolean): number => (value ? 1 : 0);
@@ -244,18 +245,26 @@ async function recomputeBatch(
   }
   // One UPDATE … FROM (VALUES …) per batch instead of one statement per asset. VALUES columns are column1…columnN on
   // both databases; the casts type PostgreSQL's untyped parameters.
-  if (changed.length === 0) return;
-  const rows = sql.join(
-    changed.map(
-      (c) =>
-        sql`(${c.id}, ${c.n_low}, ${c.n_medium}, ${c.n_high}, ${c.n_critical}, ${c.vulnerability_score}, ${c.is_vulnerable}, ${c.has_kev}, ${c.has_exploit}, ${c.is_exploitable})`,
-    ),
-  );
-  await sql`update assets set
-      n_low = cast(v.column2 as integer), n_medium = cast(v.column3 as integer), n_high = cast(v.column4 as integer),
+  await updateRows(
+    db,
+    'assets',
+    tenantId,
+    ['id'],
+    changed.map((c) => [
+      c.id,
+      c.n_low,
+      c.n_medium,
+      c.n_high,
+      c.n_critical,
+      c.vulnerability_score,
+      c.is_vulnerable,
+      c.has_kev,
+      c.has_exploit,
+      c.is_exploitable,
+    ]),
+    sql`n_low = cast(v.column2 as integer), n_medium = cast(v.column3 as integer), n_high = cast(v.column4 as integer),
       n_critical = cast(v.column5 as integer), vulnerability_score = cast(v.column6 as double precision),
       is_vulnerable = cast(v.column7 as integer), has_kev = cast(v.column8 as integer),
-      has_exploit = cast(v.column9 as integer), is_exploitable = cast(v.column10 as integer)
-    from (values ${rows}) as v
-    where assets.tenant_id = ${tenantId} and assets.id = v.column1`.execute(db);
+      has_exploit = cast(v.column9 as integer), is_exploitable = cast(v.column10 as integer)`,
+  );
 }

@@ -2,7 +2,15 @@
 // every batch: for an import of 1M findings (about 30M values) that was ~3 s of parsing and compiling and much of the
 // garbage collection beside it. The text depends only on the table, its columns, the row count and the conflict
 // clause, so it is made once per shape and kept; the values are passed as they are, as Kysely would pass them.
-import { CompiledQuery, PostgresAdapter, type Insertable, type Kysely, type Transaction } from 'kysely';
+import {
+  CompiledQuery,
+  PostgresAdapter,
+  sql,
+  type Insertable,
+  type Kysely,
+  type RawBuilder,
+  type Transaction,
+} from 'kysely';
 import type { Database } from './tables.js';
 import type { Dialect } from './types.js';
 
@@ -97,4 +105,34 @@ export async function upsertRows<T extends keyof Database>(
   const columns = Object.keys(rows[0] as object);
   const values = [...unique.values()].map((row) => columns.map((c) => (row as Record<string, unknown>)[c]));
   await insertRows(db, table, columns, values, { key, keep }, perStatement);
+}
+
+/**
+ * Updates rows of a tenant by key from a list of values: `update … set … from (values …) as v` with the key columns
+ * first in each row (`v.column1`…), the columns `set` writes after them. On SQLite the keys are also given as a list
+ * of row values: the join alone is planned as a walk of every row of the tenant for each statement (53 ms a statement
+ * on 1M findings, 5.6 s of a first KEV load), the list makes it seek each row by its key.
+ */
+export async function updateRows(
+  db: Db,
+  table: 'assets' | 'vulnerabilities',
+  tenantId: string,
+  key: readonly string[],
+  rows: readonly (readonly unknown[])[],
+  set: RawBuilder<unknown>,
+): Promise<void> {
+  if (rows.length === 0) return;
+  const column = (name: string) => sql.ref(`${table}.${name}`);
+  const keys = (row: readonly unknown[]) => sql`(${sql.join(row.slice(0, key.length))})`;
+  const matches = sql.join(
+    key.map((name, i) => sql`${column(name)} = ${sql.ref(`v.column${i + 1}`)}`),
+    sql` and `,
+  );
+  const seek =
+    dialectOf(db) === 'sqlite'
+      ? sql`and (${sql.join(key.map(column))}) in (values ${sql.join(rows.map(keys))})`
+      : sql``;
+  await sql`update ${sql.table(table)} set ${set}
+    from (values ${sql.join(rows.map((row) => sql`(${sql.join(row)})`))}) as v
+    where ${column('tenant_id')} = ${tenantId} and ${matches} ${seek}`.execute(db);
 }

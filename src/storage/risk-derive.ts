@@ -143,7 +143,7 @@ export const reachOf = (a: {
  * The tenant's assets with at least one finding the risk rules can cite (src/domain/risk-engine.ts isCitable): not
  * exempted, and known-exploited, or exploitable on a publicly exposed or privileged asset. Only their risks can move
  * when nothing but EPSS scores changed: EPSS weighs in the likelihood of a cited finding and decides nothing else.
- * Mirrors isCitable and citesExploitable; test/storage/risk-scope.test.ts proves they agree.
+ * Mirrors isCitable and citesExploitable; test/feeds/risk-scope.test.ts proves they agree.
  */
 export async function assetsWithCitableFindings(db: Db, tenantId: string): Promise<Set<string>> {
   const q = db as Kysely<Database>;

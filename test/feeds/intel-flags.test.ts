@@ -11,6 +11,7 @@ import { connect } from '../../src/storage/connect.js';
 import { DERIVED_COLUMNS } from '../../src/storage/asset-documents.js';
 import { recomputeDerived } from '../../src/storage/derive.js';
 import { importRecords, openTestStorage, TEST_DIALECTS, type TestStorage } from '../helpers.js';
+import { kevCatalog } from './kev-catalog.js';
 
 const lines = [...generateRecords({ seed: 'intel-flags', tenants: 2, assets: 80, findingsPerAsset: 6, risks: 0 })];
 const records = lines.map((l) => JSON.parse(l) as { kind: string; record: Record<string, unknown> });
@@ -39,26 +40,6 @@ const exemptions = tenants.map((t) => ({
   },
 }));
 
-const kev = (version: string, ids: string[]) =>
-  JSON.stringify({
-    title: 'CISA Catalog of Known Exploited Vulnerabilities',
-    catalogVersion: version,
-    dateReleased: `${version.replace(/\./g, '-')}T15:00:00.000Z`,
-    count: ids.length,
-    vulnerabilities: ids.map((cveID) => ({
-      cveID,
-      vendorProject: 'Example',
-      product: 'Server',
-      vulnerabilityName: 'Example Server Input Validation',
-      dateAdded: '2026-10-20',
-      shortDescription: 'A test entry.',
-      requiredAction: 'Apply updates per vendor instructions.',
-      dueDate: '2026-11-10',
-      knownRansomwareCampaignUse: 'Unknown',
-      notes: '',
-      cwes: [],
-    })),
-  });
 const exploitDb = [
   'id,file,description,date_published,author,type,platform,port,date_added,date_updated,verified,codes,tags,aliases,screenshot_url,application_url,source_url',
   ...exploitCves.map(
@@ -116,9 +97,9 @@ for (const dialect of TEST_DIALECTS) {
     };
 
     it('match a full recomputation after a first load and after a newer catalog', async () => {
-      expect(await load({ 'kev.json': kev('2026.11.24', kevCves), 'files_exploits.csv': exploitDb })).toBeGreaterThan(
-        0,
-      );
+      expect(
+        await load({ 'kev.json': kevCatalog('2026.11.24', kevCves), 'files_exploits.csv': exploitDb }),
+      ).toBeGreaterThan(0);
       const first = await storedAndRecomputed();
       expect(first.stored).toEqual(first.recomputed);
       // The case the rule is about is there: exempted findings with a flag, and assets with and without each flag.
@@ -128,7 +109,7 @@ for (const dialect of TEST_DIALECTS) {
         expect(first.stored.some((a) => a[column] === 0 && a.is_vulnerable === 1)).toBe(true);
       }
 
-      expect(await load({ 'kev.json': kev('2026.11.25', laterKevCves) })).toBeGreaterThan(0);
+      expect(await load({ 'kev.json': kevCatalog('2026.11.25', laterKevCves) })).toBeGreaterThan(0);
       const later = await storedAndRecomputed();
       expect(later.stored).toEqual(later.recomputed);
       const flagged = (rows: typeof first.stored) => rows.filter((a) => a.has_kev === 1).length;

@@ -10,6 +10,7 @@ import { generateRecords } from '../../src/generate/generator.js';
 import { connect } from '../../src/storage/connect.js';
 import { assetsWithCitableFindings, reachOf } from '../../src/storage/risk-derive.js';
 import { importRecords, openTestStorage, TEST_DIALECTS, type TestStorage } from '../helpers.js';
+import { kevCatalog } from './kev-catalog.js';
 
 const lines = [...generateRecords({ seed: 'risk-scope', tenants: 2, assets: 120, findingsPerAsset: 6, risks: 0 })];
 const records = lines.map((l) => JSON.parse(l) as { kind: string; record: Record<string, unknown> });
@@ -36,25 +37,7 @@ const exemptions = records
       },
     },
   }));
-const kev = JSON.stringify({
-  title: 'CISA Catalog of Known Exploited Vulnerabilities',
-  catalogVersion: '2026.11.24',
-  dateReleased: '2026-11-24T15:00:00.000Z',
-  count: kevCves.length,
-  vulnerabilities: kevCves.map((cveID) => ({
-    cveID,
-    vendorProject: 'Example',
-    product: 'Server',
-    vulnerabilityName: 'Example Server Input Validation',
-    dateAdded: '2026-10-20',
-    shortDescription: 'A test entry.',
-    requiredAction: 'Apply updates per vendor instructions.',
-    dueDate: '2026-11-10',
-    knownRansomwareCampaignUse: 'Unknown',
-    notes: '',
-    cwes: [],
-  })),
-});
+const kev = kevCatalog('2026.11.24', kevCves);
 
 for (const dialect of TEST_DIALECTS) {
   describe(`assets with a citable finding, ${dialect}`, () => {
