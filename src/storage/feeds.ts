@@ -3,7 +3,7 @@
 // alias is among their CVEs are re-enriched, so loading the same file twice writes nothing and a newer catalog costs
 // what it changed. Everything happens in one transaction: the feeds, the findings of every tenant, their assets'
 // derived fields (hasKev, hasExploit) and the tenants' data versions.
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import {
   intelKeys,
   storedIntel,
@@ -143,12 +143,14 @@ interface FoundFinding {
   vulnerability_id: string;
   intel: string | null;
   own_intel: string | null;
+  has_kev: number;
+  has_exploit: number;
 }
 
 /** The tenant's findings whose id or an alias is one of the CVEs. */
 async function findingsOf(tx: Tx, tenantId: string, cves: string[]): Promise<FoundFinding[]> {
   const found = new Map<string, FoundFinding>();
-  const columns = ['v.asset_id', 'v.vulnerability_id', 'v.intel', 'v.own_intel'] as const;
+  const columns = ['v.asset_id', 'v.vulnerability_id', 'v.intel', 'v.own_intel', 'v.has_kev', 'v.has_exploit'] as const;
   for (let i = 0; i < cves.length; i += CHUNK) {
     const chunk = cves.slice(i, i + CHUNK);
     const direct = await tx
@@ -208,38 +210,35 @@ async function reEnrichTenant(
       tx,
       keyed.flatMap(({ f, aliases: a }) => intelKeys(f.vulnerability_id, a)),
     );
-    const changed: {
-      assetId: string;
-      vulnerabilityId: string;
-      intel: string | null;
-      hasKev: number;
-      hasExploit: number;
-    }[] = [];
+    // Grouped by the flags that move: SQLite moves a row's entry in the index of every column a statement sets, even
+    // to the value it has, and most rows change one flag (a first KEV load: 4.97 → 2.79 s of statements).
+    const changed = new Map<string, { set: RawBuilder<unknown>; rows: unknown[][] }>();
+    let count = 0;
     for (const { f, aliases: a } of keyed) {
       const own = f.own_intel === null ? null : ownOf(JSON.parse(f.own_intel) as Partial<Intel>);
       const next = intelOf(intel, own, f.vulnerability_id, a);
       const stored = storedIntel(next);
       if (stored === f.intel) continue;
-      changed.push({
-        assetId: f.asset_id,
-        vulnerabilityId: f.vulnerability_id,
-        intel: stored,
-        hasKev: next.hasKev ? 1 : 0,
-        hasExploit: next.hasExploit ? 1 : 0,
-      });
+      const row: unknown[] = [f.asset_id, f.vulnerability_id, sql`cast(${stored} as text)`];
+      const set = ['intel = v.column3'];
+      for (const [column, value] of [
+        ['has_kev', next.hasKev ? 1 : 0],
+        ['has_exploit', next.hasExploit ? 1 : 0],
+      ] as const) {
+        if (value === f[column]) continue;
+        row.push(value);
+        set.push(`${column} = cast(v.column${row.length} as integer)`);
+      }
+      const shape = set.join(', ');
+      const group = changed.get(shape) ?? { set: sql.raw(shape), rows: [] };
+      group.rows.push(row);
+      changed.set(shape, group);
+      count += 1;
       assets.add(f.asset_id);
     }
-    if (changed.length > 0) {
-      await updateRows(
-        tx,
-        'vulnerabilities',
-        tenantId,
-        ['asset_id', 'vulnerability_id'],
-        changed.map((c) => [c.assetId, c.vulnerabilityId, sql`cast(${c.intel} as text)`, c.hasKev, c.hasExploit]),
-        sql`intel = v.column3, has_kev = cast(v.column4 as integer), has_exploit = cast(v.column5 as integer)`,
-      );
-      updated += changed.length;
-    }
+    for (const { set, rows } of changed.values())
+      await updateRows(tx, 'vulnerabilities', tenantId, ['asset_id', 'vulnerability_id'], rows, set);
+    updated += count;
   }
   if (assets.size > 0) await refreshIntelFlags(tx, tenantId, assets);
   return { updated, assets };

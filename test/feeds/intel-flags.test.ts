@@ -2,6 +2,7 @@
 // of reading every finding (src/storage/derive.ts, refreshIntelFlags). That SQL mirrors deriveAssetFields: after each
 // load, on both databases, the assets must hold exactly what a full recomputation of their derived fields gives, with
 // exempted findings that carry a KEV or Exploit-DB CVE among them, and with a newer catalog taking flags away again.
+// Each finding's flag columns must agree with its stored intel after each load, whichever flags the load moved.
 import { Readable } from 'node:stream';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -90,7 +91,18 @@ for (const dialect of TEST_DIALECTS) {
           .catch((error: Error) => expect(error.message).toBe('roll back'));
         const exemptedFlagged = await sql<{ n: number }>`select count(*) as n from vulnerabilities
           where is_exempted = 1 and (has_kev = 1 or has_exploit = 1)`.execute(kysely);
-        return { stored, recomputed, exemptedFlagged: Number(exemptedFlagged.rows[0]?.n) };
+        // A finding's two flag columns must say what its stored intel says (a load writes only the flags that move).
+        const findingFlags = await kysely
+          .selectFrom('vulnerabilities')
+          .select(['has_kev', 'has_exploit', 'intel'])
+          .execute();
+        const disagreeing = findingFlags.filter((f) => {
+          const intel = f.intel === null ? null : (JSON.parse(f.intel) as { hasKev: boolean; hasExploit: boolean });
+          return (
+            f.has_kev !== (intel?.hasKev === true ? 1 : 0) || f.has_exploit !== (intel?.hasExploit === true ? 1 : 0)
+          );
+        });
+        return { stored, recomputed, exemptedFlagged: Number(exemptedFlagged.rows[0]?.n), disagreeing };
       } finally {
         await kysely.destroy();
       }
@@ -102,6 +114,7 @@ for (const dialect of TEST_DIALECTS) {
       ).toBeGreaterThan(0);
       const first = await storedAndRecomputed();
       expect(first.stored).toEqual(first.recomputed);
+      expect(first.disagreeing).toEqual([]);
       // The case the rule is about is there: exempted findings with a flag, and assets with and without each flag.
       expect(first.exemptedFlagged).toBeGreaterThan(0);
       for (const column of ['has_kev', 'has_exploit'] as const) {
@@ -114,6 +127,14 @@ for (const dialect of TEST_DIALECTS) {
       expect(later.stored).toEqual(later.recomputed);
       const flagged = (rows: typeof first.stored) => rows.filter((a) => a.has_kev === 1).length;
       expect(flagged(later.stored)).toBeLessThan(flagged(first.stored));
+      expect(later.disagreeing).toEqual([]);
+
+      // Entries edited but none added or dropped: the findings' intel changes and neither flag moves.
+      const edited = kevCatalog('2026.11.26', laterKevCves).replaceAll('2026-11-10', '2026-12-01');
+      expect(await load({ 'kev.json': edited })).toBeGreaterThan(0);
+      const third = await storedAndRecomputed();
+      expect(third.stored).toEqual(later.stored);
+      expect(third.disagreeing).toEqual([]);
     });
   });
 }
