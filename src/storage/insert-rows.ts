@@ -11,6 +11,7 @@ import {
   type RawBuilder,
   type Transaction,
 } from 'kysely';
+import { binaryArray, isColumnType, type ColumnType } from './pg-arrays.js';
 import type { Database } from './tables.js';
 import type { Dialect } from './types.js';
 
@@ -31,38 +32,93 @@ const MAX_TEXTS = 64;
 
 const quote = (name: string): string => `"${name}"`;
 
-function insertText(
-  dialect: Dialect,
-  table: string,
-  columns: readonly string[],
-  count: number,
-  conflict: OnConflict,
-): string {
-  const id = `${dialect}\u0000${table}\u0000${columns.join(',')}\u0000${count}\u0000${
-    conflict === 'fail' ? '' : `${conflict.key.join(',')}\u0000${conflict.keep?.join(',') ?? ''}`
-  }`;
+/** SQLite: a multi-row VALUES insert of `count` rows. */
+function insertText(table: string, columns: readonly string[], count: number, conflict: OnConflict): string {
+  const id = `values\u0000${table}\u0000${columns.join(',')}\u0000${count}\u0000${JSON.stringify(conflict)}`;
   const known = texts.get(id);
   if (known !== undefined) return known;
-  const width = columns.length;
-  const tuples: string[] = [];
-  for (let row = 0; row < count; row += 1) {
-    const cells: string[] = [];
-    for (let column = 0; column < width; column += 1)
-      cells.push(dialect === 'postgres' ? `$${row * width + column + 1}` : '?');
-    tuples.push(`(${cells.join(', ')})`);
-  }
-  let text = `insert into ${quote(table)} (${columns.map(quote).join(', ')}) values ${tuples.join(', ')}`;
-  if (conflict !== 'fail') {
-    const set = columns
-      .filter((c) => !conflict.key.includes(c) && !conflict.keep?.includes(c))
-      .map((c) => `${quote(c)} = excluded.${quote(c)}`)
-      .join(', ');
-    text += ` on conflict (${conflict.key.map(quote).join(', ')}) do ${set === '' ? 'nothing' : `update set ${set}`}`;
-  }
+  const tuple = `(${columns.map(() => '?').join(', ')})`;
+  const text = `insert into ${quote(table)} (${columns.map(quote).join(', ')}) values ${Array(count).fill(tuple).join(', ')}`;
+  return kept(id, text + conflictClause(columns, conflict));
+}
+
+/** The `on conflict` clause of an insert, or nothing for a plain one. */
+function conflictClause(columns: readonly string[], conflict: OnConflict): string {
+  if (conflict === 'fail') return '';
+  const set = columns
+    .filter((c) => !conflict.key.includes(c) && !conflict.keep?.includes(c))
+    .map((c) => `${quote(c)} = excluded.${quote(c)}`)
+    .join(', ');
+  return ` on conflict (${conflict.key.map(quote).join(', ')}) do ${set === '' ? 'nothing' : `update set ${set}`}`;
+}
+
+function kept(id: string, text: string): string {
   // The last, shorter batch of each run has a shape of its own: the map stays small by forgetting the oldest.
   if (texts.size >= MAX_TEXTS) texts.delete(texts.keys().next().value as string);
   texts.set(id, text);
   return text;
+}
+
+/** The SQL type of each column of a table on PostgreSQL (`format_type`), read from the catalog once per table. */
+const columnTypes = new Map<string, Map<string, string>>();
+
+async function typesOf(db: Db, table: string): Promise<Map<string, string>> {
+  const known = columnTypes.get(table);
+  if (known !== undefined) return known;
+  const { rows } = await db.executeQuery<{ name: string; type: string }>(
+    CompiledQuery.raw(
+      `select attname as name, format_type(atttypid, atttypmod) as type from pg_attribute
+       where attrelid = cast($1 as regclass) and attnum > 0 and not attisdropped`,
+      [table],
+    ),
+  );
+  const types = new Map(rows.map((r) => [r.name, r.type]));
+  columnTypes.set(table, types);
+  return types;
+}
+
+/**
+ * PostgreSQL: `insert … select * from unnest($1, …)`, one parameter per column holding the batch's values as a binary
+ * array (src/storage/pg-arrays.ts). The server parses and plans one short statement instead of a VALUES list of
+ * thousands of parameters: 200,000 findings' rows 5.9 → 4.2 s, their packages 2.1 → 1.4 s (docs/DESIGN.md §54).
+ */
+async function insertUnnested(
+  db: Db,
+  table: string,
+  columns: readonly string[],
+  rows: readonly (readonly unknown[])[],
+  conflict: OnConflict,
+  perStatement: number,
+): Promise<void> {
+  const types = await typesOf(db, table);
+  // A type the binary arrays do not write (`real`, EPSS scores) goes as text and is cast on the server, so its value is
+  // parsed as the text of a VALUES list was: a float4 from the decimal, not from a double rounded again.
+  const sent = columns.map((column, i): { type: ColumnType; array: string } => {
+    const type = types.get(column);
+    if (type === undefined) throw new TypeError(`${table} has no column ${column}`);
+    const parameter = `$${i + 1}`;
+    return isColumnType(type)
+      ? { type, array: `cast(${parameter} as ${type}[])` }
+      : { type: 'text', array: `cast(cast(${parameter} as text[]) as ${type}[])` };
+  });
+  const id = `unnest\u0000${table}\u0000${columns.join(',')}\u0000${JSON.stringify(conflict)}`;
+  const text =
+    texts.get(id) ??
+    kept(
+      id,
+      `insert into ${quote(table)} (${columns.map(quote).join(', ')}) select * from unnest(${sent.map((c) => c.array).join(', ')})${conflictClause(columns, conflict)}`,
+    );
+  for (let start = 0; start < rows.length; start += perStatement) {
+    const batch = rows.slice(start, start + perStatement);
+    const parameters = columns.map((c, i) =>
+      binaryArray(
+        sent[i]!.type,
+        batch.map((row) => row[i]),
+        `${table}.${c}`,
+      ),
+    );
+    await db.executeQuery(CompiledQuery.raw(text, parameters));
+  }
 }
 
 /**
@@ -78,11 +134,12 @@ export async function insertRows(
   perStatement = 1000,
 ): Promise<void> {
   const dialect = dialectOf(db);
+  if (dialect === 'postgres') return insertUnnested(db, table, columns, rows, conflict, perStatement);
   for (let start = 0; start < rows.length; start += perStatement) {
     const batch = rows.slice(start, start + perStatement);
     const parameters: unknown[] = [];
     for (const row of batch) for (const value of row) parameters.push(value);
-    await db.executeQuery(CompiledQuery.raw(insertText(dialect, table, columns, batch.length, conflict), parameters));
+    await db.executeQuery(CompiledQuery.raw(insertText(table, columns, batch.length, conflict), parameters));
   }
 }
 
