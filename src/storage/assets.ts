@@ -5,7 +5,7 @@ import type { SqlDialect } from './dialect.js';
 import { assetColumns, countable, countColumns } from './asset-counts.js';
 import { filterExpressions, type AssetFilters, type DocumentAccess } from './asset-filters.js';
 import { assetOrder } from './asset-order.js';
-import { assetJson, DERIVED_COLUMNS, storedDocuments, withDocuments } from './asset-documents.js';
+import { assetJson, DERIVED_COLUMNS, documentColumn, storedDocuments } from './asset-documents.js';
 import { pageOfAssets, pageStarts } from './asset-pages.js';
 import { compiledOnce, countCache, dataVersion, fromTenant, type TenantReader } from './scope.js';
 import type { Database } from './tables.js';
@@ -22,8 +22,12 @@ export function assetStore(
   const starts = pageStarts();
   // Built and compiled once: one asset is a small request, and Kysely's part of it is noticeable (§38).
   const oneAsset = compiledOnce((db, tenantId: string, id: string) =>
-    withDocuments(fromTenant(db, 'assets', tenantId))
-      .select([...DERIVED_COLUMNS, 'asset_documents.doc', 'asset_documents.raw_data'])
+    fromTenant(db, 'assets', tenantId)
+      .select((eb) => [
+        ...DERIVED_COLUMNS,
+        documentColumn(eb, 'doc').as('doc'),
+        documentColumn(eb, 'raw_data').as('raw_data'),
+      ])
       .where('assets.id', '=', id),
   );
   const columnsOf = assetColumns(read, countColumnsMaxRows);
@@ -81,7 +85,8 @@ export function assetStore(
     getAsset: (scope: TenantScope, id: string, withRawData: boolean): Promise<Buffer | undefined> =>
       readOne(scope.tenantId, async (db) => {
         const [row] = await oneAsset(db, scope.tenantId, id);
-        return row && assetJson(row, row.doc, withRawData ? row.raw_data : undefined);
+        if (row === undefined || row.doc === null || row.raw_data === null) return undefined;
+        return assetJson(row, row.doc, withRawData ? row.raw_data : undefined);
       }),
   };
 }
