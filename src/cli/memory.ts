@@ -17,13 +17,11 @@ export const INGEST_HEAP_GROWING_PERCENT = { sqlite: 20, postgres: 50 } as const
 export const ingestHeapFlag = (percent: number): string => `--heap-growing-percent=${percent}`;
 
 /**
- * Sets the ingest's heap growth for the rest of the process, by the database it writes to; returns the percent set.
+ * Sets the ingest's heap growth for the rest of the process, by the database it writes to.
  * V8 reads this flag at every collection, so unlike the heap size flags it works after start-up. Only the `secinv`
  * executable calls it: it changes the whole process, and a test runner that calls the command line in process must
  * keep its own settings.
  */
-export function boundIngestHeap(databaseUrl: string): number {
-  const percent = INGEST_HEAP_GROWING_PERCENT[parseDatabaseUrl(databaseUrl).dialect];
-  setFlagsFromString(ingestHeapFlag(percent));
-  return percent;
+export function boundIngestHeap(databaseUrl: string): void {
+  setFlagsFromString(ingestHeapFlag(INGEST_HEAP_GROWING_PERCENT[parseDatabaseUrl(databaseUrl).dialect]));
 }

@@ -59,7 +59,11 @@ function kept(id: string, text: string): string {
   return text;
 }
 
-/** The SQL type of each column of a table on PostgreSQL (`format_type`), read from the catalog once per table. */
+/**
+ * The SQL type of each column of a table on PostgreSQL (`format_type`), read from the catalog once per table and
+ * process: storage migrates every database it opens to the latest schema before anything is written, so one table name
+ * has one set of column types in a process.
+ */
 const columnTypes = new Map<string, Map<string, string>>();
 
 async function typesOf(db: Db, table: string): Promise<Map<string, string>> {
