@@ -31,7 +31,7 @@ export interface FindingKey {
 
 /** A finding's two stored halves: its document and its intel (docs/DESIGN.md §44). */
 export interface StoredFinding extends FindingKey {
-  doc: Buffer | string;
+  doc: string;
   intel: string | null;
 }
 

@@ -164,7 +164,7 @@ interface WalkedKey {
   is_exempted: number;
   sortValue: string | number;
   /** The document and intel, when read with the keys (a first page or a keyset batch not walked). */
-  doc?: Buffer | string;
+  doc?: string;
   intel?: string | null;
 }
 
@@ -321,10 +321,9 @@ export function vulnerabilityStore(
                   `,${(intel ?? NO_INTEL_JSON).slice(1, -1)},"exemptions":[${(matched ?? []).map((id) => `{"exemptionId":${JSON.stringify(id)},"exemption":${exemptionDocs.get(id)}}`).join(',')}]}`,
                 );
           // The document, then its intel and exemptions over its closing brace: one buffer, written once.
-          const length = typeof doc === 'string' ? Buffer.byteLength(doc) : doc.length;
+          const length = Buffer.byteLength(doc);
           const item = Buffer.allocUnsafe(length - 1 + tail.length);
-          if (typeof doc === 'string') item.write(doc, 0);
-          else doc.copy(item, 0, 0, length - 1);
+          item.write(doc, 0);
           tail.copy(item, length - 1);
           return item;
         });
