@@ -1,7 +1,8 @@
 // Multi-row inserts of a bulk write, compiled by hand. Kysely builds a node per value and compiles the tree again for
 // every batch: for an import of 1M findings (about 30M values) that was ~3 s of parsing and compiling and much of the
 // garbage collection beside it. The text depends only on the table, its columns, the row count and the conflict
-// clause, so it is made once per shape and kept; the values are passed as they are, as Kysely would pass them.
+// clause, so it is made once per shape and kept; the values are passed as they are, as Kysely would pass them (on
+// SQLite; PostgreSQL takes each column of a batch as one binary array, docs/DESIGN.md §54).
 import {
   CompiledQuery,
   PostgresAdapter,
@@ -84,7 +85,7 @@ async function typesOf(db: Db, table: string): Promise<Map<string, string>> {
 /**
  * PostgreSQL: `insert … select * from unnest($1, …)`, one parameter per column holding the batch's values as a binary
  * array (src/storage/pg-arrays.ts). The server parses and plans one short statement instead of a VALUES list of
- * thousands of parameters: 200,000 findings' rows 5.9 → 4.2 s, their packages 2.1 → 1.4 s (docs/DESIGN.md §54).
+ * thousands of parameters: 200,000 findings' rows 5.9 → 3.2–3.4 s, their packages 2.1 → 1.1 s (docs/DESIGN.md §54).
  */
 async function insertUnnested(
   db: Db,
