@@ -1,6 +1,6 @@
 // Multi-row inserts (src/storage/insert-rows.ts): on PostgreSQL each column of a batch travels as one binary array
 // (src/storage/pg-arrays.ts), on SQLite as a VALUES list. Both must store exactly the values given, the awkward ones
-// included, upsert on a key, and refuse a value a column cannot hold before anything is written.
+// included, and upsert on a key; on PostgreSQL a value its column cannot hold is refused before anything is sent.
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../../src/storage/connect.js';
