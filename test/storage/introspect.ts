@@ -44,7 +44,8 @@ async function introspectPostgres(url: string): Promise<Schema> {
       ) as unknown;
     return anonymise({
       tables:
-        await rows(`select c.relname as "table", c.relrowsecurity as "rowSecurity", c.relforcerowsecurity as "forceRowSecurity"
+        await rows(`select c.relname as "table", c.relrowsecurity as "rowSecurity", c.relforcerowsecurity as "forceRowSecurity",
+          c.reloptions as "options"
         from pg_class c join pg_namespace n on n.oid = c.relnamespace
         where n.nspname = current_schema() and c.relkind = 'r' order by 1`),
       columns:

@@ -16,6 +16,7 @@ import { migration as assetDocuments } from './0009_asset_documents.js';
 import { migration as findingDocuments } from './0010_finding_documents.js';
 import { migration as findingIds } from './0011_finding_ids.js';
 import { migration as deferrableKeys } from './0012_deferrable_keys.js';
+import { migration as assetsFillfactor } from './0013_assets_fillfactor.js';
 
 const ordered: Record<string, FrozenMigration> = {
   '0001_initial': initial,
@@ -30,6 +31,7 @@ const ordered: Record<string, FrozenMigration> = {
   '0010_finding_documents': findingDocuments,
   '0011_finding_ids': findingIds,
   '0012_deferrable_keys': deferrableKeys,
+  '0013_assets_fillfactor': assetsFillfactor,
 };
 
 export const migrations = (dialect: Dialect): MigrationProvider => ({
