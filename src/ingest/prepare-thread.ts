@@ -7,19 +7,19 @@ import { startWorker } from '../import/thread.js';
 import type { FindingContext } from './finding-record.js';
 import type { LateTarget } from './scan.js';
 
-/** What the thread needs of a scan before its findings: the context and the late target. */
+/** What the thread needs of a scan before its findings (its `workerData`): the context and the late target. */
 export interface ScanSetup {
   context: FindingContext;
   target: LateTarget | null;
 }
 
-export type ToPreparer =
-  | { type: 'scan'; scan: ScanSetup }
-  /** Findings as JSON texts, each with the firstObservedAt of the asset's stored finding of its id, if any. */
-  | { type: 'batch'; batch: number; texts: string[]; firstObserved: (string | null)[] };
-export type FromPreparer =
-  | { type: 'prepared'; batch: number; records: VulnerabilityRecord[] }
-  | { type: 'problem'; batch: number; message: string };
+/** Findings as JSON texts, each with the firstObservedAt of the asset's stored finding of its id, if any. */
+export interface ToPreparer {
+  texts: string[];
+  firstObserved: (string | null)[];
+}
+/** The thread answers each batch in the order it was sent. */
+export type FromPreparer = { type: 'prepared'; records: VulnerabilityRecord[] } | { type: 'problem'; message: string };
 
 /** Findings per message: a message costs ~0.1 ms to post and receive, a finding ~15 µs to prepare. */
 const BATCH = 1000;
@@ -41,24 +41,20 @@ export async function* preparedInThread(
   // A small young generation: what the thread makes dies within its batch. For a 200,000-finding ingest, 16 MB peaked
   // at 239–242 MB RSS, 8 MB at 226–239 MB, 4 MB at 215–226 MB but spent more in collections (docs/BENCHMARKS.md).
   const thread = startWorker(import.meta.url, 'prepare-worker', {
+    workerData: scan,
     resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
   });
-  const waiting = new Map<number, { resolve: (m: FromPreparer) => void; reject: (e: Error) => void }>();
+  // The replies awaited, in the order their batches were sent (the thread answers in that order).
+  const waiting: { resolve: (m: FromPreparer) => void; reject: (e: Error) => void }[] = [];
   const fail = (error: Error) => {
-    for (const { reject } of waiting.values()) reject(error);
-    waiting.clear();
+    for (const { reject } of waiting.splice(0)) reject(error);
   };
-  thread.on('message', (message: FromPreparer) => {
-    waiting.get(message.batch)?.resolve(message);
-    waiting.delete(message.batch);
-  });
+  thread.on('message', (message: FromPreparer) => waiting.shift()?.resolve(message));
   thread.on('error', fail);
   thread.on('exit', (code) => fail(new Error(`the ingest's preparing thread stopped (exit code ${code})`)));
   const source = entries[Symbol.iterator]();
   try {
-    thread.postMessage({ type: 'scan', scan } satisfies ToPreparer);
     const inFlight: Promise<FromPreparer>[] = [];
-    let batches = 0;
     const send = (): void => {
       // The stored times go with each batch, not as one map of every id up front: a re-scan of 200,000 findings
       // copied that map to the thread and held it there, 90 MB more at the peak.
@@ -72,12 +68,11 @@ export async function* preparedInThread(
         times.push(firstObserved(id) ?? null);
       }
       if (batch.length === 0) return;
-      const number = (batches += 1);
-      const reply = new Promise<FromPreparer>((resolve, reject) => waiting.set(number, { resolve, reject }));
+      const reply = new Promise<FromPreparer>((resolve, reject) => waiting.push({ resolve, reject }));
       // A reply the writes no longer wait for (they failed first) must not fail the process when its thread does.
       reply.catch(() => undefined);
       inFlight.push(reply);
-      thread.postMessage({ type: 'batch', batch: number, texts: batch, firstObserved: times } satisfies ToPreparer);
+      thread.postMessage({ texts: batch, firstObserved: times } satisfies ToPreparer);
     };
     for (let i = 0; i < WINDOW; i += 1) send();
     for (let reply = inFlight.shift(); reply !== undefined; reply = inFlight.shift()) {

@@ -1,6 +1,6 @@
 // The entry of an ingest's preparing thread (src/ingest/prepare-thread.ts): turns batches of a scan's findings, as
 // JSON texts, into the records the writer stores, each with its document already made, and posts them back.
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { UserError } from '../domain/errors.js';
 import { preparedFinding, type VulnerabilityRecord } from '../domain/records.js';
 import { findingRecord } from './finding-record.js';
@@ -10,13 +10,8 @@ import { withLateTarget, type ScanFinding } from './scan.js';
 const port = parentPort;
 if (port === null) throw new Error('prepare-worker.ts runs as a worker thread');
 
-let scan: ScanSetup | null = null;
+const { context, target } = workerData as ScanSetup;
 port.on('message', (message: ToPreparer) => {
-  if (message.type === 'scan') {
-    scan = message.scan;
-    return;
-  }
-  const { context, target } = scan as ScanSetup;
   const records: VulnerabilityRecord[] = [];
   // The documents move to the writing thread without a copy.
   const transfer: ArrayBuffer[] = [];
@@ -29,8 +24,8 @@ port.on('message', (message: ToPreparer) => {
     }
   } catch (error) {
     if (!(error instanceof UserError)) throw error;
-    port.postMessage({ type: 'problem', batch: message.batch, message: error.message } satisfies FromPreparer);
+    port.postMessage({ type: 'problem', message: error.message } satisfies FromPreparer);
     return;
   }
-  port.postMessage({ type: 'prepared', batch: message.batch, records } satisfies FromPreparer, transfer);
+  port.postMessage({ type: 'prepared', records } satisfies FromPreparer, transfer);
 });

@@ -11,7 +11,6 @@
 /** The column types the tables use, by `format_type`, and the OIDs of their elements. */
 const ELEMENTS = {
   text: 25,
-  'character varying': 1043,
   bytea: 17,
   integer: 23,
   bigint: 20,
@@ -29,7 +28,6 @@ function normalised(type: ColumnType, value: unknown, column: string): string | 
   if (value === null || value === undefined) return null;
   switch (type) {
     case 'text':
-    case 'character varying':
       if (typeof value === 'string') return value;
       if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') return String(value);
       break;
