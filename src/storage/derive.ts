@@ -243,28 +243,12 @@ async function recomputeBatch(
     };
     if ((Object.keys(next) as (keyof Derived)[]).some((k) => next[k] !== a[k])) changed.push({ id: a.id, ...next });
   }
-  // One UPDATE … FROM (VALUES …) per batch instead of one statement per asset. VALUES columns are column1…columnN on
-  // both databases; the casts type PostgreSQL's untyped parameters.
   await updateRows(
     db,
     'assets',
     tenantId,
     ['id'],
-    changed.map((c) => [
-      c.id,
-      c.n_low,
-      c.n_medium,
-      c.n_high,
-      c.n_critical,
-      c.vulnerability_score,
-      c.is_vulnerable,
-      c.has_kev,
-      c.has_exploit,
-      c.is_exploitable,
-    ]),
-    sql`n_low = cast(v.column2 as integer), n_medium = cast(v.column3 as integer), n_high = cast(v.column4 as integer),
-      n_critical = cast(v.column5 as integer), vulnerability_score = cast(v.column6 as double precision),
-      is_vulnerable = cast(v.column7 as integer), has_kev = cast(v.column8 as integer),
-      has_exploit = cast(v.column9 as integer), is_exploitable = cast(v.column10 as integer)`,
+    DERIVED_COLUMNS,
+    changed.map((c) => [c.id, ...DERIVED_COLUMNS.map((k) => c[k])]),
   );
 }

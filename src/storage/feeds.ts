@@ -3,7 +3,7 @@
 // alias is among their CVEs are re-enriched, so loading the same file twice writes nothing and a newer catalog costs
 // what it changed. Everything happens in one transaction: the feeds, the findings of every tenant, their assets'
 // derived fields (hasKev, hasExploit) and the tenants' data versions.
-import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import {
   intelKeys,
   storedIntel,
@@ -17,11 +17,11 @@ import {
 import { refreshIntelFlags } from './derive.js';
 import { bumpDataVersion } from './tenants.js';
 import { addDerivations, assetsWithCitableFindings, deriveTenantRisks, NO_DERIVATION } from './risk-derive.js';
-import { feedIntel, intelOf } from './intel.js';
+import { feedIntelReader, intelOf, type FeedIntel } from './intel.js';
 import { appendTo, bulkTransaction } from './scope.js';
 import type { Database } from './tables.js';
 import type { Dialect } from './types.js';
-import { insertRows, updateRows } from './insert-rows.js';
+import { addUpdate, insertRows, updateRows, type UpdateGroups } from './insert-rows.js';
 
 const CHUNK = 500;
 /** Feed rows per statement: 3 parameters each stay far below both databases' parameter limits. */
@@ -182,6 +182,7 @@ async function reEnrichTenant(
   tx: Tx,
   tenantId: string,
   cves: string[],
+  readIntel: (keys: Iterable<string>) => Promise<FeedIntel>,
 ): Promise<{ updated: number; assets: Set<string> }> {
   // In primary-key order, so the updates and the assets' recomputation visit the tables' pages in order.
   const findings = (await findingsOf(tx, tenantId, cves)).sort((a, b) =>
@@ -206,38 +207,30 @@ async function reEnrichTenant(
       }
     }
     const keyed = batch.map((f) => ({ f, aliases: aliases.get(`${f.asset_id}${SEP}${f.vulnerability_id}`) ?? [] }));
-    const intel = await feedIntel(
-      tx,
-      keyed.flatMap(({ f, aliases: a }) => intelKeys(f.vulnerability_id, a)),
-    );
+    const intel = await readIntel(keyed.flatMap(({ f, aliases: a }) => intelKeys(f.vulnerability_id, a)));
     // Grouped by the flags that move: SQLite moves a row's entry in the index of every column a statement sets, even
     // to the value it has, and most rows change one flag (a first KEV load: 4.97 → 2.79 s of statements).
-    const changed = new Map<string, { set: RawBuilder<unknown>; rows: unknown[][] }>();
+    const changed: UpdateGroups = new Map();
     let count = 0;
     for (const { f, aliases: a } of keyed) {
       const own = f.own_intel === null ? null : ownOf(JSON.parse(f.own_intel) as Partial<Intel>);
       const next = intelOf(intel, own, f.vulnerability_id, a);
       const stored = storedIntel(next);
       if (stored === f.intel) continue;
-      const row: unknown[] = [f.asset_id, f.vulnerability_id, sql`cast(${stored} as text)`];
-      const set = ['intel = v.column3'];
-      for (const [column, value] of [
-        ['has_kev', next.hasKev ? 1 : 0],
-        ['has_exploit', next.hasExploit ? 1 : 0],
-      ] as const) {
-        if (value === f[column]) continue;
-        row.push(value);
-        set.push(`${column} = cast(v.column${row.length} as integer)`);
-      }
-      const shape = set.join(', ');
-      const group = changed.get(shape) ?? { set: sql.raw(shape), rows: [] };
-      group.rows.push(row);
-      changed.set(shape, group);
+      addUpdate(
+        changed,
+        [f.asset_id, f.vulnerability_id],
+        [['intel', stored]],
+        [
+          ['has_kev', next.hasKev ? 1 : 0, f.has_kev],
+          ['has_exploit', next.hasExploit ? 1 : 0, f.has_exploit],
+        ],
+      );
       count += 1;
       assets.add(f.asset_id);
     }
-    for (const { set, rows } of changed.values())
-      await updateRows(tx, 'vulnerabilities', tenantId, ['asset_id', 'vulnerability_id'], rows, set);
+    for (const { columns, rows } of changed.values())
+      await updateRows(tx, 'vulnerabilities', tenantId, ['asset_id', 'vulnerability_id'], columns, rows);
     updated += count;
   }
   if (assets.size > 0) await refreshIntelFlags(tx, tenantId, assets);
@@ -281,10 +274,11 @@ export function feedStore(db: Kysely<Database>, dialect: Dialect) {
         let findingsUpdated = 0;
         let risks = NO_DERIVATION;
         const tenants = await tx.selectFrom('tenants').select('tenant_id').orderBy('tenant_id').execute();
+        const readIntel = feedIntelReader(tx);
         for (const { tenant_id } of tenants) {
           const enriched =
             touched.size > 0
-              ? await reEnrichTenant(tx, tenant_id, [...touched].sort())
+              ? await reEnrichTenant(tx, tenant_id, [...touched].sort(), readIntel)
               : { updated: 0, assets: new Set<string>() };
           findingsUpdated += enriched.updated;
           // EPSS weighs in the likelihood of the findings a risk cites: a changed EPSS file re-derives every asset

@@ -41,6 +41,25 @@ export async function feedIntel(db: Kysely<Database>, keys: Iterable<string>): P
   return { kev, exploits };
 }
 
+/**
+ * A reader of feed intel that keeps what it read, for one feed load: the feeds no longer change once stored, and the
+ * same CVEs come back in batch after batch of findings (a first Exploit-DB load over 1,000,000 findings read the
+ * entries of the same few hundred CVEs 313 times: 0.7 s of statements and as long again parsing them).
+ */
+export function feedIntelReader(db: Kysely<Database>): (keys: Iterable<string>) => Promise<FeedIntel> {
+  const known: FeedIntel = { kev: new Map(), exploits: new Map() };
+  const looked = new Set<string>();
+  return async (keys) => {
+    const missing = [...new Set(keys)].filter((k) => !looked.has(k));
+    if (missing.length === 0) return known;
+    const read = await feedIntel(db, missing);
+    for (const k of missing) looked.add(k);
+    for (const [k, entry] of read.kev) known.kev.set(k, entry);
+    for (const [k, list] of read.exploits) known.exploits.set(k, list);
+    return known;
+  };
+}
+
 /** True when a feed that adds to findings (KEV, Exploit-DB) has been loaded: else writes skip the lookups. */
 export async function hasFindingFeeds(db: Kysely<Database>): Promise<boolean> {
   const row = await db.selectFrom('feeds').select('feed').where('feed', 'in', ['kev', 'exploitdb']).executeTakeFirst();

@@ -16,7 +16,7 @@ import {
 } from '../domain/risk-engine.js';
 import { deriveRisks } from '../domain/risk-rules.js';
 import { appendTo, chunks, forAssetBatches, fromTenant } from './scope.js';
-import { upsertRows } from './insert-rows.js';
+import { addUpdate, updateRows, upsertRows, type UpdateGroups } from './insert-rows.js';
 import { documentOf } from './finding-documents.js';
 import { scoreScannedAssets } from './risk-lifecycle.js';
 import { tenantOrganization } from './tenants.js';
@@ -392,6 +392,17 @@ async function epssOf(
   return out;
 }
 
+/** A derived risk as stored: what a new derivation keeps, the columns it may move, and the document it compares. */
+interface StoredRisk {
+  discovered_at: string;
+  lifecycle_state: string;
+  integration_id: string | null;
+  severity_level: string;
+  resource_type: string | null;
+  score: number;
+  doc: Buffer;
+}
+
 /** Makes the stored derived risks of these assets equal to `derived`, keeping discoveredAt and lifecycle states. */
 async function writeRisks(
   db: Db,
@@ -401,10 +412,19 @@ async function writeRisks(
   at: string,
 ): Promise<Omit<RiskDerivation, 'assets'>> {
   const q = db as Kysely<Database>;
-  const existing = new Map<string, { discovered_at: string; lifecycle_state: string; doc: Buffer }>();
+  const existing = new Map<string, StoredRisk>();
   for (const ids of chunks(assetIds)) {
     const rows = await fromTenant(q, 'risks', tenantId)
-      .select(['id', 'discovered_at', 'lifecycle_state', 'doc'])
+      .select([
+        'id',
+        'discovered_at',
+        'lifecycle_state',
+        'integration_id',
+        'severity_level',
+        'resource_type',
+        'score',
+        'doc',
+      ])
       .where('risks.derived', '=', 1)
       .where('risks.primary_asset_id', 'in', ids)
       .execute();
@@ -419,33 +439,51 @@ async function writeRisks(
       .execute();
     for (const r of rows) remembered.set(r.risk_id, r.lifecycle_state);
   }
-  const rows = [];
-  let added = 0;
+  const inserted = [];
+  // A stored risk keeps its id, type, asset, date and state: only the columns that moved are written, grouped by which
+  // moved, so that neither database rewrites the entries of indexes whose columns kept their values (§58).
+  const updated: UpdateGroups = new Map();
+  let changed = 0;
   for (const risk of derived) {
     const before = existing.get(risk.id);
     const state = (before?.lifecycle_state ?? remembered.get(risk.id) ?? 'OPEN') as LifecycleState;
     const doc = Buffer.from(JSON.stringify(riskRecord(risk, before?.discovered_at ?? at, state)));
-    if (before && Buffer.from(before.doc).equals(doc)) continue;
-    if (!before) added += 1;
-    rows.push({
-      tenant_id: tenantId,
-      id: risk.id,
-      risk_type_id: risk.riskTypeId,
-      integration_id: risk.integrationId,
-      primary_asset_id: risk.primaryAssetId,
-      severity_level: risk.severityLevel,
-      lifecycle_state: state,
-      resource_type: risk.meta?.resourceType ?? null,
-      discovered_at: before?.discovered_at ?? at,
-      score: risk.score,
-      doc,
-      derived: 1,
-    });
+    if (before === undefined) {
+      inserted.push({
+        tenant_id: tenantId,
+        id: risk.id,
+        risk_type_id: risk.riskTypeId,
+        integration_id: risk.integrationId,
+        primary_asset_id: risk.primaryAssetId,
+        severity_level: risk.severityLevel,
+        lifecycle_state: state,
+        resource_type: risk.meta?.resourceType ?? null,
+        discovered_at: at,
+        score: risk.score,
+        doc,
+        derived: 1,
+      });
+      continue;
+    }
+    if (Buffer.from(before.doc).equals(doc)) continue;
+    changed += 1;
+    addUpdate(
+      updated,
+      [risk.id],
+      [['doc', doc]],
+      [
+        ['integration_id', risk.integrationId, before.integration_id],
+        ['severity_level', risk.severityLevel, before.severity_level],
+        ['resource_type', risk.meta?.resourceType ?? null, before.resource_type],
+        ['score', risk.score, before.score],
+      ],
+    );
   }
-  await upsertRows(db, 'risks', ['tenant_id', 'id'], rows, 200);
+  await upsertRows(db, 'risks', ['tenant_id', 'id'], inserted, 200);
+  for (const { columns, rows } of updated.values()) await updateRows(db, 'risks', tenantId, ['id'], columns, rows);
   const keep = new Set(derived.map((r) => r.id));
   const gone = [...existing.keys()].filter((id) => !keep.has(id));
   for (const ids of chunks(gone))
     await db.deleteFrom('risks').where('tenant_id', '=', tenantId).where('id', 'in', ids).execute();
-  return { risks: derived.length, added, updated: rows.length - added, removed: gone.length };
+  return { risks: derived.length, added: inserted.length, updated: changed, removed: gone.length };
 }

@@ -4,7 +4,7 @@
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../../src/storage/connect.js';
-import { insertRows } from '../../src/storage/insert-rows.js';
+import { insertRows, updateRows } from '../../src/storage/insert-rows.js';
 import type { Database } from '../../src/storage/tables.js';
 import { openTestStorage, TEST_DIALECTS, type TestStorage } from '../helpers.js';
 
@@ -113,6 +113,74 @@ describe.each(TEST_DIALECTS)('insertRows (%s)', (dialect) => {
     expect(stored.map((r) => [r.cve_id, single(Number(r.epss)), single(Number(r.percentile))])).toEqual([
       ['CVE-2026-1', single(0.00123), single(0.5)],
       ['CVE-2026-2', single(0.5), single(0.99999)],
+    ]);
+  });
+
+  it('updates the named columns of the given keys of one tenant, and nothing else', async () => {
+    const risk = (tenant: string, id: string) => ({
+      tenant_id: tenant,
+      id,
+      risk_type_id: 'type',
+      integration_id: 'integration',
+      primary_asset_id: `asset-${id}`,
+      severity_level: 'LOW',
+      lifecycle_state: 'OPEN',
+      resource_type: 'AWS::EC2::Instance',
+      discovered_at: '2026-01-01T00:00:00Z',
+      score: 1.5,
+      doc: Buffer.from('{}'),
+      derived: 1,
+    });
+    const rows = ['tenant-a', 'tenant-b'].flatMap((t) => ['r1', 'r2', 'r3'].map((id) => risk(t, id)));
+    await raw.insertInto('risks').values(rows).execute();
+    // Bytes, an awkward text, a null and a float; r3 is not named, and tenant-b has the same ids.
+    const doc = Buffer.from([0, 255, 92, 34, 123]);
+    await raw.transaction().execute((tx) =>
+      updateRows(
+        tx,
+        'risks',
+        'tenant-a',
+        ['id'],
+        ['doc', 'resource_type', 'score'],
+        [
+          ['r1', doc, AWKWARD[2], 9.25],
+          ['r2', Buffer.alloc(0), null, 0.1],
+        ],
+        1,
+      ),
+    );
+    const stored = await raw
+      .selectFrom('risks')
+      .select(['tenant_id', 'id', 'doc', 'resource_type', 'score', 'severity_level', 'primary_asset_id'])
+      .orderBy('tenant_id')
+      .orderBy('id')
+      .execute();
+    const unchanged = (t: string, id: string) => [
+      t,
+      id,
+      Buffer.from('{}'),
+      'AWS::EC2::Instance',
+      1.5,
+      'LOW',
+      `asset-${id}`,
+    ];
+    expect(
+      stored.map((r) => [
+        r.tenant_id,
+        r.id,
+        Buffer.from(r.doc),
+        r.resource_type,
+        Number(r.score),
+        r.severity_level,
+        r.primary_asset_id,
+      ]),
+    ).toEqual([
+      ['tenant-a', 'r1', doc, AWKWARD[2], 9.25, 'LOW', 'asset-r1'],
+      ['tenant-a', 'r2', Buffer.alloc(0), null, 0.1, 'LOW', 'asset-r2'],
+      unchanged('tenant-a', 'r3'),
+      unchanged('tenant-b', 'r1'),
+      unchanged('tenant-b', 'r2'),
+      unchanged('tenant-b', 'r3'),
     ]);
   });
 

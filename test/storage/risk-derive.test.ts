@@ -239,8 +239,31 @@ describe.each(TEST_DIALECTS)('risk derivation on %s', (dialect) => {
     expect((await risks()).filter((r) => r.primary_asset_id === EXPOSED && r.derived === 1)).toEqual([]);
   });
 
+  /** Each derived risk's columns as its document says them: the filters and sorts read the columns. */
+  const columnsAndDocuments = async () =>
+    (
+      await raw.db
+        .selectFrom('risks')
+        .select(['id', 'score', 'severity_level', 'integration_id', 'resource_type', 'lifecycle_state', 'doc'])
+        .where('tenant_id', '=', TENANT_A)
+        .where('derived', '=', 1)
+        .orderBy('id')
+        .execute()
+    ).map((r) => {
+      const doc = JSON.parse(Buffer.from(r.doc).toString('utf8')) as Record<string, unknown> & {
+        meta: { resourceType: string | null };
+      };
+      return {
+        columns: [Number(r.score), r.severity_level, r.integration_id, r.resource_type, r.lifecycle_state],
+        doc: [doc.score, doc.severityLevel, doc.integrationId, doc.meta.resourceType, doc.lifecycleState],
+      };
+    });
+
   it('EPSS scores from the feed raise likelihood; a changed EPSS file re-derives in the same transaction', async () => {
     await t.storage.deriveRisks(TENANT_A, '2024-05-01T00:00:00.000Z');
+    const scoreOfAdmin = async () =>
+      (JSON.parse((await risks()).find((r) => r.primary_asset_id === ADMIN)!.doc) as { score: number }).score;
+    const before = await scoreOfAdmin();
     const load = await t.storage.loadFeeds(
       [
         {
@@ -262,6 +285,11 @@ describe.each(TEST_DIALECTS)('risk derivation on %s', (dialect) => {
       meta: { epss: 0.5, percentile: 0.97 },
     });
     expect(doc.likelihood).toBe(4.5);
+    // The update wrote the columns that moved with the document.
+    expect(await scoreOfAdmin()).toBeGreaterThan(before);
+    const stored = await columnsAndDocuments();
+    expect(stored.length).toBeGreaterThan(0);
+    for (const { columns, doc: fields } of stored) expect(columns).toEqual(fields);
   });
 
   it('a scanned asset’s riskScore is its highest OPEN risk score; an imported asset keeps its own', async () => {

@@ -17,6 +17,7 @@ import { migration as findingDocuments } from './0010_finding_documents.js';
 import { migration as findingIds } from './0011_finding_ids.js';
 import { migration as deferrableKeys } from './0012_deferrable_keys.js';
 import { migration as assetsFillfactor } from './0013_assets_fillfactor.js';
+import { migration as risksSingleAssetIndex } from './0014_risks_single_asset_index.js';
 
 const ordered: Record<string, FrozenMigration> = {
   '0001_initial': initial,
@@ -32,6 +33,7 @@ const ordered: Record<string, FrozenMigration> = {
   '0011_finding_ids': findingIds,
   '0012_deferrable_keys': deferrableKeys,
   '0013_assets_fillfactor': assetsFillfactor,
+  '0014_risks_single_asset_index': risksSingleAssetIndex,
 };
 
 export const migrations = (dialect: Dialect): MigrationProvider => ({
