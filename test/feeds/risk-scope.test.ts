@@ -8,7 +8,8 @@ import { isCitable } from '../../src/domain/risk-engine.js';
 import { loadFeedFiles } from '../../src/feeds/load.js';
 import { generateRecords } from '../../src/generate/generator.js';
 import { connect } from '../../src/storage/connect.js';
-import { assetsWithCitableFindings, reachOf } from '../../src/storage/risk-derive.js';
+import { reachOf } from '../../src/storage/risk-compute.js';
+import { assetsWithCitableFindings } from '../../src/storage/risk-derive.js';
 import { importRecords, openTestStorage, TEST_DIALECTS, type TestStorage } from '../helpers.js';
 import { kevCatalog } from './kev-catalog.js';
 

@@ -3,6 +3,8 @@
 // riskScore of scanned assets; and that one tenant's derivation never touches another's rows (docs/RISKS.md).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { derivedRiskId } from '../../src/domain/risk-engine.js';
+import { deriveTenantRisks } from '../../src/storage/risk-derive.js';
+import { inlineComputer, threadComputer } from '../../src/storage/risk-thread.js';
 import {
   importRecords,
   openTestStorage,
@@ -290,6 +292,30 @@ describe.each(TEST_DIALECTS)('risk derivation on %s', (dialect) => {
     const stored = await columnsAndDocuments();
     expect(stored.length).toBeGreaterThan(0);
     for (const { columns, doc: fields } of stored) expect(columns).toEqual(fields);
+  });
+
+  it('the rules on a thread of their own write what they write inline, byte for byte', async () => {
+    const at = '2024-05-01T00:00:00.000Z';
+    // A dismissed risk that left: both ways must give it back its state when it is derived again.
+    await t.storage.deriveRisks(TENANT_A, at);
+    const dismissed = derivedRiskId(TENANT_A, KEV_RISK, EXPOSED);
+    expect(await t.storage.setRiskLifecycle(TENANT_A, dismissed, 'DISMISSED_ACCEPTED', at)).toBe(true);
+    const derive = async (computer: Parameters<typeof deriveTenantRisks>[4]) => {
+      await raw.withTenant(TENANT_A, (db) =>
+        db.deleteFrom('risks').where('tenant_id', '=', TENANT_A).where('derived', '=', 1).execute(),
+      );
+      const counts = await raw.withTenant(TENANT_A, (db) => deriveTenantRisks(db, TENANT_A, 'all', at, computer));
+      return { counts, stored: await risks() };
+    };
+    const inline = await derive(inlineComputer);
+    expect(inline.counts.added).toBeGreaterThan(1);
+    expect(inline.stored.find((r) => r.id === dismissed)?.lifecycle_state).toBe('DISMISSED_ACCEPTED');
+    const thread = threadComputer();
+    try {
+      expect(await derive(thread)).toEqual(inline);
+    } finally {
+      await thread.close();
+    }
   });
 
   it('a scanned asset’s riskScore is its highest OPEN risk score; an imported asset keeps its own', async () => {
