@@ -23,8 +23,9 @@ export const isColumnType = (type: string): type is ColumnType => Object.hasOwn(
 
 const FIXED = { integer: 4, bigint: 8, 'double precision': 8 } as const;
 
-/** A value as the column holds it: a string or Buffer for text and bytea, a number or bigint; null for SQL NULL. */
-function normalised(type: ColumnType, value: unknown, column: string): string | Buffer | number | bigint | null {
+/** A value as the column holds it: a string or bytes (any Uint8Array, a Buffer or one from another thread) for text and
+ * bytea, a number or bigint; null for SQL NULL. */
+function normalised(type: ColumnType, value: unknown, column: string): string | Uint8Array | number | bigint | null {
   if (value === null || value === undefined) return null;
   switch (type) {
     case 'text':
@@ -32,7 +33,7 @@ function normalised(type: ColumnType, value: unknown, column: string): string | 
       if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') return String(value);
       break;
     case 'bytea':
-      if (Buffer.isBuffer(value) || typeof value === 'string') return value;
+      if (value instanceof Uint8Array || typeof value === 'string') return value;
       break;
     case 'integer': {
       const n = typeof value === 'boolean' ? Number(value) : value;
@@ -56,7 +57,7 @@ export function binaryArray(type: ColumnType, values: readonly unknown[], column
   const fixed = type in FIXED ? FIXED[type as keyof typeof FIXED] : undefined;
   // Strings are measured, then written in place: no Buffer per element.
   const lengths = items.map((item) =>
-    item === null ? -1 : (fixed ?? (typeof item === 'string' ? Buffer.byteLength(item) : (item as Buffer).length)),
+    item === null ? -1 : (fixed ?? (typeof item === 'string' ? Buffer.byteLength(item) : (item as Uint8Array).length)),
   );
   let size = 20;
   let nulls = 0;
@@ -74,8 +75,10 @@ export function binaryArray(type: ColumnType, values: readonly unknown[], column
     at = out.writeInt32BE(lengths[i] as number, at);
     if (item === null) return;
     if (typeof item === 'string') at += out.write(item, at, 'utf8');
-    else if (Buffer.isBuffer(item)) at += item.copy(out, at);
-    else if (typeof item === 'bigint') at = out.writeBigInt64BE(item, at);
+    else if (item instanceof Uint8Array) {
+      out.set(item, at);
+      at += item.length;
+    } else if (typeof item === 'bigint') at = out.writeBigInt64BE(item, at);
     else if (type === 'integer') at = out.writeInt32BE(item, at);
     else at = out.writeDoubleBE(item, at);
   });

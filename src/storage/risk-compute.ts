@@ -14,6 +14,7 @@ import {
 } from '../domain/risk-engine.js';
 import { deriveRisks } from '../domain/risk-rules.js';
 import { addUpdate, type UpdateGroups } from './insert-rows.js';
+import { appendTo } from './scope.js';
 import type { RiskTable } from './tables.js';
 
 /** The asset columns the rules read. */
@@ -82,7 +83,7 @@ export type RiskRow = Omit<RiskTable, 'doc' | 'derived'> & { doc: Uint8Array; de
 export interface RiskWrites {
   inserted: RiskRow[];
   /** Stored risks whose document changed, grouped by the columns that moved (src/storage/insert-rows.ts). */
-  updates: [shape: string, group: { columns: string[]; rows: unknown[][] }][];
+  updates: { columns: string[]; rows: unknown[][] }[];
   /** Stored risks the rules no longer make. */
   gone: string[];
   /** Derived risks of the batch after the run. */
@@ -98,7 +99,8 @@ const SECRET_LEVELS = [
 
 const utf8 = new TextDecoder();
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
-const parsed = (bytes: Uint8Array): Record<string, unknown> =>
+/** A stored JSON document's bytes (a Buffer, or the Uint8Array it becomes across threads), parsed. */
+export const parsed = (bytes: Uint8Array): Record<string, unknown> =>
   JSON.parse(utf8.decode(bytes)) as Record<string, unknown>;
 
 function secretsOf(doc: Record<string, unknown>): SubjectSecret[] {
@@ -160,16 +162,6 @@ export const reachOf = (a: {
   hasOverlyPermissivePrivileges: a.has_overly_permissive_privileges === 1,
 });
 
-function grouped<V>(entries: Iterable<[string, V]>): Map<string, V[]> {
-  const out = new Map<string, V[]>();
-  for (const [key, value] of entries) {
-    const list = out.get(key);
-    if (list) list.push(value);
-    else out.set(key, [value]);
-  }
-  return out;
-}
-
 /** Runs the rules over a batch of assets and compares what they make with the stored risks. */
 export function computeRisks(batch: RiskBatch): RiskWrites {
   const { tenantId, at } = batch;
@@ -177,15 +169,13 @@ export function computeRisks(batch: RiskBatch): RiskWrites {
   const reach = new Map(batch.assets.map((a) => [a.id, reachOf(a)]));
   const epss = new Map(batch.epss);
   const secrets = new Map(batch.secrets.map(([id, doc]) => [id, secretsOf(parsed(doc))]));
-  const findings = grouped(
-    batch.findings
-      .map((row): [string, SubjectFinding] => [
-        row.asset_id,
-        findingOf(row, epss.get(`${row.asset_id}\u0000${row.vulnerability_id}`) ?? null),
-      ])
-      .filter(([assetId, finding]) => isCitable(finding, reach.get(assetId)!)),
-  );
-  const checks = grouped(batch.checks.map(([id, doc]): [string, FailedCheck] => [id, JSON.parse(doc) as FailedCheck]));
+  const findings = new Map<string, SubjectFinding[]>();
+  for (const row of batch.findings) {
+    const finding = findingOf(row, epss.get(`${row.asset_id}\u0000${row.vulnerability_id}`) ?? null);
+    if (isCitable(finding, reach.get(row.asset_id)!)) appendTo(findings, row.asset_id, finding);
+  }
+  const checks = new Map<string, FailedCheck[]>();
+  for (const [id, doc] of batch.checks) appendTo(checks, id, JSON.parse(doc) as FailedCheck);
   const derived = batch.assets.flatMap((a) => {
     const subject: RiskSubject = {
       tenantId,
@@ -248,7 +238,7 @@ export function computeRisks(batch: RiskBatch): RiskWrites {
   const keep = new Set(derived.map((r) => r.id));
   return {
     inserted,
-    updates: [...updates],
+    updates: [...updates.values()],
     gone: [...existing.keys()].filter((id) => !keep.has(id)),
     risks: derived.length,
   };

@@ -8,7 +8,14 @@ import { citesExploitable, type SubjectFinding } from '../domain/risk-engine.js'
 import { appendTo, chunks, forAssetBatches, fromTenant } from './scope.js';
 import { updateRows, upsertRows } from './insert-rows.js';
 import { documentOf } from './finding-documents.js';
-import { reachOf, type CitableRow, type RiskAssetRow, type RiskBatch, type RiskWrites } from './risk-compute.js';
+import {
+  parsed,
+  reachOf,
+  type CitableRow,
+  type RiskAssetRow,
+  type RiskBatch,
+  type RiskWrites,
+} from './risk-compute.js';
 import { inlineComputer, threadComputer, type RiskComputer } from './risk-thread.js';
 import { scoreScannedAssets } from './risk-lifecycle.js';
 import { tenantOrganization } from './tenants.js';
@@ -144,7 +151,7 @@ export async function deriveTenantRisks(
       scope,
       BATCH,
       async (assets) => {
-        const batch = await readBatch(db, tenantId, { tenantId, organizationId, at, production, assets });
+        const batch = await readBatch(db, { tenantId, organizationId, at, production, assets });
         const next = rules.compute(batch).then((writes): [RiskWrites, RiskAssetRow[]] => [writes, assets]);
         next.catch(() => undefined); // awaited below, after the batch before it is written
         await written();
@@ -182,10 +189,9 @@ export async function deriveTenantRisks(
 /** Reads what the rules look at for a batch of assets. */
 async function readBatch(
   db: Db,
-  tenantId: string,
   batch: Pick<RiskBatch, 'tenantId' | 'organizationId' | 'at' | 'production' | 'assets'>,
 ): Promise<RiskBatch> {
-  const { assets } = batch;
+  const { tenantId, assets } = batch;
   const assetIds = assets.map((a) => a.id);
   const q = db as Kysely<Database>;
 
@@ -266,12 +272,10 @@ async function readBatch(
       .where('risks.derived', '=', 1)
       .where('risks.primary_asset_id', 'in', ids)
       .execute();
-    for (const { id, ...risk } of rows) existing.push([id, { ...risk, score: Number(risk.score) }]);
+    for (const { id, ...risk } of rows) existing.push([id, risk]);
   }
   return { ...batch, secrets, findings, epss, checks, existing };
 }
-
-const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
 /** Writes what the rules made of a batch, then the scanned assets' riskScore from their risks. */
 async function writeBatch(
@@ -290,19 +294,16 @@ async function writeBatch(
       .execute();
     for (const r of rows) remembered.set(r.risk_id, r.lifecycle_state);
   }
+  // Both databases' writers take the documents' bytes as the thread returns them (Uint8Arrays).
   const inserted = writes.inserted.map((row) => {
     const state = remembered.get(row.id);
-    if (state === undefined) return { ...row, doc: asBuffer(row.doc) };
-    const doc = JSON.parse(asBuffer(row.doc).toString('utf8')) as Record<string, unknown>;
+    if (state === undefined) return row;
+    const doc = parsed(row.doc);
     doc.lifecycleState = state;
     return { ...row, lifecycle_state: state, doc: Buffer.from(JSON.stringify(doc)) };
   });
   await upsertRows(db, 'risks', ['tenant_id', 'id'], inserted, 200);
-  for (const [, { columns, rows }] of writes.updates) {
-    const at = columns.indexOf('doc') + 1; // after the key
-    const bytes = rows.map((row) => row.map((value, i) => (i === at ? asBuffer(value as Uint8Array) : value)));
-    await updateRows(db, 'risks', tenantId, ['id'], columns, bytes);
-  }
+  for (const { columns, rows } of writes.updates) await updateRows(db, 'risks', tenantId, ['id'], columns, rows);
   for (const ids of chunks(writes.gone))
     await db.deleteFrom('risks').where('tenant_id', '=', tenantId).where('id', 'in', ids).execute();
   await scoreScannedAssets(
@@ -310,7 +311,7 @@ async function writeBatch(
     tenantId,
     assets.filter((a) => a.scanned === 1),
   );
-  const updated = writes.updates.reduce((sum, [, group]) => sum + group.rows.length, 0);
+  const updated = writes.updates.reduce((sum, group) => sum + group.rows.length, 0);
   return {
     assets: assets.length,
     risks: writes.risks,

@@ -1,7 +1,7 @@
 // Row types of the database. Rows are not API types: each resource has one mapper between the two.
 // Booleans are stored as 0/1 integers and timestamps as `yyyy-MM-ddTHH:mm:ss.SSSZ` text on both dialects, so every
 // comparison and sort means the same thing on SQLite and PostgreSQL.
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 export interface TenantTable {
   tenant_id: string;
@@ -219,7 +219,8 @@ export interface RiskTable {
   resource_type: string | null;
   discovered_at: string;
   score: number;
-  doc: Buffer;
+  /** Read as a Buffer; written from any bytes, such as the Uint8Array a document becomes across threads. */
+  doc: ColumnType<Buffer, Uint8Array, Uint8Array>;
   /** 1 when the risk rules derived it (docs/RISKS.md): each derivation replaces these, never an imported risk. */
   derived: Generated<number>;
 }

@@ -38,11 +38,15 @@ describe.each(TEST_DIALECTS)('insertRows (%s)', (dialect) => {
     const stored = await raw.selectFrom('feed_kev').select(['cve_id', 'entry']).orderBy('cve_id').execute();
     expect(stored.map((r) => [r.cve_id, r.entry])).toEqual(rows);
 
-    // Bytes with zeros and every other byte value, and an empty document.
+    // Bytes with zeros and every other byte value, an empty document, and a plain Uint8Array viewing part of a larger
+    // buffer (a document back from a worker thread): only its own bytes are stored.
+    const view = new Uint8Array(new ArrayBuffer(12), 4, 5);
+    view.set([9, 0, 34, 92, 255]);
     const bytes = [
       Buffer.from([0, 1, 0, 255, 92, 34, 123, 125]),
       Buffer.from(Array.from({ length: 256 }, (_, i) => i)),
       Buffer.alloc(0),
+      view,
     ];
     const documents = bytes.map((doc, i) => ['tenant', `asset-${i}`, doc, AWKWARD[i] ?? '', '']);
     await raw
@@ -62,7 +66,7 @@ describe.each(TEST_DIALECTS)('insertRows (%s)', (dialect) => {
       .orderBy('asset_id')
       .execute();
     expect(docs.map((d) => [d.asset_id, Buffer.from(d.doc), d.raw_data])).toEqual(
-      documents.map((d) => [d[1], d[2], d[3]]),
+      documents.map((d) => [d[1], Buffer.from(d[2] as Uint8Array), d[3]]),
     );
 
     const feeds = [
