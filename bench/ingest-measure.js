@@ -1,9 +1,9 @@
 // The measuring half of bench/ingest.ts, in a process of its own as `secinv ingest` runs: plain Node on the built
 // modules, with none of the report's generation in its memory. Prints one line; exits 1 if the ingest found problems.
-// Usage (from bench/ingest.ts): node bench/ingest-measure.js DATABASE_URL REPORT FINDINGS
+// Usage (from bench/ingest.ts): node bench/ingest-measure.js DATABASE_URL REPORT FINDINGS [LABEL]
 import { createReadStream, statSync } from 'node:fs';
 
-const [dbUrl, report, findingsText] = process.argv.slice(2);
+const [dbUrl, report, findingsText, label = ''] = process.argv.slice(2);
 const built = (path) => import(new URL(`../dist/${path}`, import.meta.url).href);
 const { boundIngestHeap } = await built('cli/memory.js');
 const { ingestFiles } = await built('ingest/ingest.js');
@@ -38,7 +38,7 @@ try {
     const findings = Number(findingsText);
     const mb = statSync(report).size / 1e6;
     process.stdout.write(
-      `ingest ${storage.dialect}: ${findings.toLocaleString('en-US')} findings (${mb.toFixed(0)} MB) in ${seconds.toFixed(1)} s = ${Math.round(findings / seconds).toLocaleString('en-US')} findings/s (CPU ${cpuSeconds.toFixed(1)} s), peak RSS ${Math.round(peak / 1e6)} MB\n`,
+      `ingest ${storage.dialect}${label === '' ? '' : ` ${label}`}: ${findings.toLocaleString('en-US')} findings (${mb.toFixed(0)} MB) in ${seconds.toFixed(1)} s = ${Math.round(findings / seconds).toLocaleString('en-US')} findings/s (CPU ${cpuSeconds.toFixed(1)} s), peak RSS ${Math.round(peak / 1e6)} MB\n`,
     );
   }
 } finally {

@@ -149,7 +149,13 @@ export interface Findings {
   merge(row: ScanFinding): void;
   has(vulnerabilityId: string): boolean;
   keys(): IterableIterator<string>;
-  /** The findings in the order their ids first appeared, each with the late target applied first. */
+  /**
+   * The findings in the order of their vulnerability ids, each with the late target applied first. Written in that
+   * order, a scan's findings reach each index of the findings (every one ends with the asset and vulnerability ids) as
+   * a run of neighbouring keys: a 200,000-finding report in the order of its rows made each index insert a B-tree
+   * descent to a page of its own, and took 18–19 s instead of 10 into a database that had its indexes
+   * (docs/DESIGN.md §60).
+   */
   values(): IterableIterator<ScanFinding>;
   /**
    * Findings on disk, each as its vulnerability id and the JSON text of its ScanFinding, in the order of `values()`,
@@ -170,6 +176,20 @@ export const FINDINGS_IN_MEMORY = 10_000;
  * alive, and the ids of a 200,000-finding report, cut from the parser's chunks, kept 131 MB of them.
  */
 const detached = (text: string): string => Buffer.from(text, 'utf8').toString('utf8');
+
+/**
+ * The order of SQLite's binary collation (UTF-8 bytes, which is code point order), in which the scratch file lists what
+ * it holds. `<` compares UTF-16 units, which disagree past U+FFFF.
+ */
+export function byteOrder(a: string, b: string): number {
+  for (let i = 0; i < a.length && i < b.length; i += 1) {
+    const x = a.codePointAt(i) ?? 0;
+    const y = b.codePointAt(i) ?? 0;
+    if (x !== y) return x < y ? -1 : 1;
+    if (x > 0xffff) i += 1;
+  }
+  return a.length - b.length;
+}
 
 export function findingSet(inMemory = FINDINGS_IN_MEMORY): Findings {
   const memory = new Map<string, ScanFinding>();
@@ -216,7 +236,7 @@ export function findingSet(inMemory = FINDINGS_IN_MEMORY): Findings {
         if (!ids.has(id)) ids.set(detached(id), 0);
         if (memory.size > inMemory) {
           const scratch = openScratch();
-          for (const [key, finding] of memory) ids.set(key, scratch.add(JSON.stringify(finding)));
+          for (const [key, finding] of memory) ids.set(key, scratch.add(JSON.stringify(finding), key));
           memory.clear();
           disk = scratch;
         }
@@ -225,7 +245,8 @@ export function findingSet(inMemory = FINDINGS_IN_MEMORY): Findings {
       const at = ids.get(id);
       const stored = at === undefined ? undefined : disk.get(at);
       if (at === undefined || stored === undefined) {
-        ids.set(detached(id), disk.add(JSON.stringify(first(row))));
+        const key = detached(id);
+        ids.set(key, disk.add(JSON.stringify(first(row)), key));
         return;
       }
       const finding = JSON.parse(stored) as ScanFinding;
@@ -238,18 +259,16 @@ export function findingSet(inMemory = FINDINGS_IN_MEMORY): Findings {
       if (disk === null) {
         if (!targetDone) for (const finding of memory.values()) withLateTarget(finding, target);
         targetDone = true;
-        yield* memory.values();
-      } else for (const json of disk.values()) yield withLateTarget(JSON.parse(json) as ScanFinding, target);
+        yield* [...memory.values()].sort((a, b) => byteOrder(a.vulnerabilityId, b.vulnerabilityId));
+      } else for (const [, json] of disk.byKey()) yield withLateTarget(JSON.parse(json) as ScanFinding, target);
     },
     spilled() {
       const scratch = disk;
       if (scratch === null) return null;
       // Started when first read: the scratch's statement stays open while its rows are read, and a caller that asks
-      // only whether the findings are on disk must not hold it. The ids are in the scratch's row order: each id was
-      // added when first seen, and so was its finding (moved to disk in that order, then one row per new id).
+      // only whether the findings are on disk must not hold it. Each row's key is its finding's id.
       const entries = function* (): Generator<[string, string]> {
-        const order = ids.keys();
-        for (const text of scratch.values()) yield [order.next().value as string, text];
+        yield* scratch.byKey();
       };
       return { entries: entries(), target };
     },

@@ -79,6 +79,23 @@ describe('a scan’s findings', () => {
     spilled.close();
   });
 
+  it('are read in the order of their ids, as SQLite orders text, whether held in memory or on disk', () => {
+    // First seen out of order; U+FFFF sorts before an astral character as UTF-8 bytes, after it as UTF-16 units.
+    const ids = ['GHSA-b', 'CVE-9', 'CVE-10', 'CVE-\u{1F600}', 'CVE-\uFFFF', 'CVE-1', 'GHSA-a'];
+    const expected = ['CVE-1', 'CVE-10', 'CVE-9', 'CVE-\uFFFF', 'CVE-\u{1F600}', 'GHSA-a', 'GHSA-b'];
+    for (const inMemory of [100, 2]) {
+      const findings = findingSet(inMemory);
+      for (const id of ids) findings.merge(row(id));
+      findings.merge(row('CVE-9', { packages: [pkg('b')] }));
+      expect([...findings.values()].map((f) => f.vulnerabilityId)).toEqual(expected);
+      expect([...findings.values()].find((f) => f.vulnerabilityId === 'CVE-9')?.packages).toHaveLength(2);
+      const spilled = findings.spilled();
+      expect(spilled === null).toBe(inMemory === 100);
+      if (spilled !== null) expect([...spilled.entries].map(([id]) => id)).toEqual(expected);
+      findings.close();
+    }
+  });
+
   it('take the late target once per read, however often they are read, and hand it over with the texts on disk', () => {
     for (const inMemory of [100, 2]) {
       const findings = findingSet(inMemory);

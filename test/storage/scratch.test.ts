@@ -4,40 +4,65 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { openScratch } from '../../src/storage/scratch.js';
 
-type Op = { add: string } | { set: [number, string] } | { get: number } | { values: true };
+type Op =
+  | { add: [value: string, key: string] }
+  | { set: [number, string] }
+  | { get: number }
+  | { values: true }
+  | { byKey: true };
 
 const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 8, arbitrary: fc.string({ maxLength: 12 }).map((add) => ({ add })) },
+  {
+    weight: 8,
+    // Keys from a small alphabet repeat (ties list in the order added), and reach past U+FFFF.
+    arbitrary: fc
+      .tuple(
+        fc.string({ maxLength: 12 }),
+        fc.string({ unit: fc.constantFrom('a', 'b', 'é', '\uffff', '😀'), maxLength: 3 }),
+      )
+      .map((add) => ({ add })),
+  },
   { weight: 2, arbitrary: fc.tuple(fc.nat(), fc.string({ maxLength: 12 })).map((set) => ({ set })) },
   { weight: 2, arbitrary: fc.nat().map((get) => ({ get })) },
   { weight: 1, arbitrary: fc.constant({ values: true as const }) },
+  { weight: 1, arbitrary: fc.constant({ byKey: true as const }) },
 );
 
+/** The model's rows by key, as SQLite's binary collation orders them: by the UTF-8 bytes, then in the order added. */
+const sortedByKey = (model: [string, string][]): [string, string][] =>
+  model
+    .map(([value, key], row) => ({ value, key, row }))
+    .sort((a, b) => Buffer.compare(Buffer.from(a.key), Buffer.from(b.key)) || a.row - b.row)
+    .map(({ value, key }) => [key, value]);
+
 describe('the scratch file', () => {
-  it('answers every add, set, get and listing as an array does, across the batches it writes', () => {
+  it('answers every add, set, get and listing (in order added and by key) as an array does, across its batches', () => {
     fc.assert(
       fc.property(fc.array(op, { minLength: 700, maxLength: 1400 }), (ops) => {
         const scratch = openScratch();
-        const model: string[] = [];
+        const model: [value: string, key: string][] = [];
         try {
           for (const o of ops) {
             if ('add' in o) {
               model.push(o.add);
-              expect(scratch.add(o.add)).toBe(model.length);
+              expect(scratch.add(...o.add)).toBe(model.length);
             } else if ('set' in o) {
               if (model.length === 0) continue;
               const row = (o.set[0] % model.length) + 1;
-              model[row - 1] = o.set[1];
+              model[row - 1]![0] = o.set[1];
               scratch.set(row, o.set[1]);
             } else if ('get' in o) {
               if (model.length === 0) continue;
               const row = (o.get % model.length) + 1;
-              expect(scratch.get(row)).toBe(model[row - 1]);
+              expect(scratch.get(row)).toBe(model[row - 1]![0]);
+            } else if ('values' in o) {
+              expect([...scratch.values()]).toEqual(model.map(([value]) => value));
             } else {
-              expect([...scratch.values()]).toEqual(model);
+              expect([...scratch.byKey()]).toEqual(sortedByKey(model));
             }
           }
-          expect([...scratch.values()]).toEqual(model);
+          expect([...scratch.values()]).toEqual(model.map(([value]) => value));
+          expect([...scratch.byKey()]).toEqual(sortedByKey(model));
         } finally {
           scratch.close();
         }
