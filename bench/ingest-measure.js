@@ -5,12 +5,12 @@ import { createReadStream, statSync } from 'node:fs';
 
 const [dbUrl, report, findingsText, label = ''] = process.argv.slice(2);
 const built = (path) => import(new URL(`../dist/${path}`, import.meta.url).href);
-const { boundIngestHeap } = await built('cli/memory.js');
+const { boundBulkHeap } = await built('cli/memory.js');
 const { ingestFiles } = await built('ingest/ingest.js');
 const { openStorage } = await built('storage/index.js');
 
 // The heap growth `secinv ingest` runs with, so that the peak printed is the command's.
-boundIngestHeap(dbUrl);
+boundBulkHeap(dbUrl);
 const storage = await openStorage(dbUrl);
 try {
   // The kernel's high-water mark: a timer sampling process.memoryUsage() never runs while the write path's

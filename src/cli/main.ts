@@ -40,8 +40,8 @@ const quietOption = () => new Option('-q, --quiet', 'no progress line on a termi
  * What the `secinv` executable does around a command, and the tests, which run the command line in process, leave out.
  */
 export interface ProcessHooks {
-  /** Before an ingest writes to this database. */
-  ingestStarting?: (databaseUrl: string) => void;
+  /** Before an ingest or an import writes to this database. */
+  bulkWriteStarting?: (databaseUrl: string) => void;
 }
 
 export function buildProgram(io: Io, hooks: ProcessHooks = {}): Command {
@@ -89,9 +89,11 @@ export function buildProgram(io: Io, hooks: ProcessHooks = {}): Command {
       return [...previous, file];
     })
     .addOption(quietOption())
-    .action(async (files: string[], opts: { db?: string; dryRun: boolean; quiet?: boolean }) =>
-      importCommand(loadConfig(opts), files, opts, io),
-    );
+    .action(async (files: string[], opts: { db?: string; dryRun: boolean; quiet?: boolean }) => {
+      const config = loadConfig(opts);
+      hooks.bulkWriteStarting?.(config.databaseUrl);
+      return importCommand(config, files, opts, io);
+    });
 
   sub('ingest')
     .description(
@@ -122,7 +124,7 @@ export function buildProgram(io: Io, hooks: ProcessHooks = {}): Command {
     .addOption(quietOption())
     .action(async (files: string[], opts: IngestFlags & { db?: string }) => {
       const config = loadConfig(opts);
-      hooks.ingestStarting?.(config.databaseUrl);
+      hooks.bulkWriteStarting?.(config.databaseUrl);
       return ingestCommand(config, files, opts, io);
     });
 

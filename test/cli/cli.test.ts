@@ -1,8 +1,11 @@
 // The command line, in process: stdout/stderr split, exit codes, and each command end to end on a real database file.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
 import { loadConfig } from '../../src/config.js';
 import { startServer } from '../../src/server.js';
 import { displayDatabaseUrl, openStorage } from '../../src/storage/index.js';
@@ -52,6 +55,19 @@ describe('secinv CLI', () => {
     expect((await run('keys', 'create', '--tenant', TENANT_A, '--expires-in', 'soon', '--db', db)).code).toBe(2);
     expect((await run('import', '--db', db)).code).toBe(2);
     expect((await run('generate', '--assets', '-3')).code).toBe(2);
+  });
+
+  it('import and ingest tell the executable which database they are about to write (for its heap growth); reads do not', async () => {
+    const told: string[] = [];
+    const io = { stdout: new PassThrough(), stderr: new PassThrough() };
+    const hooks = { bulkWriteStarting: (url: string) => void told.push(url) };
+    const report = fileURLToPath(
+      new URL('../fixtures/ingest/trivy/trivy-image-example-app-all-statuses.json', import.meta.url),
+    );
+    expect(await main(['import', '--db', db, tenantFile()], io, hooks)).toBe(0);
+    expect(await main(['feeds', 'status', '--db', db], io, hooks)).toBe(0);
+    expect(await main(['ingest', '--tenant', TENANT_A, '--provider', 'AWS', '--db', db, report], io, hooks)).toBe(0);
+    expect(told).toEqual([db, db]);
   });
 
   it('import prints a summary line on stdout; keys create prints the key alone on stdout', async () => {

@@ -1,20 +1,20 @@
-// The ingest's heap growth (src/cli/memory.ts) is set after start-up: it only works if this Node.js knows the flag and
+// The heap growth of an ingest or an import (src/cli/memory.ts) is set after start-up: it only works if this Node.js knows the flag and
 // reads it at every collection. Each check runs in a Node.js process of its own, since the flag is process-wide.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { INGEST_HEAP_GROWING_PERCENT, ingestHeapFlag } from '../../src/cli/memory.js';
+import { BULK_HEAP_GROWING_PERCENT, heapGrowingFlag } from '../../src/cli/memory.js';
 
 const MEMORY = fileURLToPath(new URL('../../src/cli/memory.ts', import.meta.url));
 
 // A steady live set (a ring of 300,000 small records, ~60 MB) replaced one record at a time: every record lives long
 // enough to be promoted, then dies. Old-generation garbage at a constant live size, as an ingest makes it. Prints the
 // largest old space seen, in MB. (A smaller live set stays under V8's initial limit, where the flag changes less.) The
-// first argument is a database URL for boundIngestHeap; without one, V8's own growth.
+// first argument is a database URL for boundBulkHeap; without one, V8's own growth.
 const CHURN = `
 import v8 from 'node:v8';
-import { boundIngestHeap } from ${JSON.stringify(MEMORY)};
-if (process.argv[1]) boundIngestHeap(process.argv[1]);
+import { boundBulkHeap } from ${JSON.stringify(MEMORY)};
+if (process.argv[1]) boundBulkHeap(process.argv[1]);
 const ring = new Array(300_000);
 const oldSpace = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === 'old_space').space_size;
 let peak = 0;
@@ -32,10 +32,10 @@ const churn = (...databaseUrl: string[]) => {
   return { status: run.status, stderr: run.stderr, peakMb: Number(run.stdout.trim()) };
 };
 
-describe('the ingest heap growth', () => {
+describe('the heap growth of a bulk write', () => {
   it('is a flag this Node.js knows at start-up', () => {
-    for (const percent of Object.values(INGEST_HEAP_GROWING_PERCENT)) {
-      const run = spawnSync(process.execPath, [ingestHeapFlag(percent), '-e', ''], { encoding: 'utf8' });
+    for (const percent of Object.values(BULK_HEAP_GROWING_PERCENT)) {
+      const run = spawnSync(process.execPath, [heapGrowingFlag(percent), '-e', ''], { encoding: 'utf8' });
       expect(run.stderr).toBe('');
       expect(run.status).toBe(0);
     }
