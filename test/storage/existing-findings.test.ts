@@ -1,15 +1,16 @@
 // Which of a batch's findings an asset already has (src/storage/scans.ts, existingFindings): the ingest deletes their
 // packages and aliases before writing them again. PostgreSQL answers it with one primary-key probe per id instead of an
-// `in (…)` list; both databases must give exactly the stored subset, of that asset and tenant only.
+// `in (…)` list; both databases must give exactly the stored subset, of that asset and tenant only. And what a re-scan
+// keeps of an asset's stored findings (storedFindings): read in pages, with repeated values shared, the same as the rows.
 import { describe, expect, it } from 'vitest';
 import { connect } from '../../src/storage/connect.js';
-import { existingFindings } from '../../src/storage/scans.js';
+import { existingFindings, scanReads } from '../../src/storage/scans.js';
 import { fixture } from '../fixtures.js';
 import { importRecords, openTestStorage, TENANT_A, TENANT_B, TEST_DIALECTS } from '../helpers.js';
 
 for (const dialect of TEST_DIALECTS)
   describe(`existing findings of an asset, ${dialect}`, () => {
-    it('are the stored ones among the ids asked, of that asset and tenant only', async () => {
+    it('are the stored ones among the ids asked, of that asset and tenant only; with their first-seen times', async () => {
       const opened = await openTestStorage(dialect);
       const { db } = await connect(opened.url);
       try {
@@ -41,6 +42,24 @@ for (const dialect of TEST_DIALECTS)
         const foundB = await existingFindings(db, TENANT_B, asset, asked);
         expect(foundB.map((r) => r.vulnerability_id).sort()).toEqual(ofB.sort());
         expect(await existingFindings(db, TENANT_A, asset, [])).toEqual([]);
+
+        // What an ingest keeps of the asset's stored findings: each one's first-seen time and scanner, of that tenant.
+        const kept = await db
+          .selectFrom('vulnerabilities')
+          .select(['tenant_id', 'vulnerability_id', 'first_observed_at', 'source'])
+          .where('asset_id', '=', asset)
+          .execute();
+        for (const tenant of [TENANT_A, TENANT_B]) {
+          const expected = kept
+            .filter((r) => r.tenant_id === tenant)
+            .map((r): [string, { firstObservedAt: string; source: string | null }] => [
+              r.vulnerability_id,
+              { firstObservedAt: r.first_observed_at, source: r.source },
+            ])
+            .sort(([a], [b]) => (a < b ? -1 : 1));
+          const read = [...(await scanReads(db).storedFindings(tenant, asset))].sort(([a], [b]) => (a < b ? -1 : 1));
+          expect(read).toEqual(expected);
+        }
       } finally {
         await db.destroy();
         await opened.dispose();
