@@ -153,7 +153,7 @@ export interface Findings {
    * The findings in the order of their vulnerability ids, each with the late target applied first. Written in that
    * order, a scan's findings reach each index of the findings (every one ends with the asset and vulnerability ids) as
    * a run of neighbouring keys: a 200,000-finding report in the order of its rows made each index insert a B-tree
-   * descent to a page of its own, and took 18–19 s instead of 10 into a database that had its indexes
+   * descent to a page of its own, and took 19.5–20.1 s instead of 10.3–10.5 into a database that had its indexes
    * (docs/DESIGN.md §60).
    */
   values(): IterableIterator<ScanFinding>;
