@@ -3,7 +3,7 @@
 // reading thread does for NDJSON (docs/DESIGN.md §51). A report whose findings all fit in memory never starts it.
 import { UserError } from '../domain/errors.js';
 import type { VulnerabilityRecord } from '../domain/records.js';
-import { startWorker } from '../storage/thread.js';
+import { orderedWorker } from '../storage/thread.js';
 import type { FindingContext } from './finding-record.js';
 import type { LateTarget } from './scan.js';
 
@@ -40,18 +40,12 @@ export async function* preparedInThread(
 ): AsyncGenerator<VulnerabilityRecord[]> {
   // A small young generation: what the thread makes dies within its batch. For a 200,000-finding ingest, 16 MB peaked
   // at 239–242 MB RSS, 8 MB at 226–239 MB, 4 MB at 215–226 MB but spent more in collections (docs/BENCHMARKS.md).
-  const thread = startWorker(import.meta.url, 'prepare-worker', {
-    workerData: scan,
-    resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
-  });
-  // The replies awaited, in the order their batches were sent (the thread answers in that order).
-  const waiting: { resolve: (m: FromPreparer) => void; reject: (e: Error) => void }[] = [];
-  const fail = (error: Error) => {
-    for (const { reject } of waiting.splice(0)) reject(error);
-  };
-  thread.on('message', (message: FromPreparer) => waiting.shift()?.resolve(message));
-  thread.on('error', fail);
-  thread.on('exit', (code) => fail(new Error(`the ingest's preparing thread stopped (exit code ${code})`)));
+  const thread = orderedWorker<ToPreparer, FromPreparer>(
+    import.meta.url,
+    'prepare-worker',
+    "the ingest's preparing thread",
+    { workerData: scan, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } },
+  );
   const source = entries[Symbol.iterator]();
   try {
     const inFlight: Promise<FromPreparer>[] = [];
@@ -68,11 +62,10 @@ export async function* preparedInThread(
         times.push(firstObserved(id) ?? null);
       }
       if (batch.length === 0) return;
-      const reply = new Promise<FromPreparer>((resolve, reject) => waiting.push({ resolve, reject }));
+      const reply = thread.request({ texts: batch, firstObserved: times });
       // A reply the writes no longer wait for (they failed first) must not fail the process when its thread does.
       reply.catch(() => undefined);
       inFlight.push(reply);
-      thread.postMessage({ texts: batch, firstObserved: times } satisfies ToPreparer);
     };
     for (let i = 0; i < WINDOW; i += 1) send();
     for (let reply = inFlight.shift(); reply !== undefined; reply = inFlight.shift()) {
@@ -84,7 +77,6 @@ export async function* preparedInThread(
   } finally {
     // A scan that fails part-way leaves texts unread: their scratch statement must end before the scratch closes.
     source.return?.();
-    thread.removeAllListeners('exit');
-    await thread.terminate();
+    await thread.close();
   }
 }

@@ -3,7 +3,7 @@
 // overlap the reads and writes of the batches around it (docs/DESIGN.md §59). The thread answers batches in the order
 // they were sent.
 import { computeRisks, type RiskBatch, type RiskWrites } from './risk-compute.js';
-import { startWorker } from './thread.js';
+import { orderedWorker } from './thread.js';
 
 export interface RiskComputer {
   compute(batch: RiskBatch): Promise<RiskWrites>;
@@ -20,30 +20,13 @@ export type FromRiskThread = { writes: RiskWrites } | { error: string };
 
 /** The rules on a thread of their own, until `close`. */
 export function threadComputer(): RiskComputer {
-  const thread = startWorker(import.meta.url, 'risk-worker');
-  const waiting: { resolve: (w: RiskWrites) => void; reject: (e: Error) => void }[] = [];
-  let stopped: Error | null = null;
-  const fail = (error: Error) => {
-    stopped ??= error;
-    for (const { reject } of waiting.splice(0)) reject(error);
-  };
-  thread.on('message', (message: FromRiskThread) => {
-    const next = waiting.shift();
-    if ('error' in message) next?.reject(new Error(`the risk rules failed: ${message.error}`));
-    else next?.resolve(message.writes);
-  });
-  thread.on('error', fail);
-  thread.on('exit', (code) => fail(new Error(`the risk rules' thread stopped (exit code ${code})`)));
+  const thread = orderedWorker<RiskBatch, FromRiskThread>(import.meta.url, 'risk-worker', "the risk rules' thread");
   return {
-    compute: (batch) =>
-      new Promise((resolve, reject) => {
-        if (stopped) return reject(stopped);
-        waiting.push({ resolve, reject });
-        thread.postMessage(batch);
-      }),
-    close: async () => {
-      stopped ??= new Error("the risk rules' thread was closed");
-      await thread.terminate();
+    compute: async (batch) => {
+      const reply = await thread.request(batch);
+      if ('error' in reply) throw new Error(`the risk rules failed: ${reply.error}`);
+      return reply.writes;
     },
+    close: () => thread.close(),
   };
 }

@@ -14,3 +14,45 @@ export function startWorker(callerUrl: string, name: string, options: WorkerOpti
   const boot = `import(${JSON.stringify(tsx)}).then((t) => (t.register(), import(${JSON.stringify(workerUrl.href)})))`;
   return new Worker(boot, { ...options, eval: true });
 }
+
+/** A worker thread that answers each message with one reply, in the order the messages were sent. */
+export interface OrderedWorker<Request, Reply> {
+  /** Posts a message; resolves with its reply, or rejects once the thread has failed, stopped or been closed. */
+  request(message: Request): Promise<Reply>;
+  /** Ends the thread; requests still waiting, and any made after, reject with "`what` was closed". */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the worker `name` as startWorker does, for request and reply in order (the ingest's preparing thread, the risk
+ * rules' thread). `what` names the thread in its errors: "`what` stopped (exit code 1)".
+ */
+export function orderedWorker<Request, Reply>(
+  callerUrl: string,
+  name: string,
+  what: string,
+  options: WorkerOptions = {},
+): OrderedWorker<Request, Reply> {
+  const thread = startWorker(callerUrl, name, options);
+  const waiting: { resolve: (reply: Reply) => void; reject: (error: Error) => void }[] = [];
+  let stopped: Error | null = null;
+  const fail = (error: Error) => {
+    stopped ??= error;
+    for (const { reject } of waiting.splice(0)) reject(stopped);
+  };
+  thread.on('message', (reply: Reply) => waiting.shift()?.resolve(reply));
+  thread.on('error', fail);
+  thread.on('exit', (code) => fail(new Error(`${what} stopped (exit code ${code})`)));
+  return {
+    request: (message) =>
+      new Promise((resolve, reject) => {
+        if (stopped) return reject(stopped);
+        waiting.push({ resolve, reject });
+        thread.postMessage(message);
+      }),
+    close: async () => {
+      fail(new Error(`${what} was closed`));
+      await thread.terminate();
+    },
+  };
+}
