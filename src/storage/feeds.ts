@@ -16,7 +16,13 @@ import {
 } from '../domain/intel.js';
 import { refreshIntelFlags } from './derive.js';
 import { bumpDataVersion } from './tenants.js';
-import { addDerivations, assetsWithCitableFindings, deriveTenantRisks, NO_DERIVATION } from './risk-derive.js';
+import {
+  addDerivations,
+  assetsThatReach,
+  assetsWithCitableFindings,
+  deriveTenantRisks,
+  NO_DERIVATION,
+} from './risk-derive.js';
 import { feedIntelReader, intelOf, type FeedIntel } from './intel.js';
 import { appendTo, bulkTransaction } from './scope.js';
 import type { Database } from './tables.js';
@@ -145,12 +151,23 @@ interface FoundFinding {
   own_intel: string | null;
   has_kev: number;
   has_exploit: number;
+  is_exploitable: number;
+  is_exempted: number;
 }
 
 /** The tenant's findings whose id or an alias is one of the CVEs. */
 async function findingsOf(tx: Tx, tenantId: string, cves: string[]): Promise<FoundFinding[]> {
   const found = new Map<string, FoundFinding>();
-  const columns = ['v.asset_id', 'v.vulnerability_id', 'v.intel', 'v.own_intel', 'v.has_kev', 'v.has_exploit'] as const;
+  const columns = [
+    'v.asset_id',
+    'v.vulnerability_id',
+    'v.intel',
+    'v.own_intel',
+    'v.has_kev',
+    'v.has_exploit',
+    'v.is_exploitable',
+    'v.is_exempted',
+  ] as const;
   for (let i = 0; i < cves.length; i += CHUNK) {
     const chunk = cves.slice(i, i + CHUNK);
     const direct = await tx
@@ -176,19 +193,37 @@ async function findingsOf(tx: Tx, tenantId: string, cves: string[]): Promise<Fou
   return [...found.values()];
 }
 
-/** Re-enriches one tenant's findings among `cves` and their assets' derived fields; returns how many findings and which
- * assets changed. Only the narrow rows are written: the intel column and its two flags, never a document (§44). */
+/** What re-enriching a tenant's findings changed. */
+interface Enriched {
+  updated: number;
+  /** Assets with a finding whose intel changed. */
+  assets: Set<string>;
+  /** Of those, the assets where such a finding is citable by the risk rules before or after (see below). */
+  cited: Set<string>;
+}
+
+/**
+ * Re-enriches one tenant's findings among `cves` and their assets' derived fields. Only the narrow rows are written:
+ * the intel column and its two flags, never a document (§44). The risk rules read only the findings they can cite
+ * (src/domain/risk-engine.ts isCitable): not exempted, and known-exploited, or exploitable on a publicly exposed or
+ * privileged asset. A finding whose intel changed moves a risk only if it is citable before the change or after it, so
+ * only those findings' assets are `cited` (a first Exploit-DB load changed 156,109 findings; ~15% of them are citable).
+ */
 async function reEnrichTenant(
   tx: Tx,
   tenantId: string,
   cves: string[],
   readIntel: (keys: Iterable<string>) => Promise<FeedIntel>,
-): Promise<{ updated: number; assets: Set<string> }> {
+): Promise<Enriched> {
   // In primary-key order, so the updates and the assets' recomputation visit the tables' pages in order.
   const findings = (await findingsOf(tx, tenantId, cves)).sort((a, b) =>
     a.asset_id === b.asset_id ? (a.vulnerability_id < b.vulnerability_id ? -1 : 1) : a.asset_id < b.asset_id ? -1 : 1,
   );
   const assets = new Set<string>();
+  // Assets where a changed finding is citable whatever the asset's reach (KEV before or after), and where it is only
+  // if the asset is exposed or privileged.
+  const cited = new Set<string>();
+  const ifReached = new Set<string>();
   let updated = 0;
   for (let i = 0; i < findings.length; i += CHUNK) {
     const batch = findings.slice(i, i + CHUNK);
@@ -228,13 +263,22 @@ async function reEnrichTenant(
       );
       count += 1;
       assets.add(f.asset_id);
+      if (f.is_exempted === 1) continue;
+      if (f.has_kev === 1 || next.hasKev) cited.add(f.asset_id);
+      else if (f.is_exploitable === 1) ifReached.add(f.asset_id);
     }
     for (const { columns, rows } of changed.values())
       await updateRows(tx, 'vulnerabilities', tenantId, ['asset_id', 'vulnerability_id'], columns, rows);
     updated += count;
   }
   if (assets.size > 0) await refreshIntelFlags(tx, tenantId, assets);
-  return { updated, assets };
+  const reached = await assetsThatReach(
+    tx,
+    tenantId,
+    [...ifReached].filter((a) => !cited.has(a)),
+  );
+  for (const id of reached) cited.add(id);
+  return { updated, assets, cited };
 }
 
 /** Own intel as stored: by migration 0006 from a whole stored document, since then the four fields alone. */
@@ -276,19 +320,18 @@ export function feedStore(db: Kysely<Database>, dialect: Dialect) {
         const tenants = await tx.selectFrom('tenants').select('tenant_id').orderBy('tenant_id').execute();
         const readIntel = feedIntelReader(tx);
         for (const { tenant_id } of tenants) {
-          const enriched =
+          const enriched: Enriched =
             touched.size > 0
               ? await reEnrichTenant(tx, tenant_id, [...touched].sort(), readIntel)
-              : { updated: 0, assets: new Set<string>() };
+              : { updated: 0, assets: new Set(), cited: new Set() };
           findingsUpdated += enriched.updated;
           // EPSS weighs in the likelihood of the findings a risk cites: a changed EPSS file re-derives every asset
           // that has such a finding (on 1M findings, ~45,000 of 100,000 assets; every asset took 13 s).
           const scope = epssChanged
-            ? new Set([...enriched.assets, ...(await assetsWithCitableFindings(tx, tenant_id))])
-            : enriched.assets;
-          if (scope.size === 0) continue;
-          risks = addDerivations(risks, await deriveTenantRisks(tx, tenant_id, scope, at));
-          await bumpDataVersion(tx, tenant_id);
+            ? new Set([...enriched.cited, ...(await assetsWithCitableFindings(tx, tenant_id))])
+            : enriched.cited;
+          if (scope.size > 0) risks = addDerivations(risks, await deriveTenantRisks(tx, tenant_id, scope, at));
+          if (scope.size > 0 || enriched.assets.size > 0) await bumpDataVersion(tx, tenant_id);
         }
         return {
           feeds: results,

@@ -97,6 +97,19 @@ export async function assetsWithCitableFindings(db: Db, tenantId: string): Promi
   return new Set([...known, ...exploitable].map((r) => r.asset_id));
 }
 
+/** Of the given assets of a tenant, those on which the rules cite exploitable findings (citesExploitable). */
+export async function assetsThatReach(db: Db, tenantId: string, assetIds: readonly string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const ids of chunks([...assetIds].sort())) {
+    const rows = await fromTenant(db as Kysely<Database>, 'assets', tenantId)
+      .select(['id', 'is_publicly_exposed', 'has_admin_privileges', 'has_overly_permissive_privileges'])
+      .where('assets.id', 'in', ids)
+      .execute();
+    for (const a of rows) if (citesExploitable(reachOf(a))) out.push(a.id);
+  }
+  return out;
+}
+
 /** The asset columns the rules read, in id order. */
 const assetQuery = (db: Db, tenantId: string) =>
   fromTenant(db as Kysely<Database>, 'assets', tenantId)

@@ -2,6 +2,8 @@
 // (src/storage/risk-derive.ts, assetsWithCitableFindings). That SQL mirrors isCitable and citesExploitable
 // (src/domain/risk-engine.ts): on both databases, it must name exactly the assets the domain rule names when applied
 // to every finding, with KEV findings, exploitable findings on exposed or privileged assets, and exempted ones.
+// After a KEV or Exploit-DB load, they run only over the assets where a finding whose intel changed is citable before
+// or after (src/storage/feeds.ts): a derivation of every asset afterwards must find nothing left to change.
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isCitable } from '../../src/domain/risk-engine.js';
@@ -9,7 +11,7 @@ import { loadFeedFiles } from '../../src/feeds/load.js';
 import { generateRecords } from '../../src/generate/generator.js';
 import { connect } from '../../src/storage/connect.js';
 import { reachOf } from '../../src/storage/risk-compute.js';
-import { assetsWithCitableFindings } from '../../src/storage/risk-derive.js';
+import { assetsWithCitableFindings, deriveTenantRisks } from '../../src/storage/risk-derive.js';
 import { importRecords, openTestStorage, TEST_DIALECTS, type TestStorage } from '../helpers.js';
 import { kevCatalog } from './kev-catalog.js';
 
@@ -39,6 +41,23 @@ const exemptions = records
     },
   }));
 const kev = kevCatalog('2026.11.24', kevCves);
+// Every third CVE has an exploit (some of them in KEV too); a later file gives half of them a second one, and the last
+// one an exploit for a CVE whose findings are all exempted.
+const exploitCves = cves.filter((_, i) => i % 3 === 1 || i % 15 === 0);
+const exploitDb = (extra: boolean, more: readonly string[] = []) =>
+  [
+    'id,file,description,date_published,author,type,platform,port,date_added,date_updated,verified,codes,tags,aliases,screenshot_url,application_url,source_url',
+    ...exploitCves.flatMap((cve, i) =>
+      [0, ...(extra && i % 2 === 0 ? [1] : [])].map(
+        (n) =>
+          `${80000 + i * 2 + n},exploits/linux/remote/${80000 + i * 2 + n}.py,"Example ${i} - RCE",2026-09-01,"A. Tester",remote,linux,,2026-09-02,2026-09-03,1,${cve},,,,,`,
+      ),
+    ),
+    ...more.map(
+      (cve, i) =>
+        `${90000 + i},exploits/linux/local/${90000 + i}.c,"Local ${i}",2026-09-01,"B. Tester",local,linux,,2026-09-02,2026-09-03,0,${cve},,,,,`,
+    ),
+  ].join('\n');
 
 for (const dialect of TEST_DIALECTS) {
   describe(`assets with a citable finding, ${dialect}`, () => {
@@ -94,6 +113,82 @@ for (const dialect of TEST_DIALECTS) {
         }
       } finally {
         await kysely.destroy();
+      }
+    });
+
+    it('leave no risk behind after KEV and Exploit-DB loads that change intel', async () => {
+      /** What a derivation of every asset of every tenant would still change, in a transaction rolled back. */
+      const leftToChange = async () => {
+        const { db: kysely } = await connect(db.url);
+        let counts: number[] = [];
+        try {
+          await kysely
+            .transaction()
+            .execute(async (tx) => {
+              for (const tenantId of tenants) {
+                const d = await deriveTenantRisks(tx, tenantId, 'all', '2026-11-30T00:00:00.000Z');
+                counts.push(d.added, d.updated, d.removed);
+              }
+              throw new Error('roll back');
+            })
+            .catch((error: Error) => expect(error.message).toBe('roll back'));
+          const risks = await kysely.selectFrom('risks').select('id').where('derived', '=', 1).execute();
+          counts = [...counts, risks.length > 0 ? 0 : 1];
+        } finally {
+          await kysely.destroy();
+        }
+        return counts;
+      };
+      // The import derived no risks: every asset's rules run once first.
+      for (const tenantId of tenants)
+        expect(await db.storage.deriveRisks(tenantId, '2026-11-29T00:00:00.000Z')).toBeDefined();
+      const none = tenants.flatMap(() => [0, 0, 0]).concat(0);
+      expect(await leftToChange()).toEqual(none);
+      const steps: Record<string, string>[] = [
+        { 'files_exploits.csv': exploitDb(false) },
+        { 'files_exploits.csv': exploitDb(true) },
+        {
+          'kev.json': kevCatalog(
+            '2026.11.25',
+            kevCves.filter((_, i) => i % 2 === 0),
+          ),
+        },
+        { 'kev.json': kevCatalog('2026.11.26', kevCves).replaceAll('2026-11-10', '2026-12-01') },
+        // Only exempted findings change: no risk can move, and the tenants' data versions still must (their findings'
+        // exploits are served from the rows the load wrote).
+        { 'files_exploits.csv': exploitDb(true, kevCves.slice(0, 2)) },
+      ];
+      // The tenants that have a finding of an exempted CVE: the last load changes theirs alone.
+      const carriersOfExempted = tenants.filter((t) =>
+        records.some(
+          (r) =>
+            r.kind === 'vulnerability' &&
+            r.record.tenantId === t &&
+            kevCves.slice(0, 2).includes(String(r.record.vulnerabilityId)),
+        ),
+      );
+      expect(carriersOfExempted.length).toBeGreaterThan(0);
+      const versions = async () => {
+        const { db: kysely } = await connect(db.url);
+        try {
+          const rows = await kysely.selectFrom('tenants').select(['tenant_id', 'data_version']).execute();
+          return new Map(rows.map((r) => [r.tenant_id, Number(r.data_version)]));
+        } finally {
+          await kysely.destroy();
+        }
+      };
+      for (const files of steps) {
+        const before = await versions();
+        const outcome = await loadFeedFiles(
+          db.storage,
+          Object.entries(files).map(([name, text]) => ({ name, open: () => Readable.from([Buffer.from(text)]) })),
+        );
+        expect(outcome.problems).toEqual([]);
+        expect(outcome.load?.findingsUpdated).toBeGreaterThan(0);
+        expect(await leftToChange()).toEqual(none);
+        const after = await versions();
+        const moved = tenants.filter((t) => (after.get(t) ?? 0) > (before.get(t) ?? Infinity));
+        expect(moved).toEqual(files === steps.at(-1) ? carriersOfExempted : tenants);
       }
     });
   });
