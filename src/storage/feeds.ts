@@ -145,6 +145,8 @@ async function replaceFeed(tx: Tx, data: FeedData): Promise<{ changed: string[];
 }
 
 interface FoundFinding {
+  /** The finding's integer id (a string from PostgreSQL's bigint). */
+  id: number | string;
   asset_id: string;
   vulnerability_id: string;
   intel: string | null;
@@ -159,6 +161,7 @@ interface FoundFinding {
 async function findingsOf(tx: Tx, tenantId: string, cves: string[]): Promise<FoundFinding[]> {
   const found = new Map<string, FoundFinding>();
   const columns = [
+    'v.id',
     'v.asset_id',
     'v.vulnerability_id',
     'v.intel',
@@ -214,11 +217,14 @@ async function reEnrichTenant(
   tenantId: string,
   cves: string[],
   readIntel: (keys: Iterable<string>) => Promise<FeedIntel>,
+  dialect: Dialect,
 ): Promise<Enriched> {
-  // In primary-key order, so the updates and the assets' recomputation visit the tables' pages in order.
-  const findings = (await findingsOf(tx, tenantId, cves)).sort((a, b) =>
-    a.asset_id === b.asset_id ? (a.vulnerability_id < b.vulnerability_id ? -1 : 1) : a.asset_id < b.asset_id ? -1 : 1,
-  );
+  // In the order of their integer ids, which is the order the rows were written in (§45): the updates visit the
+  // table's pages one after the other. In key order they came back to the same pages again and again once the page
+  // cache had let them go (a first KEV load's 52,312 updates on SQLite: 3.6–6.3 s by key, 1.0–1.2 s by id; §63).
+  const findings = (await findingsOf(tx, tenantId, cves)).sort((a, b) => Number(a.id) - Number(b.id));
+  // SQLite updates a row by its id (the rowid); PostgreSQL has no index on the id alone and updates by the key.
+  const key = dialect === 'sqlite' ? ['id'] : ['asset_id', 'vulnerability_id'];
   const assets = new Set<string>();
   // Assets where a changed finding is citable whatever the asset's reach (KEV before or after), and where it is only
   // if the asset is exposed or privileged.
@@ -254,7 +260,7 @@ async function reEnrichTenant(
       if (stored === f.intel) continue;
       addUpdate(
         changed,
-        [f.asset_id, f.vulnerability_id],
+        dialect === 'sqlite' ? [f.id] : [f.asset_id, f.vulnerability_id],
         [['intel', stored]],
         [
           ['has_kev', next.hasKev ? 1 : 0, f.has_kev],
@@ -268,7 +274,7 @@ async function reEnrichTenant(
       else if (f.is_exploitable === 1) ifReached.add(f.asset_id);
     }
     for (const { columns, rows } of changed.values())
-      await updateRows(tx, 'vulnerabilities', tenantId, ['asset_id', 'vulnerability_id'], columns, rows);
+      await updateRows(tx, 'vulnerabilities', tenantId, key, columns, rows);
     updated += count;
   }
   if (assets.size > 0) await refreshIntelFlags(tx, tenantId, assets);
@@ -322,7 +328,7 @@ export function feedStore(db: Kysely<Database>, dialect: Dialect) {
         for (const { tenant_id } of tenants) {
           const enriched: Enriched =
             touched.size > 0
-              ? await reEnrichTenant(tx, tenant_id, [...touched].sort(), readIntel)
+              ? await reEnrichTenant(tx, tenant_id, [...touched].sort(), readIntel, dialect)
               : { updated: 0, assets: new Set(), cited: new Set() };
           findingsUpdated += enriched.updated;
           // EPSS weighs in the likelihood of the findings a risk cites: a changed EPSS file re-derives every asset

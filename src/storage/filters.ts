@@ -27,7 +27,9 @@ export function columnFilters<T extends keyof Database>(
   }
   for (const [param, column] of Object.entries(filters.flags ?? {})) {
     const value = q[param];
-    if (typeof value === 'boolean') where.push(eb(sql.ref(column), '=', value ? 1 : 0));
+    // A literal, not a parameter: SQLite uses an index built for `flag = 1` (a partial index, docs/DESIGN.md §63)
+    // only when the statement's own text says so.
+    if (typeof value === 'boolean') where.push(eb(sql.ref(column), '=', sql.lit(value ? 1 : 0)));
   }
   for (const [start, end, column] of filters.ranges ?? []) {
     if (q[start] !== undefined) where.push(eb(sql.ref(column), '>=', q[start]));

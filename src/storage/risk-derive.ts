@@ -2,7 +2,7 @@
 // (src/domain/risk-rules.ts) and makes the tenant's derived risks agree with them, keeping each risk's discoveredAt and
 // the lifecycle state a user gave it; then sets the riskScore of scanned assets from their OPEN risks (docs/RISKS.md).
 // Runs inside the caller's transaction, for some assets of a tenant or all of them, in batches of assets.
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { intelKeys } from '../domain/intel.js';
 import { citesExploitable, type SubjectFinding } from '../domain/risk-engine.js';
 import { appendTo, chunks, forAssetBatches, fromTenant } from './scope.js';
@@ -71,7 +71,7 @@ export async function assetsWithCitableFindings(db: Db, tenantId: string): Promi
     .select('vulnerabilities.asset_id')
     .distinct()
     .where('vulnerabilities.is_exempted', '=', 0)
-    .where('vulnerabilities.has_kev', '=', 1)
+    .where('vulnerabilities.has_kev', '=', sql.lit(1)) // a literal: the partial index (docs/DESIGN.md §63)
     .execute();
   const exploitable = await fromTenant(q, 'assets', tenantId)
     .select('assets.id as asset_id')

@@ -16,6 +16,7 @@ import { columnFilters, environmentFilter, groupMemberFilter, type ColumnFilters
 import { appendTo, countCache, dataVersion, fromTenant, type TenantReader } from './scope.js';
 import type { SqlDialect } from './dialect.js';
 import { documentOf, storedFindings, type StoredFinding } from './finding-documents.js';
+import { flagOrdered } from './flag-order.js';
 import type { Database } from './tables.js';
 import type { FindingPosition, Storage } from './types.js';
 
@@ -34,6 +35,12 @@ const sortColumns: Record<
   lastObservedAt: 'last_observed_at',
   firstObservedAt: 'first_observed_at',
   severityLevelValue: 'severity_level_value',
+};
+
+/** The filter of each flag a list can be sorted by. */
+const flagFilters: Partial<Record<(typeof sortColumns)[VulnerabilitySortField], 'hasKev' | 'hasExploit'>> = {
+  has_kev: 'hasKev',
+  has_exploit: 'hasExploit',
 };
 
 const plainFilters: ColumnFilters = {
@@ -98,14 +105,22 @@ function filterExpressions(eb: Eb, tenantId: string, q: VulnerabilityFilters): E
 const filtered = (db: Kysely<Database>, tenantId: string, filters: VulnerabilityFilters) =>
   fromTenant(db, 'vulnerabilities', tenantId).where((eb) => eb.and(filterExpressions(eb, tenantId, filters)));
 
-const countOf = async (db: Kysely<Database>, tenantId: string, filters: VulnerabilityFilters): Promise<number> =>
-  Number(
+const countOf = async (db: Kysely<Database>, tenantId: string, filters: VulnerabilityFilters): Promise<number> => {
+  // Only flagged findings are indexed (docs/DESIGN.md §63): the others are all of them less those, each count read from
+  // an index (1M findings: 294 ms reading the rows, ~135 ms as the difference).
+  const unflagged = (['hasKev', 'hasExploit'] as const).find((flag) => filters[flag] === false);
+  if (unflagged !== undefined) {
+    const { [unflagged]: _false, ...rest } = filters;
+    return (await countOf(db, tenantId, rest)) - (await countOf(db, tenantId, { ...rest, [unflagged]: true }));
+  }
+  return Number(
     (
       await filtered(db, tenantId, filters)
         .select((eb) => eb.fn.countAll<number | string>().as('n'))
         .executeTakeFirstOrThrow()
     ).n,
   );
+};
 
 const hasPackageFilters = (q: VulnerabilityFilters): boolean =>
   q.packageName !== undefined ||
@@ -261,16 +276,25 @@ export function vulnerabilityStore(
           );
         // One row more than asked tells whether another batch follows.
         const ordered = keysInOrder(filtered(db, scope.tenantId, filters), column, direction, after).limit(perPage + 1);
-        const walked = hasPackageFilters(filters)
-          ? await walkForPackages(
-              db,
-              scope.tenantId,
-              filters,
-              { column, direction, after, limit: perPage + 1, offset },
-              counted,
-              walkRows,
+        // A flag's sort reads its two runs apart (src/storage/flag-order.ts); a package filter walks the sort order.
+        const flag = flagFilters[column];
+        const walked = flag
+          ? await flagOrdered(
+              (value) => filtered(db, scope.tenantId, { ...filters, [flag]: value }),
+              (value) => counted({ ...filters, [flag]: value }),
+              filters[flag],
+              { direction, after, limit: perPage + 1, offset },
             )
-          : undefined;
+          : hasPackageFilters(filters)
+            ? await walkForPackages(
+                db,
+                scope.tenantId,
+                filters,
+                { column, direction, after, limit: perPage + 1, offset },
+                counted,
+                walkRows,
+              )
+            : undefined;
         const fetched: WalkedKey[] =
           walked ??
           (offset === 0

@@ -283,6 +283,7 @@ describe('vulnerability list: limits, sorting and pages', () => {
           ...(await get('perPage=2000&isExempted=true')).body.data,
         ];
         const cmp = (a: unknown, b: unknown) => (a === b ? 0 : (a as string) < (b as string) ? -1 : 1);
+        const filledRuns = new Set<boolean>();
         for (const isExempted of ['false', 'true']) {
           const subset = all.filter((f) => f.exemptions.length > 0 === (isExempted === 'true'));
           const expected = [...subset]
@@ -297,7 +298,20 @@ describe('vulnerability list: limits, sorting and pages', () => {
           expect(
             await ids(`sortBy=${sortBy.toLowerCase()}&sortOrder=${sortOrder.toLowerCase()}&isExempted=${isExempted}`),
           ).toEqual(expected);
+          // A flag's sort with a filter on the same flag: only its own run (src/storage/flag-order.ts).
+          if (sortBy !== 'hasKev' && sortBy !== 'hasExploit') continue;
+          for (const value of [true, false]) {
+            const filtered = all
+              .filter((f) => f.exemptions.length > 0 === (isExempted === 'true') && f[sortBy] === value)
+              .map(idOf);
+            if (filtered.length > 0) filledRuns.add(value);
+            expect(
+              await ids(`sortBy=${sortBy}&sortOrder=${sortOrder}&isExempted=${isExempted}&${sortBy}=${value}`),
+            ).toEqual(expected.filter((id) => filtered.includes(id)));
+          }
         }
+        // Both runs of a flag had findings in one of the two lists.
+        if (sortBy === 'hasKev' || sortBy === 'hasExploit') expect([...filledRuns].sort()).toEqual([false, true]);
       });
     }
   }

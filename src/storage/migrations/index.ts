@@ -18,6 +18,7 @@ import { migration as findingIds } from './0011_finding_ids.js';
 import { migration as deferrableKeys } from './0012_deferrable_keys.js';
 import { migration as assetsFillfactor } from './0013_assets_fillfactor.js';
 import { migration as risksSingleAssetIndex } from './0014_risks_single_asset_index.js';
+import { migration as flagPartialIndexes } from './0015_flag_partial_indexes.js';
 
 const ordered: Record<string, FrozenMigration> = {
   '0001_initial': initial,
@@ -34,6 +35,7 @@ const ordered: Record<string, FrozenMigration> = {
   '0012_deferrable_keys': deferrableKeys,
   '0013_assets_fillfactor': assetsFillfactor,
   '0014_risks_single_asset_index': risksSingleAssetIndex,
+  '0015_flag_partial_indexes': flagPartialIndexes,
 };
 
 export const migrations = (dialect: Dialect): MigrationProvider => ({
