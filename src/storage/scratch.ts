@@ -13,8 +13,6 @@ export interface Scratch {
   add(value: string, key: string): number;
   set(row: number, value: string): void;
   get(row: number): string | undefined;
-  /** Every value in the order added. */
-  values(): IterableIterator<string>;
   /**
    * Every key and value in key order (SQLite's binary order: the bytes of the UTF-8, as the inventory's indexes sort).
    * The first call builds the keys' index: one sort, instead of an index kept up to date through every add.
@@ -41,7 +39,6 @@ export function openScratch(): Scratch {
   const insertBatch = insertMany(BATCH);
   const update = database.prepare('update scratch set value = ? where rowid = ?');
   const select = database.prepare('select value from scratch where rowid = ?').pluck();
-  const all = database.prepare('select value from scratch order by rowid').pluck();
   let sorted: SQLite.Statement | null = null;
   // Values not yet written, rows `written + 1` on: one multi-row statement per BATCH instead of one per value (a
   // 200,000-finding report spent 1 s in single-row inserts).
@@ -69,10 +66,6 @@ export function openScratch(): Scratch {
       }
     },
     get: (row) => (row > written ? pending[row - written - 1]?.[0] : (select.get(row) as string | undefined)),
-    values: () => {
-      flush();
-      return all.iterate() as IterableIterator<string>;
-    },
     byKey: () => {
       flush();
       if (sorted === null) {
