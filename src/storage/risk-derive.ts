@@ -17,7 +17,7 @@ import {
   type RiskWrites,
 } from './risk-compute.js';
 import { inlineComputer, threadComputer, type RiskComputer } from './risk-thread.js';
-import { scoreScannedAssets } from './risk-lifecycle.js';
+import { risksOfAssets, scoreScannedAssets } from './risk-lifecycle.js';
 import { tenantOrganization } from './tenants.js';
 import type { Database } from './tables.js';
 
@@ -271,20 +271,20 @@ async function readBatch(
 
   const existing: RiskBatch['existing'] = [];
   for (const ids of chunks(assetIds)) {
-    const rows = await fromTenant(q, 'risks', tenantId)
-      .select([
-        'id',
-        'discovered_at',
-        'lifecycle_state',
-        'integration_id',
-        'severity_level',
-        'resource_type',
-        'score',
-        'doc',
-      ])
-      .where('risks.derived', '=', 1)
-      .where('risks.primary_asset_id', 'in', ids)
-      .execute();
+    const rows = await risksOfAssets(db, tenantId, ids, (risks) =>
+      risks
+        .select([
+          'risks.id',
+          'risks.discovered_at',
+          'risks.lifecycle_state',
+          'risks.integration_id',
+          'risks.severity_level',
+          'risks.resource_type',
+          'risks.score',
+          'risks.doc',
+        ])
+        .where('risks.derived', '=', 1),
+    );
     for (const { id, ...risk } of rows) existing.push([id, risk]);
   }
   return { ...batch, secrets, findings, epss, checks, existing };
