@@ -14,7 +14,7 @@ import {
   type FeedStatus,
   type Intel,
 } from '../domain/intel.js';
-import { refreshIntelFlags } from './derive.js';
+import { raiseIntelFlag, refreshIntelFlags } from './derive.js';
 import { bumpDataVersion } from './tenants.js';
 import {
   addDerivations,
@@ -252,6 +252,9 @@ async function reEnrichTenant(
   // SQLite updates a row by its id (the rowid); PostgreSQL has no index on the id alone and updates by the key.
   const key = dialect === 'sqlite' ? ['id'] : ['asset_id', 'vulnerability_id'];
   const assets = new Set<string>();
+  // Assets where a finding that is not exempted lost a flag (their flags are counted again), and where one gained it.
+  const lowered = new Set<string>();
+  const raised = { has_kev: new Set<string>(), has_exploit: new Set<string>() };
   // Assets where a changed finding is citable whatever the asset's reach (KEV before or after), and where it is only
   // if the asset is exposed or privileged.
   const cited = new Set<string>();
@@ -296,6 +299,14 @@ async function reEnrichTenant(
       count += 1;
       assets.add(f.asset_id);
       if (f.is_exempted === 1) continue;
+      const flags = {
+        has_kev: [f.has_kev, next.hasKev ? 1 : 0],
+        has_exploit: [f.has_exploit, next.hasExploit ? 1 : 0],
+      };
+      for (const [column, [before, after]] of Object.entries(flags) as [keyof typeof raised, number[]][]) {
+        if (before === 1 && after === 0) lowered.add(f.asset_id);
+        else if (before === 0 && after === 1) raised[column].add(f.asset_id);
+      }
       if (f.has_kev === 1 || next.hasKev) cited.add(f.asset_id);
       else if (f.is_exploitable === 1) ifReached.add(f.asset_id);
     }
@@ -303,7 +314,11 @@ async function reEnrichTenant(
       await updateRows(tx, 'vulnerabilities', tenantId, key, columns, rows);
     updated += count;
   }
-  if (assets.size > 0) await refreshIntelFlags(tx, tenantId, assets);
+  if (lowered.size > 0) await refreshIntelFlags(tx, tenantId, lowered);
+  for (const [column, raisedOn] of Object.entries(raised) as [keyof typeof raised, Set<string>][]) {
+    const rest = new Set([...raisedOn].filter((a) => !lowered.has(a)));
+    if (rest.size > 0) await raiseIntelFlag(tx, tenantId, column, rest);
+  }
   const reached = await assetsThatReach(
     tx,
     tenantId,
