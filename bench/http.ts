@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { buildApp } from '../src/app.js';
+import { buildApp, defaultHttpOptions } from '../src/app.js';
 import { createTenantKey } from '../src/cli/keys.js';
 import { openStorage } from '../src/storage/index.js';
 import { tenantDatabase } from './tenant.js';
@@ -26,16 +26,24 @@ const { values: args } = parseArgs({
     runs: { type: 'string', default: '3' },
     connections: { type: 'string', default: '32' },
     serve: { type: 'string' }, // internal: the API server over this database URL
+    built: { type: 'boolean', default: false }, // internal: with --serve, keep no bodies (rows marked `built`)
     ceiling: { type: 'string' }, // internal: the bare server over the bodies in this folder
   },
 });
 
 const here = fileURLToPath(import.meta.url);
 
-/** The API server: the app through the API role (as `secinv serve` reads), no rate limit; prints its port. */
-async function serve(url: string): Promise<void> {
+/**
+ * The API server: the app through the API role (as `secinv serve` reads), no rate limit; prints its port. `built`:
+ * no bodies kept by tag, so every request builds its body.
+ */
+async function serve(url: string, built: boolean): Promise<void> {
   const storage = await openStorage(url, { role: 'api' });
-  const app = await buildApp({ storage, http: { rateLimitPerMinute: 0 } });
+  const { compression } = defaultHttpOptions;
+  const app = await buildApp({
+    storage,
+    http: { rateLimitPerMinute: 0, compression: built ? { ...compression, cacheBytes: 0 } : compression },
+  });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   process.stdout.write(`port ${typeof address === 'object' && address ? address.port : 0}\n`);
@@ -56,8 +64,13 @@ async function ceiling(folder: string): Promise<void> {
 }
 
 /** Starts this file in a mode of its own on core 0 and waits for the port it prints. */
-function start(mode: 'serve' | 'ceiling', value: string): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn('taskset', ['-c', '0', process.execPath, '--import', 'tsx', here, `--${mode}`, value], {
+function start(
+  mode: 'serve' | 'ceiling',
+  value: string,
+  extra: string[] = [],
+): Promise<{ child: ChildProcess; port: number }> {
+  const argv = [process.execPath, '--import', 'tsx', here, `--${mode}`, value, ...extra];
+  const child = spawn('taskset', ['-c', '0', ...argv], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {
@@ -138,15 +151,18 @@ async function measure(dbUrl: string, assets: number, work: string): Promise<str
     `local n = 0\nrequest = function()\n  n = n + 1\n  return wrk.format(nil, "${page}&riskScoreGte=0." .. string.format("%012d", n))\nend\n`,
   );
   const ceil = await start('ceiling', bodies);
+  const built = await start('serve', dbUrl, ['--built']);
   const results = plan.map(() => ({ api: [] as Measured[], ceiling: [] as Measured[] }));
   for (let round = 0; round < Number(args.runs); round += 1) {
     for (const [i, row] of plan.entries()) {
       const headers = { ...auth, ...row.headers, ...(row.revalidate ? { 'if-none-match': etags.get(row.path)! } : {}) };
-      results[i]!.api.push(wrk(server.port, server.child.pid!, row.path, headers, row.uncached ? script : undefined));
+      const { port, child } = row.built ? built : server;
+      results[i]!.api.push(wrk(port, child.pid!, row.path, headers, row.uncached ? script : undefined));
       results[i]!.ceiling.push(wrk(ceil.port, ceil.child.pid!, `/${i}`, {}));
     }
   }
   await stop(ceil.child);
+  await stop(built.child);
   // The first request after a restart, with the operating system's cache of the database dropped where allowed.
   await stop(server.child);
   let dropped = false;
@@ -193,7 +209,7 @@ function report(
     );
   }
   const page1 = rate[plan.findIndex((r) => r.label.startsWith('assets page 1 '))] ?? 0;
-  const deep = rate[plan.findIndex((r) => r.label.endsWith('(the last)'))] ?? 0;
+  const deep = rate[plan.findIndex((r) => r.label.includes('(the last)'))] ?? 0;
   lines.push(
     '',
     `- The last page costs ${(page1 / deep).toFixed(2)}× page 1 (target ≤ 2×).`,
@@ -204,7 +220,7 @@ function report(
   return lines;
 }
 
-if (args.serve !== undefined) await serve(args.serve);
+if (args.serve !== undefined) await serve(args.serve, args.built);
 else if (args.ceiling !== undefined) await ceiling(args.ceiling);
 else {
   const out: string[] = [];

@@ -59,7 +59,7 @@ const API_PATHS = [ASSETS_PATH, ASSET_PATH, SBOM_LINK_PATH, SBOM_DOWNLOAD_PATH, 
 const OTHER_METHODS = ['DELETE', 'PATCH', 'POST', 'PUT', 'OPTIONS'] as const;
 /** Longest request target accepted (414 beyond); headers as a whole are bounded by Node at 16 KiB (431 beyond). */
 export const MAX_URL_LENGTH = 8192;
-const defaults: HttpOptions = {
+export const defaultHttpOptions: HttpOptions = {
   rateLimitPerMinute: 1200,
   requestTimeoutMs: 30_000,
   // Measured on a 100-row page (docs/BENCHMARKS.md, "Per-request overhead"): gzip 6 adds 0.8 times the cost of the
@@ -74,7 +74,7 @@ export async function buildApp({
   http = {},
   lifecycle = { draining: false },
 }: AppDependencies): Promise<FastifyInstance> {
-  const options = { ...defaults, ...http };
+  const options = { ...defaultHttpOptions, ...http };
   const app = Fastify({
     logger:
       logger === false

@@ -21,6 +21,8 @@ export interface Config {
   countColumnsMaxRows: number;
   /** Requests per minute per API key (0: no limit). */
   rateLimitPerMinute: number;
+  /** MiB of response bodies kept by ETag, compressed or not, to be sent again without building them (0: none). */
+  keptBodiesMb: number;
   /** Serve Prometheus metrics on this port (all addresses of `host`), without authentication. */
   metricsPort: number | undefined;
   /** Serve Prometheus metrics at /metrics on the API port to requests bearing this token. */
@@ -66,6 +68,7 @@ export const ENVIRONMENT = [
     '1000000',
   ],
   ['SECINV_RATE_LIMIT_PER_MINUTE', 'requests per minute per API key, 0 for no limit', '1200'],
+  ['SECINV_KEPT_BODIES_MB', 'memory for response bodies kept by ETag and sent again, 0 for none', '32'],
   ['SECINV_METRICS_PORT', 'serve unauthenticated Prometheus metrics on this port (flag --metrics-port)', 'none'],
   ['SECINV_METRICS_TOKEN', 'serve /metrics on the API port to this bearer token (16+ characters)', 'none'],
   ['SECINV_TLS_CERT', 'PEM certificate: serve HTTPS (flag --tls-cert, with SECINV_TLS_KEY)', 'none'],
@@ -155,6 +158,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
     dbStatementTimeoutMs: integer('SECINV_DB_STATEMENT_TIMEOUT_MS', 10_000, 1, 3_600_000),
     countColumnsMaxRows: integer('SECINV_COUNT_COLUMNS_MAX_ROWS', 1_000_000, 0, 100_000_000),
     rateLimitPerMinute: integer('SECINV_RATE_LIMIT_PER_MINUTE', 1200, 0, 1_000_000),
+    keptBodiesMb: integer('SECINV_KEPT_BODIES_MB', 32, 0, 65_536),
     metricsPort: metricsPort === undefined ? undefined : Number(metricsPort),
     metricsToken,
     tlsCert,

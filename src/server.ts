@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from './app.js';
+import { buildApp, defaultHttpOptions } from './app.js';
 import type { Config } from './config.js';
 import { UserError } from './domain/errors.js';
 import { createMetrics } from './http/metrics.js';
@@ -44,6 +44,7 @@ export async function startServer(config: Readonly<Config>, storage: Storage): P
     http: {
       rateLimitPerMinute: config.rateLimitPerMinute,
       requestTimeoutMs: config.requestTimeoutMs,
+      compression: { ...defaultHttpOptions.compression, cacheBytes: config.keptBodiesMb * 1024 * 1024 },
       metrics,
       metricsToken: config.metricsToken,
       https,

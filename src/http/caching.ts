@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { compressedBodies, negotiateCoding, type Coding, type CompressionOptions } from './compression.js';
+import { keptBodies, negotiateCoding, type Coding, type CompressionOptions } from './compression.js';
 import { JSON_TYPE } from './respond.js';
 
 declare module 'fastify' {
@@ -24,7 +24,7 @@ declare module 'fastify' {
     uncached?: boolean;
     /** The coding the client accepts best (negotiated once, in preHandler), or undefined for identity. */
     coding?: Coding | undefined;
-    /** Answered with kept compressed bytes, without its handler. */
+    /** Answered with kept bytes, without its handler. */
     fromKept?: boolean;
   }
 }
@@ -98,12 +98,13 @@ export const serverFingerprint = (() => {
 
 export function registerCaching(api: FastifyInstance, options: CachingOptions): void {
   const tagOf = etagOf(options);
-  const bodies = compressedBodies(options.compression);
+  const bodies = keptBodies(options.compression);
   // After authentication, the rate limit and the query parser (a 401, 429 or 400 is never a 304); before the handler.
   // A tag the client names was sent with a 200 for this same request and data version, so the answer is that 200
   // again. `*` is different: it matches only if there is a body at all (not on a 404), so it waits for the handler.
-  // Kept compressed bytes are answered here too: a tag names one body, so a body compressed once for a tag need not be
-  // built again (a dashboard polling one page, a console reloading). Only JSON bodies are kept (an export streams).
+  // Kept bytes are answered here too: a tag names one body, so a body built (and compressed) once for a tag need not be
+  // built again (a dashboard polling one page, a console reloading, a script's curl without --compressed). Only JSON
+  // bodies are kept (an export streams).
   api.addHook('preHandler', async (request, reply) => {
     if (request.uncached) return;
     const etag = tagOf(request);
@@ -114,7 +115,7 @@ export function registerCaching(api: FastifyInstance, options: CachingOptions): 
     }
     const coding = negotiateCoding(request.headers);
     request.coding = coding;
-    const kept = coding === undefined ? undefined : bodies.kept(etag, coding);
+    const kept = bodies.kept(etag, coding);
     if (kept !== undefined) {
       request.fromKept = true;
       return reply.code(200).type(JSON_TYPE).send(kept);
@@ -144,8 +145,17 @@ export function registerCaching(api: FastifyInstance, options: CachingOptions): 
     // Compressed here, by tag, so a body sent again is not compressed again; @fastify/compress passes an encoded
     // payload through and still serves everything else (errors, the OpenAPI document).
     const { coding } = request;
-    if (coding === undefined || (!request.fromKept && payload.length < options.compression.threshold)) return payload;
+    if (request.fromKept) {
+      if (coding !== undefined) reply.header('Content-Encoding', coding);
+      return payload;
+    }
+    if (reply.getHeader('content-type') !== JSON_TYPE) return payload;
+    if (coding === undefined) {
+      bodies.keep(request.etag, payload);
+      return payload;
+    }
+    if (payload.length < options.compression.threshold) return payload;
     reply.header('Content-Encoding', coding);
-    return request.fromKept ? payload : bodies.get(request.etag, coding, payload);
+    return bodies.get(request.etag, coding, payload);
   });
 }

@@ -1,6 +1,6 @@
-// Compression of tenant 200s, with the compressed bodies kept by ETag: a tag names one body (src/http/caching.ts), so
-// the compressed bytes of a tag can be sent again without compressing again. Levels and the cache size were chosen by
-// measurement (docs/DESIGN.md §25, docs/BENCHMARKS.md "Per-request overhead").
+// Compression of tenant 200s, with the bodies kept by ETag, compressed or not: a tag names one body
+// (src/http/caching.ts), so the bytes of a tag can be sent again without building or compressing it again. Levels and
+// the cache size were chosen by measurement (docs/DESIGN.md §25, §64, docs/BENCHMARKS.md "Per-request overhead").
 import type { IncomingHttpHeaders } from 'node:http';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
@@ -12,7 +12,7 @@ export interface CompressionOptions {
   threshold: number;
   gzipLevel: number;
   brotliQuality: number;
-  /** Bytes of compressed bodies kept, over all entries; 0 keeps none. */
+  /** Bytes of bodies kept, compressed or not, over all entries; 0 keeps none. */
   cacheBytes: number;
 }
 
@@ -46,10 +46,11 @@ const gzipAsync = promisify(gzip);
 const brotliAsync = promisify(brotliCompress);
 
 /**
- * Compressed bodies by (coding, tag), least recently used first out, bounded in bytes. A body larger than an eighth of
- * the budget is compressed but not kept, so one export-sized page cannot empty the cache of everyday pages.
+ * Bodies by (coding, tag), uncompressed ones under `identity`, least recently used first out, bounded in bytes. A body
+ * larger than an eighth of the budget is sent but not kept, so one export-sized page cannot empty the cache of everyday
+ * pages.
  */
-export function compressedBodies({ gzipLevel, brotliQuality, cacheBytes }: CompressionOptions) {
+export function keptBodies({ gzipLevel, brotliQuality, cacheBytes }: CompressionOptions) {
   const entries = new Map<string, Buffer>();
   let bytes = 0;
   const compress = (coding: Coding, body: Buffer): Promise<Buffer> =>
@@ -69,25 +70,33 @@ export function compressedBodies({ gzipLevel, brotliQuality, cacheBytes }: Compr
     return kept;
   };
 
-  return {
-    /** The kept bytes of a tag, if any: a request that finds them is answered without building its body. */
-    kept: (etag: string, coding: Coding): Buffer | undefined => peek(`${coding} ${etag}`),
+  const keep = (key: string, body: Buffer): void => {
+    // Another request for the same tag may have kept it while this one was compressing.
+    if (entries.has(key) || body.length > cacheBytes / 8) return;
+    entries.set(key, body);
+    bytes += body.length;
+    for (const [oldest, value] of entries) {
+      if (bytes <= cacheBytes) break;
+      entries.delete(oldest);
+      bytes -= value.length;
+    }
+  };
+  const keyOf = (etag: string, coding: Coding | undefined) => `${coding ?? 'identity'} ${etag}`;
 
+  return {
+    /** The kept bytes of a tag in a coding (undefined: identity), if any: the request is answered without its body. */
+    kept: (etag: string, coding: Coding | undefined): Buffer | undefined => peek(keyOf(etag, coding)),
+
+    /** Keeps a body as it is sent without compression. */
+    keep: (etag: string, body: Buffer): void => keep(keyOf(etag, undefined), body),
+
+    /** The body compressed in a coding, compressed now and kept unless it was kept already. */
     async get(etag: string, coding: Coding, body: Buffer): Promise<Buffer> {
-      const key = `${coding} ${etag}`;
+      const key = keyOf(etag, coding);
       const kept = peek(key);
       if (kept !== undefined) return kept;
       const compressed = await compress(coding, body);
-      // Another request for the same tag may have kept it while this one was compressing.
-      if (!entries.has(key) && compressed.length <= cacheBytes / 8) {
-        entries.set(key, compressed);
-        bytes += compressed.length;
-        for (const [oldest, value] of entries) {
-          if (bytes <= cacheBytes) break;
-          entries.delete(oldest);
-          bytes -= value.length;
-        }
-      }
+      keep(key, compressed);
       return compressed;
     },
   };

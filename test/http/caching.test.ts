@@ -1,4 +1,4 @@
-// Conditional GETs answered from the tag alone, and compressed bodies kept by tag (src/http/caching.ts, compression.ts).
+// Conditional GETs answered from the tag alone, and bodies kept by tag (src/http/caching.ts, compression.ts).
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
@@ -188,6 +188,37 @@ describe('compression', () => {
       });
       expect(revalidated.statusCode).toBe(304);
     }
+  });
+
+  it('keeps the uncompressed body too: a repeat without Accept-Encoding is answered from it, per tenant and version', async () => {
+    const page = `/v1/tenant/assets/${A2}`;
+    const first = await get(page);
+    expect(first.statusCode).toBe(200);
+    expect(first.headers['content-encoding']).toBeUndefined();
+    statements.length = 0;
+    const again = await get(page);
+    expect(again.rawPayload.equals(first.rawPayload)).toBe(true);
+    expect(again.headers).toMatchObject({
+      'content-type': 'application/json; charset=utf-8',
+      etag: first.headers.etag,
+      'cache-control': 'private',
+      vary: 'Authorization, Accept, Accept-Encoding',
+    });
+    expect(again.headers['content-encoding']).toBeUndefined();
+    expect(statements.length).toBeGreaterThan(0);
+    for (const statement of statements) expect(statement).toMatch(/^(select|update) .*"api_keys"/i);
+    // The other tenant's request of the same path is its own (a missing asset there, never tenant A's kept body).
+    const other = await get(page, keyB);
+    expect(other.statusCode).toBe(404);
+    expect(other.body).not.toContain(A2);
+    // A write moves the tenant's version: the body is built again from the new data, then kept in turn.
+    const asset = fixture.find(([kind, r]) => kind === 'asset' && r.id === A2 && r.tenantId === TENANT_A)!;
+    expect(
+      (await importRecords(ctx.storage, [['asset', { ...asset[1], name: 'kept-then-renamed' }]])).problems,
+    ).toEqual([]);
+    const renamed = await get(page);
+    expect(renamed.headers.etag).not.toBe(first.headers.etag);
+    expect(JSON.parse(renamed.body)).toMatchObject({ data: { id: A2, name: 'kept-then-renamed' } });
   });
 
   it('works with the cache turned off, and keeps a small body uncompressed', async () => {

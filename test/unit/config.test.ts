@@ -28,6 +28,13 @@ describe('environment variables', () => {
     });
   });
 
+  it('kept bodies take 32 MiB unless set; 0 keeps none; a bad value names the variable', () => {
+    expect(loadConfig({}, {}).keptBodiesMb).toBe(32);
+    expect(loadConfig({}, { SECINV_KEPT_BODIES_MB: '0' }).keptBodiesMb).toBe(0);
+    expect(loadConfig({}, { SECINV_KEPT_BODIES_MB: '256' }).keptBodiesMb).toBe(256);
+    expect(() => loadConfig({}, { SECINV_KEPT_BODIES_MB: '-1' })).toThrow(/invalid SECINV_KEPT_BODIES_MB '-1'/);
+  });
+
   it('the wait for a pooled connection defaults to 20 s, never past the request timeout unless set', () => {
     expect(loadConfig({}, {}).dbQueueTimeoutMs).toBe(20_000);
     expect(loadConfig({}, { SECINV_REQUEST_TIMEOUT_MS: '5000' }).dbQueueTimeoutMs).toBe(5000);
