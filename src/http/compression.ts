@@ -73,7 +73,10 @@ export function keptBodies({ gzipLevel, brotliQuality, cacheBytes }: Compression
   const keep = (key: string, body: Buffer): void => {
     // Another request for the same tag may have kept it while this one was compressing.
     if (entries.has(key) || body.length > cacheBytes / 8) return;
-    entries.set(key, body);
+    // A body under 4 KiB usually lies in one of Node's shared 8 KiB slabs, which keeping it would hold whole: kept in a
+    // memory of its own, the budget counts what is really held.
+    const own = body.byteLength === body.buffer.byteLength ? body : Buffer.from(new Uint8Array(body).buffer);
+    entries.set(key, own);
     bytes += body.length;
     for (const [oldest, value] of entries) {
       if (bytes <= cacheBytes) break;

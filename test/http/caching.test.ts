@@ -2,7 +2,7 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { negotiateCoding } from '../../src/http/compression.js';
+import { keptBodies, negotiateCoding } from '../../src/http/compression.js';
 import { A1, A2, fixture, R1, riskFixture } from '../fixtures.js';
 import { importRecords, setupWithKeys, TENANT_A, TENANT_B, type TestContext } from '../helpers.js';
 
@@ -219,6 +219,26 @@ describe('compression', () => {
     const renamed = await get(page);
     expect(renamed.headers.etag).not.toBe(first.headers.etag);
     expect(JSON.parse(renamed.body)).toMatchObject({ data: { id: A2, name: 'kept-then-renamed' } });
+  });
+
+  it('holds kept bodies within the budget, oldest out first, each in memory of its own', () => {
+    const bodies = keptBodies({ threshold: 1024, gzipLevel: 1, brotliQuality: 1, cacheBytes: 64 });
+    // Eight bytes each: nine do not fit in 64, and the least recently used leaves.
+    const body = (n: number) =>
+      Buffer.concat([Buffer.from('{"n":'), Buffer.from(String(n).padStart(2, '0')), Buffer.from('}')]);
+    expect(body(1).buffer.byteLength).toBeGreaterThan(8); // Node's shared slab, as a page's small body would be
+    for (let n = 1; n <= 8; n += 1) bodies.keep(`t${n}`, body(n));
+    expect(bodies.kept('t1', undefined)?.toString()).toBe('{"n":01}'); // now the most recently used
+    bodies.keep('t9', body(9));
+    expect(bodies.kept('t2', undefined)).toBeUndefined();
+    for (const n of [1, 3, 9]) {
+      const kept = bodies.kept(`t${n}`, undefined);
+      expect(kept?.equals(body(n))).toBe(true);
+      expect(kept?.buffer.byteLength).toBe(8);
+    }
+    // Over an eighth of the budget: sent, never kept.
+    bodies.keep('big', Buffer.alloc(9));
+    expect(bodies.kept('big', undefined)).toBeUndefined();
   });
 
   it('works with the cache turned off, and keeps a small body uncompressed', async () => {
