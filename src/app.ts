@@ -2,11 +2,11 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { constants as zlib } from 'node:zlib';
 import compress from '@fastify/compress';
-import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { apiError } from './domain/errors.js';
 import { authenticate } from './http/auth.js';
+import { securityHeaders } from './http/security-headers.js';
 import { registerCaching, serverFingerprint } from './http/caching.js';
 import type { CompressionOptions } from './http/compression.js';
 import { consoleRoutes } from './http/console.js';
@@ -135,9 +135,13 @@ export async function buildApp({
   });
   options.metrics?.instrument(app);
 
-  // Security headers; the content security policy is left to /docs (swagger-ui sets its own) and /console/ (its own,
-  // src/http/console.ts); JSON needs none.
-  await app.register(helmet, { contentSecurityPolicy: false, crossOriginEmbedderPolicy: false });
+  // Security headers, helmet's as it computed them once (src/http/security-headers.ts); the content security policy is
+  // left to /docs (swagger-ui sets its own) and /console/ (its own, src/http/console.ts); JSON needs none.
+  const security = await securityHeaders();
+  app.addHook('onRequest', (_request, reply, done) => {
+    reply.headers(security);
+    done();
+  });
   // gzip or brotli when the client asks, at the levels tenant 200s use; those are compressed (and their compressed
   // bodies kept) by the caching hooks, which this plugin passes through: it serves the rest (the OpenAPI document,
   // /docs, errors).

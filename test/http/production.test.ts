@@ -7,6 +7,7 @@ import { PassThrough } from 'node:stream';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { securityHeaders } from '../../src/http/security-headers.js';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createMetrics } from '../../src/http/metrics.js';
@@ -123,13 +124,25 @@ describe('HTTP behaviour', () => {
     }
   });
 
-  it('sets security headers', async () => {
-    const res = await app.inject({ url: '/v1/tenant/assets', headers: auth() });
-    expect(res.headers).toMatchObject({
+  it("sets helmet's security headers on every answer: data, errors, unknown paths, health, kept bytes", async () => {
+    const expected = await securityHeaders();
+    expect(expected).toMatchObject({
       'x-content-type-options': 'nosniff',
       'referrer-policy': 'no-referrer',
       'x-frame-options': 'SAMEORIGIN',
+      'strict-transport-security': 'max-age=31536000; includeSubDomains',
+      'cross-origin-resource-policy': 'same-origin',
     });
+    expect(Object.keys(expected).length).toBeGreaterThanOrEqual(10);
+    for (const res of [
+      await app.inject({ url: '/v1/tenant/assets', headers: auth() }),
+      await app.inject({ url: '/v1/tenant/assets', headers: auth() }), // from the kept bytes
+      await app.inject({ url: '/v1/tenant/assets' }),
+      await app.inject({ url: '/v1/tenant/assets?page=0', headers: auth() }),
+      await app.inject({ url: '/no/such/path' }),
+      await app.inject({ url: '/livez' }),
+    ])
+      expect(res.headers, `${res.statusCode} ${res.body.slice(0, 80)}`).toMatchObject(expected);
   });
 
   it('/livez and /readyz answer without authentication', async () => {
