@@ -1,6 +1,6 @@
 // Compression of tenant 200s, with the bodies kept by ETag, compressed or not: a tag names one body
 // (src/http/caching.ts), so the bytes of a tag can be sent again without building or compressing it again. Levels and
-// the cache size were chosen by measurement (docs/DESIGN.md §25, §64, docs/BENCHMARKS.md "Per-request overhead").
+// the cache size were chosen by measurement (docs/DESIGN.md §25, §65, docs/BENCHMARKS.md "Per-request overhead").
 import type { IncomingHttpHeaders } from 'node:http';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';

@@ -80,7 +80,7 @@ export async function raiseIntelFlag(
   db: Kysely<Database>,
   tenantId: string,
   column: 'has_kev' | 'has_exploit',
-  assetIds: ReadonlySet<string>,
+  assetIds: readonly string[],
 ): Promise<void> {
   for (const batch of chunks([...assetIds].sort(), BATCH))
     await db

@@ -287,25 +287,18 @@ async function reEnrichTenant(
       const next = intelOf(intel, own, f.vulnerability_id, a);
       const stored = storedIntel(next);
       if (stored === f.intel) continue;
-      addUpdate(
-        changed,
-        dialect === 'sqlite' ? [f.id] : [f.asset_id, f.vulnerability_id],
-        [['intel', stored]],
-        [
-          ['has_kev', next.hasKev ? 1 : 0, f.has_kev],
-          ['has_exploit', next.hasExploit ? 1 : 0, f.has_exploit],
-        ],
-      );
+      // Each flag as [column, value now, value stored].
+      const flags = [
+        ['has_kev', next.hasKev ? 1 : 0, f.has_kev],
+        ['has_exploit', next.hasExploit ? 1 : 0, f.has_exploit],
+      ] as const;
+      addUpdate(changed, dialect === 'sqlite' ? [f.id] : [f.asset_id, f.vulnerability_id], [['intel', stored]], flags);
       count += 1;
       assets.add(f.asset_id);
       if (f.is_exempted === 1) continue;
-      const flags = {
-        has_kev: [f.has_kev, next.hasKev ? 1 : 0],
-        has_exploit: [f.has_exploit, next.hasExploit ? 1 : 0],
-      };
-      for (const [column, [before, after]] of Object.entries(flags) as [keyof typeof raised, number[]][]) {
-        if (before === 1 && after === 0) lowered.add(f.asset_id);
-        else if (before === 0 && after === 1) raised[column].add(f.asset_id);
+      for (const [column, now, before] of flags) {
+        if (now < before) lowered.add(f.asset_id);
+        else if (now > before) raised[column].add(f.asset_id);
       }
       if (f.has_kev === 1 || next.hasKev) cited.add(f.asset_id);
       else if (f.is_exploitable === 1) ifReached.add(f.asset_id);
@@ -315,10 +308,13 @@ async function reEnrichTenant(
     updated += count;
   }
   if (lowered.size > 0) await refreshIntelFlags(tx, tenantId, lowered);
-  for (const [column, raisedOn] of Object.entries(raised) as [keyof typeof raised, Set<string>][]) {
-    const rest = new Set([...raisedOn].filter((a) => !lowered.has(a)));
-    if (rest.size > 0) await raiseIntelFlag(tx, tenantId, column, rest);
-  }
+  for (const column of ['has_kev', 'has_exploit'] as const)
+    await raiseIntelFlag(
+      tx,
+      tenantId,
+      column,
+      [...raised[column]].filter((a) => !lowered.has(a)),
+    );
   const reached = await assetsThatReach(
     tx,
     tenantId,

@@ -36,10 +36,10 @@ export async function flagOrdered(
   let { offset } = page;
   const runs = (direction === 'desc' ? [1, 0] : [0, 1]).filter((v) => only === undefined || only === (v === 1));
   const keys: FlagKey[] = [];
+  // A keyset batch goes on in the run its position is in, past it, and the runs after it from their start.
+  const position = after === undefined ? undefined : Number(after[0]);
   for (const value of runs) {
     if (keys.length >= limit) break;
-    // A keyset batch goes on in the run its position is in, past it, and the runs after it from their start.
-    const position = after === undefined ? undefined : Number(after[0]);
     if (position !== undefined && (direction === 'desc' ? value > position : value < position)) continue;
     const from = position === value ? after : undefined;
     if (offset > 0) {
