@@ -25,6 +25,7 @@ import {
 } from './risk-derive.js';
 import { feedIntelReader, intelOf, type FeedIntel } from './intel.js';
 import { appendTo, bulkTransaction } from './scope.js';
+import { analyzeTables, staleTables } from './statistics.js';
 import type { Database } from './tables.js';
 import type { Dialect } from './types.js';
 import { addUpdate, insertRows, updateRows, type UpdateGroups } from './insert-rows.js';
@@ -335,7 +336,8 @@ const ownOf = (stored: Partial<Intel>): Intel => ({
 export function feedStore(db: Kysely<Database>, dialect: Dialect) {
   return {
     async loadFeeds(feeds: readonly FeedData[], at: string): Promise<FeedLoad> {
-      return bulkTransaction(db, dialect, async (tx) => {
+      let stale: string[] = [];
+      const load = await bulkTransaction(db, dialect, async (tx) => {
         const results: FeedLoadResult[] = [];
         const touched = new Set<string>();
         let epssChanged = false;
@@ -376,12 +378,17 @@ export function feedStore(db: Kysely<Database>, dialect: Dialect) {
           if (scope.size > 0) risks = addDerivations(risks, await deriveTenantRisks(tx, tenant_id, scope, at));
           if (scope.size > 0 || enriched.assets.size > 0) await bumpDataVersion(tx, tenant_id);
         }
+        // The tables a load writes rows of (the findings it only updates): analysed by the load that moved them, not
+        // by the next ingest (a first EPSS load's 300,000 rows took 0.8 s of the next 8-finding ingest on PostgreSQL).
+        stale = await staleTables(tx, dialect, ['feeds', 'feed_kev', 'feed_epss', 'feed_exploits', 'risks']);
         return {
           feeds: results,
           findingsUpdated,
           risks: { added: risks.added, updated: risks.updated, removed: risks.removed },
         };
       });
+      await analyzeTables(db, dialect, stale);
+      return load;
     },
 
     async feedStatus(): Promise<FeedStatus[]> {

@@ -7,7 +7,7 @@ import { setRiskLifecycle } from './risk-lifecycle.js';
 import type { Database } from './tables.js';
 import { bumpDataVersion } from './tenants.js';
 import { bulkTransaction } from './scope.js';
-import { refreshStatistics } from './statistics.js';
+import { analyzeTables, staleTables } from './statistics.js';
 import type { Dialect } from './types.js';
 
 /** The risk operations of the CLI, each in a transaction of its own that bumps the tenant's data version. */
@@ -16,6 +16,7 @@ export function riskWriteStore(db: Kysely<Database>, dialect: Dialect) {
     deriveRisks: async (tenantId: string, at: string) => {
       // A first derivation starts from an empty risks table: without the bulk settings PostgreSQL scanned the
       // tenant's risks for every batch of assets.
+      let stale: string[] = [];
       const result = await bulkTransaction(db, dialect, async (tx) => {
         const known = await tx
           .selectFrom('tenants')
@@ -25,11 +26,11 @@ export function riskWriteStore(db: Kysely<Database>, dialect: Dialect) {
         if (!known) return undefined;
         const derived = await deriveTenantRisks(tx, tenantId, 'all', at);
         await bumpDataVersion(tx, tenantId);
+        // Fresh statistics for the risk list's filters and sorts after a change of more than a tenth of the risks.
+        if (derived.added + derived.updated + derived.removed > 0) stale = await staleTables(tx, dialect, ['risks']);
         return derived;
       });
-      // Fresh statistics for the risk list's filters and sorts after a change of more than a tenth of the risks.
-      if (result !== undefined && result.added + result.updated + result.removed > 0)
-        await refreshStatistics(db, dialect, ['risks']);
+      await analyzeTables(db, dialect, stale);
       return result;
     },
     setRiskLifecycle: (tenantId: string, riskId: string, state: LifecycleState, at: string) =>

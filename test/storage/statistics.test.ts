@@ -1,9 +1,10 @@
 // Planner statistics after a bulk write are taken again only for the tables whose row count moved by more than a
-// tenth since they were taken (src/storage/statistics.ts).
-import { sql } from 'kysely';
+// tenth since they were taken, as seen from inside the writing transaction (src/storage/statistics.ts).
+import { sql, type Transaction } from 'kysely';
+import type { Database } from '../../src/storage/tables.js';
 import { describe, expect, it } from 'vitest';
 import { connect } from '../../src/storage/connect.js';
-import { analyzedRows, refreshStatistics, statisticsStale } from '../../src/storage/statistics.js';
+import { analyzedRows, analyzeTables, staleTables, statisticsStale } from '../../src/storage/statistics.js';
 import { fixture } from '../fixtures.js';
 import { importRecords, openTestStorage, TEST_DIALECTS } from '../helpers.js';
 
@@ -17,6 +18,8 @@ describe('statisticsStale', () => {
     expect(statisticsStale(1000, 1101)).toBe(true);
     expect(statisticsStale(1000, 900)).toBe(false);
     expect(statisticsStale(1000, 899)).toBe(true);
+    expect(statisticsStale(1000, 1050, 0.05)).toBe(false);
+    expect(statisticsStale(1000, 1051, 0.05)).toBe(true);
   });
 });
 
@@ -39,7 +42,7 @@ for (const dialect of TEST_DIALECTS) {
         expect(analyzed.get('assets')).toBe(await count('assets'));
         expect(analyzed.get('asset_groups')).toBe(await count('asset_groups'));
         // Nothing moved since: nothing is analysed again.
-        expect(await refreshStatistics(db, dialect)).toEqual([]);
+        expect(await staleTables(db, dialect)).toEqual([]);
       } finally {
         await db.destroy();
         await opened.dispose();
@@ -51,24 +54,61 @@ for (const dialect of TEST_DIALECTS) {
       const { db } = await connect(opened.url);
       try {
         const only = ['feed_epss'];
-        const insert = (from: number, count: number) =>
-          db.insertInto('feed_epss').values(epssRows(from, count)).execute();
-        await insert(0, 100);
-        expect(await refreshStatistics(db, dialect, only)).toEqual(['feed_epss']);
+        // As a writer asks: inside its transaction, after its writes, before its commit; analysed after the commit.
+        const write = async (change: (tx: Transaction<Database>) => Promise<unknown>) => {
+          const stale = await db.transaction().execute(async (tx) => {
+            await change(tx);
+            return staleTables(tx, dialect, only);
+          });
+          await analyzeTables(db, dialect, stale);
+          return stale;
+        };
+        const insert = (from: number, count: number) => (tx: Transaction<Database>) =>
+          tx.insertInto('feed_epss').values(epssRows(from, count)).execute();
+        // PostgreSQL's live-row counter learns of a commit within about a second (and may count a write that a VACUUM
+        // counted already again); a later writer screens with it.
+        const reported = async (rows: number) => {
+          if (dialect === 'sqlite') return;
+          const live = async () =>
+            Number(
+              (
+                await sql<{ n: string }>`select n_live_tup as n from pg_stat_user_tables
+                  where relid = 'feed_epss'::regclass`.execute(db)
+              ).rows[0]?.n,
+            );
+          for (let tries = 0; (await live()) < rows; tries += 1) {
+            if (tries > 200) throw new Error(`the live rows of feed_epss are ${await live()}, not ${rows}`);
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          }
+        };
+
+        expect(await write(insert(0, 100))).toEqual(['feed_epss']);
         expect((await analyzedRows(db, dialect)).get('feed_epss')).toBe(100);
 
-        await insert(100, 10);
-        expect(await refreshStatistics(db, dialect, only)).toEqual([]);
+        // The transaction's own rows count at once: 10 more is not more than a tenth.
+        expect(await write(insert(100, 10))).toEqual([]);
         expect((await analyzedRows(db, dialect)).get('feed_epss')).toBe(100);
 
-        await insert(110, 1);
-        expect(await refreshStatistics(db, dialect, only)).toEqual(['feed_epss']);
+        // One more, with the 10 of the last write: 11 is more than a tenth.
+        await reported(110);
+        expect(await write(insert(110, 1))).toEqual(['feed_epss']);
         expect((await analyzedRows(db, dialect)).get('feed_epss')).toBe(111);
 
         // Fewer rows count as much as more.
-        await db.deleteFrom('feed_epss').where('cve_id', '>=', 'CVE-2026-10090').execute();
-        expect(await refreshStatistics(db, dialect, only)).toEqual(['feed_epss']);
+        expect(
+          await write((tx) => tx.deleteFrom('feed_epss').where('cve_id', '>=', 'CVE-2026-10090').execute()),
+        ).toEqual(['feed_epss']);
         expect((await analyzedRows(db, dialect)).get('feed_epss')).toBe(90);
+
+        // A rolled-back write moves nothing.
+        await db
+          .transaction()
+          .execute(async (tx) => {
+            await insert(200, 50)(tx);
+            throw new Error('rolled back');
+          })
+          .catch(() => undefined);
+        expect(await write(insert(300, 5))).toEqual([]);
       } finally {
         await db.destroy();
         await opened.dispose();
