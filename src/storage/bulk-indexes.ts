@@ -9,6 +9,16 @@ import type { Dialect } from './types.js';
 /** The tables a large import fills; the others are small or keyed by their primary key alone. */
 const BULK_TABLES = ['assets', 'vulnerabilities', 'vulnerability_packages', 'vulnerability_aliases', 'risks'] as const;
 
+/** The bulk tables without a row: at the start of a write, the ones it fills from empty (a first import). */
+export async function emptyBulkTables(tx: Transaction<Database>): Promise<string[]> {
+  const empty: string[] = [];
+  for (const table of BULK_TABLES) {
+    const { rows } = await sql`select 1 from ${sql.table(table)} limit 1`.execute(tx);
+    if (rows.length === 0) empty.push(table);
+  }
+  return empty;
+}
+
 /**
  * Drops the secondary indexes of every bulk table that is empty when the write starts (a first import) and returns
  * the step that builds them again; call it last in the same transaction, so that a rollback, a dry run or a crash
@@ -28,9 +38,7 @@ export async function deferIndexes(tx: Transaction<Database>, dialect: Dialect):
   const keys: string[] = [];
   const others: string[] = [];
   if (dialect === 'postgres' && !(await alonePostgres(tx))) return NOTHING_DEFERRED;
-  for (const table of BULK_TABLES) {
-    const { rows } = await sql`select 1 from ${sql.table(table)} limit 1`.execute(tx);
-    if (rows.length > 0) continue;
+  for (const table of await emptyBulkTables(tx)) {
     const indexes = await sql<{ name: string; sql: string }>`${
       dialect === 'sqlite'
         ? sql`select name, sql from sqlite_master where type = 'index' and tbl_name = ${table} and sql is not null`

@@ -14,8 +14,8 @@ import { tenantStore } from './tenants.js';
 import { riskStore } from './risks.js';
 import { PACKAGE_WALK_ROWS, vulnerabilityStore } from './vulnerabilities.js';
 import { bulkTransaction, singleStatementReader, tenantReader } from './scope.js';
-import { deferIndexes, NOTHING_DEFERRED } from './bulk-indexes.js';
-import { analyzeTables, staleTables } from './statistics.js';
+import { deferIndexes, emptyBulkTables, NOTHING_DEFERRED } from './bulk-indexes.js';
+import { analyzeFilled, analyzeTables, staleTables } from './statistics.js';
 import type { WriteRunOptions, IngestWriter, Storage } from './types.js';
 
 export type * from './types.js';
@@ -133,10 +133,22 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
             db,
             dialect,
             async (tx) => {
+              const empty = dialect === 'postgres' && !ingestOptions.dryRun ? await emptyBulkTables(tx) : [];
               const deferred = ingestOptions.dryRun ? NOTHING_DEFERRED : await deferIndexes(tx, dialect);
+              // Tables filled from empty are analysed before settling reads them back (src/storage/statistics.ts).
+              const filled: string[] = [];
               const writer = ingestWriter(tx, {
                 deriveRisksAt: ingestOptions.deriveRisksAt,
                 beforeReplace: deferred.keys,
+                beforeSettle: async () => {
+                  filled.push(
+                    ...(await analyzeFilled(
+                      tx,
+                      dialect,
+                      empty.filter((t) => !filled.includes(t)),
+                    )),
+                  );
+                },
               });
               result = await work(writer);
               phase?.('read');
@@ -148,7 +160,7 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
               await deferred.rebuild();
               phase?.('indexed');
               // Which tables the run moved by more than a tenth, seen from inside it (src/storage/statistics.ts).
-              stale = await staleTables(tx, dialect);
+              stale = await staleTables(tx, dialect, undefined, filled);
             },
             !ingestOptions.dryRun,
           );

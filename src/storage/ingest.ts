@@ -115,6 +115,8 @@ export function ingestWriter(
     deriveRisksAt?: string | undefined;
     /** Runs before rows of a finding's packages or aliases are replaced or deleted by key (deferred key indexes). */
     beforeReplace?: () => Promise<void>;
+    /** Runs once the buffered rows are written, before settling reads them back (statistics of filled tables). */
+    beforeSettle?: () => Promise<void>;
   } = {},
 ): IngestWriter {
   const beforeReplace = options.beforeReplace ?? (() => Promise.resolve());
@@ -413,6 +415,7 @@ export function ingestWriter(
 
     async settle(): Promise<RiskDerivation> {
       for (const kind of Object.keys(pending) as ImportKind[]) await flush(kind);
+      await options.beforeSettle?.();
       // New findings may be what a stored VEX statement speaks of.
       for (const tenantId of touched.keys()) {
         if (vexCurrent.has(tenantId) || !(await hasVexStatements(tx, tenantId))) continue;

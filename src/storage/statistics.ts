@@ -86,24 +86,44 @@ export async function analyzedRows(db: Kysely<Database>, dialect: Dialect): Prom
   return analyzed;
 }
 
+const countRows = async (db: Kysely<Database>, table: string): Promise<number> =>
+  Number(
+    (await sql<{ n: number | string }>`select count(*) as n from ${sql.table(table)}`.execute(db)).rows[0]?.n ?? 0,
+  );
+
+/**
+ * 1 when the table has a row, else 0: a table without statistics is stale once it has one, which a count would read
+ * all of its rows (a first import's) to tell.
+ */
+const anyRow = async (db: Kysely<Database>, table: string): Promise<number> =>
+  (await sql`select 1 as one from ${sql.table(table)} limit 1`.execute(db)).rows.length;
+
 /**
  * The tables whose statistics are stale (of all, or of `only`), as the transaction `db` sees them. A writer asks this
  * inside its transaction, before the commit, where PostgreSQL's counters include its own writes at once. Writes that
  * other sessions committed in the last second or so may not be in them yet: a table they alone moved past the share
  * is analysed by the next write (and by autoanalyze).
  */
-export async function staleTables(db: Kysely<Database>, dialect: Dialect, only?: readonly string[]): Promise<string[]> {
+export async function staleTables(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  only?: readonly string[],
+  /** Tables stale whatever their counts say: those `analyzeFilled` analysed inside the transaction. */
+  filled: readonly string[] = [],
+): Promise<string[]> {
   const tables = await tableStatistics(db, dialect);
   const names = [...tables.keys()].filter((name) => only === undefined || only.includes(name)).sort();
   const stale: string[] = [];
   for (const name of names) {
     if (name in FOLLOWERS) continue;
+    if (filled.includes(name)) {
+      stale.push(name);
+      continue;
+    }
     const { analyzed, rows } = tables.get(name)!;
     // PostgreSQL's counter screens: a table it shows within half the share of its analysed rows is not counted.
     if (rows !== undefined && analyzed !== undefined && !statisticsStale(analyzed, rows, STALE_SHARE / 2)) continue;
-    const now = Number(
-      (await sql<{ n: number | string }>`select count(*) as n from ${sql.table(name)}`.execute(db)).rows[0]?.n ?? 0,
-    );
+    const now = analyzed === undefined ? await anyRow(db, name) : await countRows(db, name);
     if (statisticsStale(analyzed, now)) stale.push(name);
   }
   for (const [follower, leader] of Object.entries(FOLLOWERS))
@@ -119,4 +139,26 @@ export async function analyzeTables(db: Kysely<Database>, dialect: Dialect, name
   if (names.length === 0) return;
   if (dialect === 'sqlite') for (const name of names) await sql`analyze ${sql.table(name)}`.execute(db);
   else await sql`vacuum (analyze) ${sql.join(names.map((name) => sql.table(name)))}`.execute(db);
+}
+
+/**
+ * PostgreSQL: analyses, inside the writing transaction, the tables it filled from empty (`empty`, read at its start),
+ * before it reads them back; returns those it analysed. Until then the planner takes them to be as the migrations
+ * left them, empty, and on a first import of 1M findings it read all of the tenant's findings for each batch of 500
+ * assets whose derived fields it settled (400 ms a batch, 79 s in all; docs/DESIGN.md §69). ANALYZE samples the
+ * transaction's own rows. They are analysed again, and vacuumed, after the commit, as every table a write filled.
+ */
+export async function analyzeFilled(
+  tx: Kysely<Database>,
+  dialect: Dialect,
+  empty: readonly string[],
+): Promise<string[]> {
+  if (dialect !== 'postgres') return [];
+  const filled: string[] = [];
+  for (const table of empty) {
+    if ((await anyRow(tx, table)) === 0) continue;
+    await sql`analyze ${sql.table(table)}`.execute(tx);
+    filled.push(table);
+  }
+  return filled;
 }

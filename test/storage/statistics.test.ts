@@ -4,7 +4,13 @@ import { sql, type Transaction } from 'kysely';
 import type { Database } from '../../src/storage/tables.js';
 import { describe, expect, it } from 'vitest';
 import { connect } from '../../src/storage/connect.js';
-import { analyzedRows, analyzeTables, staleTables, statisticsStale } from '../../src/storage/statistics.js';
+import {
+  analyzedRows,
+  analyzeFilled,
+  analyzeTables,
+  staleTables,
+  statisticsStale,
+} from '../../src/storage/statistics.js';
 import { fixture } from '../fixtures.js';
 import { importRecords, openTestStorage, TEST_DIALECTS } from '../helpers.js';
 
@@ -43,6 +49,30 @@ for (const dialect of TEST_DIALECTS) {
         expect(analyzed.get('asset_groups')).toBe(await count('asset_groups'));
         // Nothing moved since: nothing is analysed again.
         expect(await staleTables(db, dialect)).toEqual([]);
+      } finally {
+        await db.destroy();
+        await opened.dispose();
+      }
+    });
+
+    it('a table filled from empty has statistics inside the transaction that filled it (PostgreSQL)', async () => {
+      const opened = await openTestStorage(dialect);
+      const { db } = await connect(opened.url);
+      try {
+        const seen = await db.transaction().execute(async (tx) => {
+          await tx.insertInto('feed_epss').values(epssRows(0, 300)).execute();
+          const filled = await analyzeFilled(tx, dialect, ['feed_epss', 'feed_kev']);
+          // What the planner of this transaction's next statements sees.
+          const analyzed = (await analyzedRows(tx, dialect)).get('feed_epss');
+          return { filled, analyzed, stale: await staleTables(tx, dialect, ['feed_epss', 'feed_kev'], filled) };
+        });
+        if (dialect === 'sqlite') {
+          // SQLite plans the statements of a first import well without statistics; it analyses after the commit.
+          expect(seen).toEqual({ filled: [], analyzed: undefined, stale: ['feed_epss'] });
+        } else {
+          // The table still empty (feed_kev) is not analysed; the filled one is, and is analysed again after commit.
+          expect(seen).toEqual({ filled: ['feed_epss'], analyzed: 300, stale: ['feed_epss'] });
+        }
       } finally {
         await db.destroy();
         await opened.dispose();
