@@ -57,8 +57,11 @@ export async function newFindingIds(db: Db, count: number): Promise<number[]> {
     const top = rows[0]?.top ?? 0;
     return Array.from({ length: count }, (_, i) => top + i + 1);
   }
-  const { rows } = await sql<{ id: number }>`select nextval(pg_get_serial_sequence('vulnerabilities', 'id')) as id
-    from generate_series(1, ${count})`.execute(db);
+  // The sequence is looked up once, behind `offset 0`: flattened into the select list, pg_get_serial_sequence ran for
+  // every id and took 8 of every 9 parts of the statement (200,000 ids: 395 → 50 ms; docs/DESIGN.md §70).
+  const { rows } = await sql<{ id: number }>`select nextval(s.seq) as id
+    from (select pg_get_serial_sequence('vulnerabilities', 'id')::regclass as seq offset 0) as s
+      cross join generate_series(1, ${count}) order by id`.execute(db);
   return rows.map((r) => r.id);
 }
 

@@ -4,7 +4,7 @@
 // keeps of an asset's stored findings (storedFindings): read in pages, with repeated values shared, the same as the rows.
 import { describe, expect, it } from 'vitest';
 import { connect } from '../../src/storage/connect.js';
-import { existingFindings, scanReads } from '../../src/storage/scans.js';
+import { existingFindings, newFindingIds, scanReads } from '../../src/storage/scans.js';
 import { fixture } from '../fixtures.js';
 import { importRecords, openTestStorage, TENANT_A, TENANT_B, TEST_DIALECTS } from '../helpers.js';
 
@@ -59,6 +59,39 @@ for (const dialect of TEST_DIALECTS)
             .sort(([a], [b]) => (a < b ? -1 : 1));
           const read = [...(await scanReads(db).storedFindings(tenant, asset))].sort(([a], [b]) => (a < b ? -1 : 1));
           expect(read).toEqual(expected);
+        }
+      } finally {
+        await db.destroy();
+        await opened.dispose();
+      }
+    });
+  });
+
+for (const dialect of TEST_DIALECTS)
+  describe(`new finding ids, ${dialect}`, () => {
+    it('are as many as asked, ascending, above every stored id, and never given twice', async () => {
+      const opened = await openTestStorage(dialect);
+      const { db } = await connect(opened.url);
+      try {
+        expect((await importRecords(opened.storage, fixture)).problems).toEqual([]);
+        const top = Number(
+          (
+            await db
+              .selectFrom('vulnerabilities')
+              .select((eb) => eb.fn.max('id').as('top'))
+              .executeTakeFirstOrThrow()
+          ).top,
+        );
+        expect(top).toBeGreaterThan(0);
+        const first = await newFindingIds(db, 1500);
+        expect(first).toHaveLength(1500);
+        expect(first[0]).toBeGreaterThan(top);
+        expect(first.every((id, i) => i === 0 || id > first[i - 1]!)).toBe(true);
+        expect(await newFindingIds(db, 0)).toEqual([]);
+        if (dialect === 'postgres') {
+          // From the shared sequence: a second call, as a concurrent writer's, gets other ids.
+          const second = await newFindingIds(db, 10);
+          expect(second[0]).toBeGreaterThan(first[first.length - 1]!);
         }
       } finally {
         await db.destroy();
