@@ -97,6 +97,24 @@ export async function openTestStorage(dialect: TestDialect = TEST_DIALECT): Prom
   };
 }
 
+/**
+ * Runs `body` on a new test database: its storage, and a Kysely connection of its own for statements no storage
+ * function makes. Both are closed and the database dropped afterwards, whatever `body` does.
+ */
+export async function withTestDatabase(
+  dialect: TestDialect,
+  body: (opened: TestStorage, db: Kysely<Database>) => Promise<void>,
+): Promise<void> {
+  const opened = await openTestStorage(dialect);
+  const { db } = await connect(opened.url);
+  try {
+    await body(opened, db);
+  } finally {
+    await db.destroy();
+    await opened.dispose();
+  }
+}
+
 export async function setup(
   dialect: TestDialect = TEST_DIALECT,
   apiOptions: Partial<ConnectOptions> = {},

@@ -33,12 +33,17 @@ export async function emptyBulkTables(tx: Transaction<Database>): Promise<string
  * keeps its pooled sessions, so an import beside it keeps the indexes; a session that connects during the import waits
  * for its commit, as beside SQLite's rollback journal (docs/DESIGN.md §40, §42).
  */
-export async function deferIndexes(tx: Transaction<Database>, dialect: Dialect): Promise<DeferredIndexes> {
+export async function deferIndexes(
+  tx: Transaction<Database>,
+  dialect: Dialect,
+  /** The bulk tables empty at the start of the write (`emptyBulkTables`). */
+  empty: readonly string[],
+): Promise<DeferredIndexes> {
   // The statements that build the dropped indexes again: the unique keys apart, as `keys` may build them first.
   const keys: string[] = [];
   const others: string[] = [];
   if (dialect === 'postgres' && !(await alonePostgres(tx))) return NOTHING_DEFERRED;
-  for (const table of await emptyBulkTables(tx)) {
+  for (const table of empty) {
     const indexes = await sql<{ name: string; sql: string }>`${
       dialect === 'sqlite'
         ? sql`select name, sql from sqlite_master where type = 'index' and tbl_name = ${table} and sql is not null`

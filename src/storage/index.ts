@@ -133,21 +133,21 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
             db,
             dialect,
             async (tx) => {
-              const empty = dialect === 'postgres' && !ingestOptions.dryRun ? await emptyBulkTables(tx) : [];
-              const deferred = ingestOptions.dryRun ? NOTHING_DEFERRED : await deferIndexes(tx, dialect);
-              // Tables filled from empty are analysed before settling reads them back (src/storage/statistics.ts).
+              // The bulk tables a first import fills: their indexes are built at the end, and on PostgreSQL their
+              // statistics are taken before settling reads them back (src/storage/statistics.ts).
+              const empty = ingestOptions.dryRun ? [] : await emptyBulkTables(tx);
+              const deferred = ingestOptions.dryRun ? NOTHING_DEFERRED : await deferIndexes(tx, dialect, empty);
               const filled: string[] = [];
               const writer = ingestWriter(tx, {
                 deriveRisksAt: ingestOptions.deriveRisksAt,
                 beforeReplace: deferred.keys,
                 beforeSettle: async () => {
-                  filled.push(
-                    ...(await analyzeFilled(
-                      tx,
-                      dialect,
-                      empty.filter((t) => !filled.includes(t)),
-                    )),
+                  const analysed = await analyzeFilled(
+                    tx,
+                    dialect,
+                    empty.filter((t) => !filled.includes(t)),
                   );
+                  filled.push(...analysed);
                 },
               });
               result = await work(writer);

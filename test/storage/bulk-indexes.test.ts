@@ -4,7 +4,7 @@
 import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { deferIndexes } from '../../src/storage/bulk-indexes.js';
+import { deferIndexes, emptyBulkTables } from '../../src/storage/bulk-indexes.js';
 import { connect } from '../../src/storage/connect.js';
 import type { Database } from '../../src/storage/tables.js';
 import { fixture } from '../fixtures.js';
@@ -66,7 +66,7 @@ for (const dialect of TEST_DIALECTS) {
         expect(all).toContain('vulnerability_packages_key_idx');
         expect(all).toContain('vulnerability_aliases_key_idx');
         await db.transaction().execute(async (tx) => {
-          const deferred = await deferIndexes(tx, dialect);
+          const deferred = await deferIndexes(tx, dialect, await emptyBulkTables(tx));
           expect(await indexNames(tx)).toEqual([]);
           await deferred.keys();
           expect(await indexNames(tx)).toEqual(['vulnerability_aliases_key_idx', 'vulnerability_packages_key_idx']);
@@ -157,7 +157,7 @@ if (TEST_DIALECTS.includes('postgres'))
         const before = await count(db);
         let during = -1;
         await db.transaction().execute(async (tx) => {
-          const deferred = await deferIndexes(tx, 'postgres');
+          const deferred = await deferIndexes(tx, 'postgres', await emptyBulkTables(tx));
           during = await count(tx);
           await deferred.rebuild();
           expect(await count(tx)).toBe(before);

@@ -3,17 +3,14 @@
 // `in (…)` list; both databases must give exactly the stored subset, of that asset and tenant only. And what a re-scan
 // keeps of an asset's stored findings (storedFindings): read in pages, with repeated values shared, the same as the rows.
 import { describe, expect, it } from 'vitest';
-import { connect } from '../../src/storage/connect.js';
 import { existingFindings, newFindingIds, scanReads } from '../../src/storage/scans.js';
 import { fixture } from '../fixtures.js';
-import { importRecords, openTestStorage, TENANT_A, TENANT_B, TEST_DIALECTS } from '../helpers.js';
+import { importRecords, TENANT_A, TENANT_B, TEST_DIALECTS, withTestDatabase } from '../helpers.js';
 
 for (const dialect of TEST_DIALECTS)
   describe(`existing findings of an asset, ${dialect}`, () => {
-    it('are the stored ones among the ids asked, of that asset and tenant only; with their first-seen times', async () => {
-      const opened = await openTestStorage(dialect);
-      const { db } = await connect(opened.url);
-      try {
+    it('are the stored ones among the ids asked, of that asset and tenant only; with their first-seen times', () =>
+      withTestDatabase(dialect, async (opened, db) => {
         expect((await importRecords(opened.storage, fixture)).problems).toEqual([]);
         const stored = await db
           .selectFrom('vulnerabilities')
@@ -60,19 +57,13 @@ for (const dialect of TEST_DIALECTS)
           const read = [...(await scanReads(db).storedFindings(tenant, asset))].sort(([a], [b]) => (a < b ? -1 : 1));
           expect(read).toEqual(expected);
         }
-      } finally {
-        await db.destroy();
-        await opened.dispose();
-      }
-    });
+      }));
   });
 
 for (const dialect of TEST_DIALECTS)
   describe(`new finding ids, ${dialect}`, () => {
-    it('are as many as asked, ascending, above every stored id, and never given twice', async () => {
-      const opened = await openTestStorage(dialect);
-      const { db } = await connect(opened.url);
-      try {
+    it('are as many as asked, ascending, above every stored id, and never given twice', () =>
+      withTestDatabase(dialect, async (opened, db) => {
         expect((await importRecords(opened.storage, fixture)).problems).toEqual([]);
         const top = Number(
           (
@@ -93,9 +84,5 @@ for (const dialect of TEST_DIALECTS)
           const second = await newFindingIds(db, 10);
           expect(second[0]).toBeGreaterThan(first[first.length - 1]!);
         }
-      } finally {
-        await db.destroy();
-        await opened.dispose();
-      }
-    });
+      }));
   });

@@ -3,7 +3,6 @@
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../../src/storage/tables.js';
 import { describe, expect, it } from 'vitest';
-import { connect } from '../../src/storage/connect.js';
 import {
   analyzedRows,
   analyzeFilled,
@@ -12,7 +11,7 @@ import {
   statisticsStale,
 } from '../../src/storage/statistics.js';
 import { fixture } from '../fixtures.js';
-import { importRecords, openTestStorage, TEST_DIALECTS } from '../helpers.js';
+import { importRecords, TEST_DIALECTS, withTestDatabase } from '../helpers.js';
 
 describe('statisticsStale', () => {
   it('is true for a table with rows and no statistics, and past a tenth of the analysed rows either way', () => {
@@ -34,10 +33,8 @@ const epssRows = (from: number, count: number) =>
 
 for (const dialect of TEST_DIALECTS) {
   describe(`statistics on ${dialect}`, () => {
-    it('a first import leaves statistics of every table it filled, the documents with their findings', async () => {
-      const opened = await openTestStorage(dialect);
-      const { db } = await connect(opened.url);
-      try {
+    it('a first import leaves statistics of every table it filled, the documents with their findings', () =>
+      withTestDatabase(dialect, async (opened, db) => {
         expect((await importRecords(opened.storage, fixture)).problems).toEqual([]);
         const count = async (table: 'vulnerabilities' | 'assets' | 'asset_groups') =>
           Number((await sql<{ n: string }>`select count(*) as n from ${sql.table(table)}`.execute(db)).rows[0]?.n);
@@ -49,16 +46,10 @@ for (const dialect of TEST_DIALECTS) {
         expect(analyzed.get('asset_groups')).toBe(await count('asset_groups'));
         // Nothing moved since: nothing is analysed again.
         expect(await staleTables(db, dialect)).toEqual([]);
-      } finally {
-        await db.destroy();
-        await opened.dispose();
-      }
-    });
+      }));
 
-    it('a table filled from empty has statistics inside the transaction that filled it (PostgreSQL)', async () => {
-      const opened = await openTestStorage(dialect);
-      const { db } = await connect(opened.url);
-      try {
+    it('a table filled from empty has statistics inside the transaction that filled it (PostgreSQL)', () =>
+      withTestDatabase(dialect, async (opened, db) => {
         const seen = await db.transaction().execute(async (tx) => {
           await tx.insertInto('feed_epss').values(epssRows(0, 300)).execute();
           const filled = await analyzeFilled(tx, dialect, ['feed_epss', 'feed_kev']);
@@ -73,16 +64,10 @@ for (const dialect of TEST_DIALECTS) {
           // The table still empty (feed_kev) is not analysed; the filled one is, and is analysed again after commit.
           expect(seen).toEqual({ filled: ['feed_epss'], analyzed: 300, stale: ['feed_epss'] });
         }
-      } finally {
-        await db.destroy();
-        await opened.dispose();
-      }
-    });
+      }));
 
-    it('a table is analysed again once its rows moved by more than a tenth, and only then', async () => {
-      const opened = await openTestStorage(dialect);
-      const { db } = await connect(opened.url);
-      try {
+    it('a table is analysed again once its rows moved by more than a tenth, and only then', () =>
+      withTestDatabase(dialect, async (opened, db) => {
         const only = ['feed_epss'];
         // As a writer asks: inside its transaction, after its writes, before its commit; analysed after the commit.
         const write = async (change: (tx: Transaction<Database>) => Promise<unknown>) => {
@@ -139,10 +124,6 @@ for (const dialect of TEST_DIALECTS) {
           })
           .catch(() => undefined);
         expect(await write(insert(300, 5))).toEqual([]);
-      } finally {
-        await db.destroy();
-        await opened.dispose();
-      }
-    });
+      }));
   });
 }
