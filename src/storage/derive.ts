@@ -49,9 +49,10 @@ export async function recomputeDerived(
 /**
  * After a feed load, which changes the intel of findings and nothing else (not their severity, exploitability or
  * exemption), only the assets' `hasKev` and `hasExploit` can move: each is whether a finding that is not exempted has
- * the flag (src/domain/derived.ts, deriveAssetFields), which the findings' flag indexes answer with one seek per asset
- * instead of reading every finding of the asset as recomputeDerived does (docs/DESIGN.md §41). Needed where a finding
- * lost a flag; where findings only gained one, raiseIntelFlag below is enough.
+ * the flag (src/domain/derived.ts, deriveAssetFields), which SQLite's flag indexes answer with one seek per asset
+ * instead of reading every finding of the asset as recomputeDerived does (docs/DESIGN.md §41); PostgreSQL, which has no
+ * flag index (§71), reads the asset's findings by the primary key and stops at the first flagged one. Needed where a
+ * finding lost a flag; where findings only gained one, raiseIntelFlag below is enough.
  */
 export async function refreshIntelFlags(
   db: Kysely<Database>,

@@ -1,7 +1,8 @@
-// Findings in the order of a 0/1 flag (sortBy=hasKev or hasExploit), then asset and vulnerability id. Only the findings
-// that have the flag are indexed (a partial index, docs/DESIGN.md §63), so no single index gives that order: the list
-// is read as two runs, one per value of the flag, each in (asset_id, vulnerability_id) order, which the partial index
-// gives for the flagged run and the primary key for the other.
+// Findings in the order of a 0/1 flag (sortBy=hasKev or hasExploit), then asset and vulnerability id. No index gives
+// that order: on SQLite only the findings that have the flag are indexed (a partial index, docs/DESIGN.md §63), and on
+// PostgreSQL the flags are in no index at all (§71). So the list is read as two runs, one per value of the flag, each
+// in (asset_id, vulnerability_id) order, which SQLite's partial index gives for the flagged run and the primary key
+// for the other (on PostgreSQL for both, with the flag as a filter).
 import { sql, type SelectQueryBuilder } from 'kysely';
 import type { Database } from './tables.js';
 import type { FindingPosition } from './types.js';

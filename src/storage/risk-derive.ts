@@ -71,7 +71,7 @@ export async function assetsWithCitableFindings(db: Db, tenantId: string): Promi
     .select('vulnerabilities.asset_id')
     .distinct()
     .where('vulnerabilities.is_exempted', '=', 0)
-    .where('vulnerabilities.has_kev', '=', sql.lit(1)) // a literal: the partial index (docs/DESIGN.md §63)
+    .where('vulnerabilities.has_kev', '=', sql.lit(1)) // a literal: SQLite's partial index (docs/DESIGN.md §63)
     .execute();
   const exploitable = await fromTenant(q, 'assets', tenantId)
     .select('assets.id as asset_id')

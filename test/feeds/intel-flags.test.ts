@@ -1,4 +1,4 @@
-// A feed load moves only the assets' hasKev and hasExploit, and refreshes them from the findings' flag indexes instead
+// A feed load moves only the assets' hasKev and hasExploit, and refreshes them by a seek for a flagged finding instead
 // of reading every finding (src/storage/derive.ts, refreshIntelFlags). That SQL mirrors deriveAssetFields: after each
 // load, on both databases, the assets must hold exactly what a full recomputation of their derived fields gives, with
 // exempted findings that carry a KEV or Exploit-DB CVE among them, and with a newer catalog taking flags away again.

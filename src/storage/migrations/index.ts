@@ -19,6 +19,7 @@ import { migration as deferrableKeys } from './0012_deferrable_keys.js';
 import { migration as assetsFillfactor } from './0013_assets_fillfactor.js';
 import { migration as risksSingleAssetIndex } from './0014_risks_single_asset_index.js';
 import { migration as flagPartialIndexes } from './0015_flag_partial_indexes.js';
+import { migration as findingsHeapOnlyUpdates } from './0016_findings_heap_only_updates.js';
 
 const ordered: Record<string, FrozenMigration> = {
   '0001_initial': initial,
@@ -36,6 +37,7 @@ const ordered: Record<string, FrozenMigration> = {
   '0013_assets_fillfactor': assetsFillfactor,
   '0014_risks_single_asset_index': risksSingleAssetIndex,
   '0015_flag_partial_indexes': flagPartialIndexes,
+  '0016_findings_heap_only_updates': findingsHeapOnlyUpdates,
 };
 
 export const migrations = (dialect: Dialect): MigrationProvider => ({
