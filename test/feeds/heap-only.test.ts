@@ -1,8 +1,8 @@
 // On PostgreSQL a feed load's updates of the findings it flags are mostly heap-only (HOT): no index names the two flag
 // columns, and finding pages are filled to 85%, so a flagged finding's new version, where it fits on its page, gets no
-// new index entry (migration 0016, docs/DESIGN.md §71). An index naming a flag, in its key or its predicate, makes every one
-// of those updates write an entry in each finding index; a full page does the same for the updates it cannot hold.
-// PostgreSQL's own counters of updated and heap-only updated rows tell them apart.
+// new index entry (migration 0016, docs/DESIGN.md §71). An index naming a flag, in its key or its predicate, makes
+// every one of those updates write an entry in each finding index; a full page does the same for the updates it cannot
+// hold. PostgreSQL's own counters of updated and heap-only updated rows tell them apart.
 import { Readable } from 'node:stream';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
@@ -13,7 +13,10 @@ import { kevCatalog } from './kev-catalog.js';
 
 const records = [...generateRecords({ seed: 'heap-only', tenants: 1, assets: 200, findingsPerAsset: 10, risks: 0 })]
   .map((l) => JSON.parse(l) as { kind: string; record: Record<string, unknown> })
-  .map((r): [string, Record<string, unknown>] => [r.kind, r.record]);
+  .map((r): [string, Record<string, unknown>] => [r.kind, r.record])
+  // Without exemptions the import updates no finding, so the table's counters are the load's alone (PostgreSQL reports
+  // a session's counts up to seconds after its transaction, so the import's could otherwise land among them).
+  .filter(([kind]) => kind !== 'exemption');
 const cves = [
   ...new Set(records.filter(([kind]) => kind === 'vulnerability').map(([, r]) => String(r.vulnerabilityId))),
 ].sort();
@@ -25,18 +28,20 @@ if (TEST_DIALECTS.includes('postgres'))
     it('flag the findings with heap-only updates', async () => {
       await withTestDatabase('postgres', async (opened, db) => {
         expect((await importRecords(opened.storage, records)).problems).toEqual([]);
-        /** The findings table's updated and heap-only updated rows, once PostgreSQL has counted `atLeast` updates. */
+        /**
+         * The findings table's updated and heap-only updated rows, once PostgreSQL has counted `atLeast` updates: an
+         * idle session reports its counts up to 10 s after its last transaction.
+         */
         const counters = async (atLeast: number) => {
           for (let tries = 0; ; tries += 1) {
             const { rows } = await sql<{ updated: string; hot: string }>`select n_tup_upd as updated,
               n_tup_hot_upd as hot from pg_stat_user_tables where relid = 'vulnerabilities'::regclass`.execute(db);
             const updated = Number(rows[0]?.updated);
             if (updated >= atLeast) return { updated, hot: Number(rows[0]?.hot) };
-            if (tries > 200) throw new Error(`PostgreSQL counted ${updated} updates of findings, not ${atLeast}`);
+            if (tries > 500) throw new Error(`PostgreSQL counted ${updated} updates of findings, not ${atLeast}`);
             await new Promise((resolve) => setTimeout(resolve, 50));
           }
         };
-        const before = await counters(0);
         const kev = kevCatalog('2026.11.24', catalogued);
         const outcome = await loadFeedFiles(opened.storage, [
           { name: 'kev.json', open: () => Readable.from([Buffer.from(kev)]) },
@@ -44,11 +49,11 @@ if (TEST_DIALECTS.includes('postgres'))
         expect(outcome.problems).toEqual([]);
         const flagged = outcome.load?.findingsUpdated ?? 0;
         expect(flagged).toBeGreaterThan(100);
-        const after = await counters(before.updated + flagged);
-        expect(after.updated - before.updated).toBe(flagged);
-        // 96 of 149 here; none with a flag index, or with pages filled to 100% (the pages a finding's new version does
-        // not fit on are the rest).
-        expect(after.hot - before.hot).toBeGreaterThan(flagged / 2);
+        const { updated, hot } = await counters(flagged);
+        expect(updated).toBe(flagged);
+        // 94 of 149 here; none with a flag index, or with pages filled to 100% (the pages a finding's new
+        // version does not fit on are the rest).
+        expect(hot).toBeGreaterThan(flagged / 2);
       });
-    });
+    }, 60_000);
   });
