@@ -4,6 +4,7 @@
 import { availableParallelism } from 'node:os';
 import { sql, type Transaction } from 'kysely';
 import type { Database } from './tables.js';
+import { anyRow } from './statistics.js';
 import type { Dialect } from './types.js';
 
 /** The tables a large import fills; the others are small or keyed by their primary key alone. */
@@ -12,10 +13,7 @@ const BULK_TABLES = ['assets', 'vulnerabilities', 'vulnerability_packages', 'vul
 /** The bulk tables without a row: at the start of a write, the ones it fills from empty (a first import). */
 export async function emptyBulkTables(tx: Transaction<Database>): Promise<string[]> {
   const empty: string[] = [];
-  for (const table of BULK_TABLES) {
-    const { rows } = await sql`select 1 from ${sql.table(table)} limit 1`.execute(tx);
-    if (rows.length === 0) empty.push(table);
-  }
+  for (const table of BULK_TABLES) if ((await anyRow(tx, table)) === 0) empty.push(table);
   return empty;
 }
 
@@ -42,7 +40,8 @@ export async function deferIndexes(
   // The statements that build the dropped indexes again: the unique keys apart, as `keys` may build them first.
   const keys: string[] = [];
   const others: string[] = [];
-  if (dialect === 'postgres' && !(await alonePostgres(tx))) return NOTHING_DEFERRED;
+  // Nothing to defer (every write but a first import, and a dry run): no need to ask PostgreSQL who else is connected.
+  if (empty.length === 0 || (dialect === 'postgres' && !(await alonePostgres(tx)))) return NOTHING_DEFERRED;
   for (const table of empty) {
     const indexes = await sql<{ name: string; sql: string }>`${
       dialect === 'sqlite'
@@ -81,7 +80,7 @@ export interface DeferredIndexes {
   keys: () => Promise<void>;
 }
 
-export const NOTHING_DEFERRED: DeferredIndexes = { rebuild: async () => undefined, keys: async () => undefined };
+const NOTHING_DEFERRED: DeferredIndexes = { rebuild: async () => undefined, keys: async () => undefined };
 
 /**
  * Whether this session is the only client connected to its PostgreSQL database. The server's own workers do not count:

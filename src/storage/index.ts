@@ -14,7 +14,7 @@ import { tenantStore } from './tenants.js';
 import { riskStore } from './risks.js';
 import { PACKAGE_WALK_ROWS, vulnerabilityStore } from './vulnerabilities.js';
 import { bulkTransaction, singleStatementReader, tenantReader } from './scope.js';
-import { deferIndexes, emptyBulkTables, NOTHING_DEFERRED } from './bulk-indexes.js';
+import { deferIndexes, emptyBulkTables } from './bulk-indexes.js';
 import { analyzeFilled, analyzeTables, staleTables } from './statistics.js';
 import type { WriteRunOptions, IngestWriter, Storage } from './types.js';
 
@@ -136,7 +136,7 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
               // The bulk tables a first import fills: their indexes are built at the end, and on PostgreSQL their
               // statistics are taken before settling reads them back (src/storage/statistics.ts).
               const empty = ingestOptions.dryRun ? [] : await emptyBulkTables(tx);
-              const deferred = ingestOptions.dryRun ? NOTHING_DEFERRED : await deferIndexes(tx, dialect, empty);
+              const deferred = await deferIndexes(tx, dialect, empty);
               const filled: string[] = [];
               const writer = ingestWriter(tx, {
                 deriveRisksAt: ingestOptions.deriveRisksAt,

@@ -95,7 +95,7 @@ const countRows = async (db: Kysely<Database>, table: string): Promise<number> =
  * 1 when the table has a row, else 0: a table without statistics is stale once it has one, which a count would read
  * all of its rows (a first import's) to tell.
  */
-const anyRow = async (db: Kysely<Database>, table: string): Promise<number> =>
+export const anyRow = async (db: Kysely<Database>, table: string): Promise<number> =>
   (await sql`select 1 as one from ${sql.table(table)} limit 1`.execute(db)).rows.length;
 
 /**
