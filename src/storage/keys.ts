@@ -6,6 +6,34 @@ import type { AuthenticatedKey, KeyInfo, NewKey, Storage } from './types.js';
 
 type KeyStore = Pick<Storage, 'insertKey' | 'listKeys' | 'revokeKey' | 'findKeyByHash' | 'findKeyById' | 'touchKey'>;
 
+/**
+ * Every request looks its key up, and on PostgreSQL each lookup is a round trip that costs the server more CPU than
+ * answering a 304 or a kept body does (docs/DESIGN.md §72). Lookups of one key asked while another of it is on its way
+ * share one: the next, sent when the one on its way answers. It is sent after each of them was asked, so each sees
+ * every write committed before it was asked (a revoked key, a new data version), as a lookup of its own would; the
+ * lookup on its way may have been sent before, so nobody joins it. Alone, a lookup is sent at once. SQLite answers
+ * in-process, within the request that asked, so there a lookup is seldom shared.
+ */
+export function freshShared<T>(lookup: (value: string) => Promise<T>): (value: string) => Promise<T> {
+  const onTheirWay = new Map<string, { sent: Promise<T>; next?: Promise<T> }>();
+  const send = (value: string): Promise<T> => {
+    const flight: { sent: Promise<T>; next?: Promise<T> } = { sent: lookup(value) };
+    onTheirWay.set(value, flight);
+    const landed = () => {
+      if (onTheirWay.get(value) === flight) onTheirWay.delete(value);
+    };
+    flight.sent.then(landed, landed);
+    return flight.sent;
+  };
+  return (value) => {
+    const flight = onTheirWay.get(value);
+    if (flight === undefined) return send(value);
+    const ignore = () => undefined;
+    flight.next ??= flight.sent.then(ignore, ignore).then(() => send(value));
+    return flight.next;
+  };
+}
+
 export function keyStore(db: Kysely<Database>): KeyStore {
   // Every request looks its key up: built and compiled once (docs/DESIGN.md §38).
   const lookup = (by: 'key_hash' | 'id') =>
@@ -85,7 +113,7 @@ export function keyStore(db: Kysely<Database>): KeyStore {
     },
 
     /** The key with this hash and its tenant's data version; undefined when no such key or tenant exists. */
-    findKeyByHash: (keyHash: string) => findKey('key_hash', keyHash),
+    findKeyByHash: freshShared((keyHash: string) => findKey('key_hash', keyHash)),
 
     /** The key with this id, as findKeyByHash finds it (a download link names the key that asked for it). */
     findKeyById: (id: string) => findKey('id', id),
