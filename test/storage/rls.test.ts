@@ -3,6 +3,8 @@ import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TENANT_TABLES } from '../../src/storage/tables.js';
+import { connect, defaultConnectOptions } from '../../src/storage/connect.js';
+import { fromTenant, tenantReader } from '../../src/storage/scope.js';
 import { openStorage, type Storage } from '../../src/storage/index.js';
 import type { Database } from '../../src/storage/tables.js';
 import { A1, fixture } from '../fixtures.js';
@@ -90,6 +92,34 @@ describe.skipIf(!TEST_DIALECTS.includes('postgres'))('row-level security (Postgr
     const scope = { tenantId: TENANT_B, dataVersion: 1 };
     const asset = JSON.parse((await api.getAsset(scope, A1, false))!.toString());
     expect([asset.tenantId, asset.name]).toEqual([TENANT_B, 'tenant-b-web']);
+  });
+
+  it('the tenant id reaches the setting exactly, quotes and backslashes included', async () => {
+    const setting = (tenantId: string) =>
+      raw.withTenant(tenantId, (db) =>
+        sql<{ v: string }>`select current_setting('secinv.tenant_id') as v`.execute(db).then((r) => r.rows[0]!.v),
+      );
+    for (const odd of ["o'brien", 'back\\slash', "x'); drop table assets; --", '$1 ;'])
+      expect(await setting(odd)).toBe(odd);
+    expect(await seesExactlyItsOwnAssets(TENANT_B, 2)).toBe(true);
+  });
+
+  it('a read that fails leaves its connection out of its transaction', async () => {
+    const single = await connect(url, { ...defaultConnectOptions, role: 'api', poolMax: 1 });
+    try {
+      const read = tenantReader(single.db, single.dialect);
+      await expect(read(TENANT_B, (db) => sql`select * from no_such_table`.execute(db))).rejects.toThrow(
+        /no_such_table/,
+      );
+      // The one connection of the pool: a transaction left open would still hold the tenant's local setting.
+      const after = await sql<{ v: string | null }>`select current_setting('secinv.tenant_id', true) as v`.execute(
+        single.db,
+      );
+      expect(after.rows[0]!.v ?? '').toBe('');
+      expect(await read(TENANT_A, (db) => fromTenant(db, 'assets', TENANT_A).select('id').execute())).toHaveLength(6);
+    } finally {
+      await single.db.destroy();
+    }
   });
 
   it('the same check fails once the wall is removed', async () => {
