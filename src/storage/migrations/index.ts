@@ -20,6 +20,7 @@ import { migration as assetsFillfactor } from './0013_assets_fillfactor.js';
 import { migration as risksSingleAssetIndex } from './0014_risks_single_asset_index.js';
 import { migration as flagPartialIndexes } from './0015_flag_partial_indexes.js';
 import { migration as findingsHeapOnlyUpdates } from './0016_findings_heap_only_updates.js';
+import { migration as documentsLz4 } from './0017_documents_lz4.js';
 
 const ordered: Record<string, FrozenMigration> = {
   '0001_initial': initial,
@@ -38,6 +39,7 @@ const ordered: Record<string, FrozenMigration> = {
   '0014_risks_single_asset_index': risksSingleAssetIndex,
   '0015_flag_partial_indexes': flagPartialIndexes,
   '0016_findings_heap_only_updates': findingsHeapOnlyUpdates,
+  '0017_documents_lz4': documentsLz4,
 };
 
 export const migrations = (dialect: Dialect): MigrationProvider => ({
