@@ -15,9 +15,11 @@ type KeyStore = Pick<Storage, 'insertKey' | 'listKeys' | 'revokeKey' | 'findKeyB
  * in-process, within the request that asked, so there a lookup is seldom shared.
  */
 export function freshShared<T>(lookup: (value: string) => Promise<T>): (value: string) => Promise<T> {
-  const onTheirWay = new Map<string, { sent: Promise<T>; next?: Promise<T> }>();
+  type Flight = { sent: Promise<T>; next?: Promise<T> };
+  const onTheirWay = new Map<string, Flight>();
+  const ignore = () => undefined;
   const send = (value: string): Promise<T> => {
-    const flight: { sent: Promise<T>; next?: Promise<T> } = { sent: lookup(value) };
+    const flight: Flight = { sent: lookup(value) };
     onTheirWay.set(value, flight);
     const landed = () => {
       if (onTheirWay.get(value) === flight) onTheirWay.delete(value);
@@ -28,7 +30,6 @@ export function freshShared<T>(lookup: (value: string) => Promise<T>): (value: s
   return (value) => {
     const flight = onTheirWay.get(value);
     if (flight === undefined) return send(value);
-    const ignore = () => undefined;
     flight.next ??= flight.sent.then(ignore, ignore).then(() => send(value));
     return flight.next;
   };

@@ -132,18 +132,17 @@ export function tenantReader(
   // BEGIN and the tenant's setting in one round trip, where Kysely's transaction would take two: each costs the
   // server tens of microseconds of CPU, a fourth of a one-asset read (docs/DESIGN.md §74). Two statements in one
   // message need the simple protocol, which takes no parameters: the id is quoted by pg's own escapeLiteral.
-  const open = async (tenantId: string) => {
-    // pg is loaded on PostgreSQL only (src/storage/connect.ts), so by the time a reader runs.
-    escapeLiteral ??= (await import('pg')).default.escapeLiteral;
-    return sql.raw(
+  const begin = (tenantId: string, quote: (text: string) => string) =>
+    sql.raw(
       `start transaction isolation level repeatable read ${access}; ` +
-        `select set_config('secinv.tenant_id', ${escapeLiteral(tenantId)}, true)`,
+        `select set_config('secinv.tenant_id', ${quote(tenantId)}, true)`,
     );
-  };
   return (tenantId, work) =>
     db.connection().execute(async (connection) => {
       try {
-        await (await open(tenantId)).execute(connection);
+        // pg is loaded on PostgreSQL only (src/storage/connect.ts): by the first read it is, and this awaits once.
+        escapeLiteral ??= (await import('pg')).default.escapeLiteral;
+        await begin(tenantId, escapeLiteral).execute(connection);
         const result = await work(connection);
         await sql`commit`.execute(connection);
         return result;
