@@ -7,19 +7,29 @@ import type { AuthenticatedKey, KeyInfo, NewKey, Storage } from './types.js';
 type KeyStore = Pick<Storage, 'insertKey' | 'listKeys' | 'revokeKey' | 'findKeyByHash' | 'findKeyById' | 'touchKey'>;
 
 /**
- * Every request looks its key up, and on PostgreSQL each lookup is a round trip that costs the server more CPU than
- * answering a 304 or a kept body does (docs/DESIGN.md §72). Lookups of one key asked while another of it is on its way
- * share one: the next, sent when the one on its way answers. It is sent after each of them was asked, so each sees
- * every write committed before it was asked (a revoked key, a new data version), as a lookup of its own would; the
- * lookup on its way may have been sent before, so nobody joins it. Alone, a lookup is sent at once. SQLite answers
- * in-process, within the request that asked, so there a lookup is seldom shared.
+ * Every request looks its key up, and a lookup costs the server more CPU than answering a 304 or a kept body does: a
+ * round trip on PostgreSQL, a read transaction of its own on SQLite (docs/DESIGN.md §72, §77). Lookups of one key asked
+ * in one turn of the event loop share one, sent once the turn's input has been read (`setImmediate`); those asked while
+ * it is on its way share the next, sent when it answers. Each shared lookup is sent after every request it answers was
+ * asked, so each sees every write committed before it was asked (a revoked key, a new data version), as a lookup of
+ * its own would; nobody joins a lookup already sent.
  */
 export function freshShared<T>(lookup: (value: string) => Promise<T>): (value: string) => Promise<T> {
-  type Flight = { sent: Promise<T>; next?: Promise<T> };
+  /** `gathering` until it is sent; `next` is the lookup shared by those asked after that. */
+  type Flight = { sent: Promise<T>; gathering: boolean; next?: Promise<T> };
   const onTheirWay = new Map<string, Flight>();
   const ignore = () => undefined;
   const send = (value: string): Promise<T> => {
-    const flight: Flight = { sent: lookup(value) };
+    const flight: Flight = {
+      gathering: true,
+      // The callback runs on a later turn, once `flight` is assigned.
+      sent: new Promise<T>((resolve) =>
+        setImmediate(() => {
+          flight.gathering = false;
+          resolve(lookup(value));
+        }),
+      ),
+    };
     onTheirWay.set(value, flight);
     const landed = () => {
       if (onTheirWay.get(value) === flight) onTheirWay.delete(value);
@@ -30,6 +40,7 @@ export function freshShared<T>(lookup: (value: string) => Promise<T>): (value: s
   return (value) => {
     const flight = onTheirWay.get(value);
     if (flight === undefined) return send(value);
+    if (flight.gathering) return flight.sent;
     flight.next ??= flight.sent.then(ignore, ignore).then(() => send(value));
     return flight.next;
   };
