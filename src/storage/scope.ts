@@ -8,6 +8,7 @@ import {
 } from 'kysely';
 import type { Database, TENANT_TABLES } from './tables.js';
 import type { Dialect } from './types.js';
+import { gatheredPerTurn } from './gathered-reads.js';
 import { underBulkJournal } from './journal.js';
 
 type TenantTableName = (typeof TENANT_TABLES)[number];
@@ -158,11 +159,12 @@ export function tenantReader(
 /**
  * A tenant reader for work that runs a single statement (one asset, by key). On SQLite a statement reads one snapshot by
  * itself, so it runs without BEGIN and COMMIT, two statements and a transaction object fewer (docs/DESIGN.md §38); on
- * PostgreSQL it is tenantReader's transaction, whose setting the row-level security policies read.
+ * PostgreSQL it is tenantReader's transaction, whose setting the row-level security policies read, shared by the reads
+ * of one tenant asked in one turn (src/storage/gathered-reads.ts, §78).
  */
 export function singleStatementReader(db: Kysely<Database>, dialect: Dialect): TenantReader {
   if (dialect === 'sqlite') return (_tenantId, work) => work(db);
-  return tenantReader(db, dialect);
+  return gatheredPerTurn(tenantReader(db, dialect));
 }
 
 /** The tenant's data version as this transaction sees it (-1 for no such tenant). */
