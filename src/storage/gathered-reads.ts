@@ -1,5 +1,6 @@
 // Single-statement reads of one tenant asked in one turn of the event loop share one PostgreSQL transaction.
 import type { Kysely } from 'kysely';
+import { perTurn } from './per-turn.js';
 import type { TenantReader } from './scope.js';
 import type { Database } from './tables.js';
 
@@ -12,56 +13,43 @@ interface Asked {
 /**
  * On PostgreSQL a read of one statement is three round trips (BEGIN with the tenant's setting, the statement, COMMIT),
  * and each costs the server more CPU than the statement does (docs/DESIGN.md §78). Reads of one tenant asked in one
- * turn (`setImmediate`, as the key lookups of §77) run one after the other in one transaction of `read`: its snapshot
- * is taken by its first statement, after every one of them was asked, so each sees every write committed before it
- * asked. Another tenant's reads are another transaction, with that tenant's setting. Each read is answered when its
- * statement returns, the last once the transaction has ended. A read that fails aborts the transaction: it fails
- * alone, and those after it run in a transaction of their own. When the transaction itself cannot begin or end (the
- * connection is gone), the reads it has not run fail with its error.
+ * turn (gathered by `perTurn`, as the key lookups of §77 are) run one after the other in one transaction of `read`:
+ * its snapshot is taken by its first statement, after every one of them was asked, so each sees every write committed
+ * before it asked. Another tenant's reads are another transaction, with that tenant's setting. Each read is answered
+ * when its statement returns, the last once the transaction has ended. A read that fails aborts the transaction: it
+ * fails alone, and those after it run in a transaction of their own. When the transaction itself cannot begin or end
+ * (the connection is gone), the reads it has not run fail with its error.
  */
 export function gatheredPerTurn(read: TenantReader): TenantReader {
-  const gathering = new Map<string, Asked[]>();
   const run = (tenantId: string, asked: Asked[]): void => {
-    let left = asked;
+    /** The first read not run yet. */
+    let next = 0;
     // The last read of the transaction is answered once it has ended, as a read of its own would be.
     let last: (() => void) | undefined;
-    read(tenantId, async (db) => {
-      while (left.length > 0) {
-        const [next, ...rest] = left as [Asked, ...Asked[]];
-        left = rest;
+    void read(tenantId, async (db) => {
+      while (next < asked.length) {
+        const one = asked[next]!;
+        next += 1;
         try {
-          const value = await next.work(db);
-          if (rest.length > 0) next.answer(value);
-          else last = () => next.answer(value);
+          const value = await one.work(db);
+          if (next < asked.length) one.answer(value);
+          else last = () => one.answer(value);
         } catch (error) {
-          next.fail(error);
+          one.fail(error);
           return;
         }
       }
     })
       .catch((error: unknown) => {
-        for (const asked of left) asked.fail(error);
-        left = [];
+        for (const one of asked.slice(next)) one.fail(error);
+        next = asked.length;
       })
       .finally(() => {
         last?.();
-        if (left.length > 0) run(tenantId, left);
-      })
-      .catch(() => undefined);
+        if (next < asked.length) run(tenantId, asked.slice(next));
+      });
   };
-
+  const gather = perTurn(run);
   return <T>(tenantId: string, work: (db: Kysely<Database>) => Promise<T>) =>
-    new Promise<T>((answer, fail) => {
-      let asked = gathering.get(tenantId);
-      if (asked === undefined) {
-        const group: Asked[] = [];
-        asked = group;
-        gathering.set(tenantId, group);
-        setImmediate(() => {
-          gathering.delete(tenantId);
-          run(tenantId, group);
-        });
-      }
-      asked.push({ work, answer: answer as (value: unknown) => void, fail });
-    });
+    new Promise<T>((answer, fail) => gather(tenantId, { work, answer: answer as (value: unknown) => void, fail }));
 }

@@ -1,5 +1,6 @@
 // API keys: stored as a SHA-256 hash and a short display prefix, never the key itself.
 import type { Kysely } from 'kysely';
+import { perTurn } from './per-turn.js';
 import { compiledOnce } from './scope.js';
 import type { Database } from './tables.js';
 import type { AuthenticatedKey, KeyInfo, NewKey, Storage } from './types.js';
@@ -15,35 +16,28 @@ type KeyStore = Pick<Storage, 'insertKey' | 'listKeys' | 'revokeKey' | 'findKeyB
  * its own would; nobody joins a lookup already sent.
  */
 export function freshShared<T>(lookup: (value: string) => Promise<T>): (value: string) => Promise<T> {
-  /** `gathering` until it is sent; `next` is the lookup shared by those asked after that. */
-  type Flight = { sent: Promise<T>; gathering: boolean; next?: Promise<T> };
-  const onTheirWay = new Map<string, Flight>();
-  const ignore = () => undefined;
-  const send = (value: string): Promise<T> => {
-    const flight: Flight = {
-      gathering: true,
-      // The callback runs on a later turn, once `flight` is assigned.
-      sent: new Promise<T>((resolve) =>
-        setImmediate(() => {
-          flight.gathering = false;
-          resolve(lookup(value));
-        }),
-      ),
-    };
-    onTheirWay.set(value, flight);
+  type Asker = (sent: Promise<T>) => void;
+  /** Keys with a lookup sent and not answered yet. */
+  const onTheirWay = new Set<string>();
+  /** Askers of a key gathered while a lookup of it was on its way: they share the next, sent when it answers. */
+  const waiting = new Map<string, Asker[]>();
+  const send = (value: string, askers: Asker[]): void => {
+    onTheirWay.add(value);
+    const sent = lookup(value);
+    for (const ask of askers) ask(sent);
     const landed = () => {
-      if (onTheirWay.get(value) === flight) onTheirWay.delete(value);
+      onTheirWay.delete(value);
+      const next = waiting.get(value);
+      waiting.delete(value);
+      if (next !== undefined) send(value, next);
     };
-    flight.sent.then(landed, landed);
-    return flight.sent;
+    sent.then(landed, landed);
   };
-  return (value) => {
-    const flight = onTheirWay.get(value);
-    if (flight === undefined) return send(value);
-    if (flight.gathering) return flight.sent;
-    flight.next ??= flight.sent.then(ignore, ignore).then(() => send(value));
-    return flight.next;
-  };
+  const gather = perTurn<Asker>((value, askers) => {
+    if (!onTheirWay.has(value)) send(value, askers);
+    else waiting.set(value, [...(waiting.get(value) ?? []), ...askers]);
+  });
+  return (value) => new Promise<T>((resolve) => gather(value, resolve));
 }
 
 export function keyStore(db: Kysely<Database>): KeyStore {
