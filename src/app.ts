@@ -22,6 +22,7 @@ import { healthRoutes, type Lifecycle } from './http/health.js';
 import type { Metrics } from './http/metrics.js';
 import { registerOpenApi } from './modules/openapi/routes.js';
 import { validatorCompiler } from './http/query.js';
+import { lazySerializers } from './http/serializers.js';
 import { ASSET_PATH, ASSETS_PATH, assetRoutes } from './modules/assets/routes.js';
 import { SBOM_DOWNLOAD_PATH, SBOM_LINK_PATH, sbomDownloadRoute, sbomLinkRoute } from './modules/assets/sbom.js';
 import { downloadTokens, redactTokens } from './http/signed-url.js';
@@ -84,6 +85,7 @@ export async function buildApp({
             // Keys travel in this header; it must never reach a log line.
             redact: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'],
           },
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers } },
     // One line per request, written in onResponse below, instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: (req) => {

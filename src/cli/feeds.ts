@@ -2,7 +2,7 @@
 import type { Config } from '../config.js';
 import { UserError } from '../domain/errors.js';
 import type { FeedLoad } from '../domain/intel.js';
-import { FEED_URLS, loadFeedFiles, urlSource, type FeedProblem } from '../feeds/load.js';
+import { loadFeedFiles, urlSource, type FeedProblem } from '../feeds/load.js';
 import { feedWord, type FeedSource } from '../feeds/read.js';
 import { openDatabase, withDatabase, type Io } from './io.js';
 import { countedFile, startProgress, type Progress } from './progress.js';
@@ -53,12 +53,6 @@ export interface UpdateFlags {
   exploitdbUrl: string;
   timeout: number;
 }
-
-export const updateDefaults = {
-  kevUrl: FEED_URLS.kev,
-  epssUrl: FEED_URLS.epss,
-  exploitdbUrl: FEED_URLS.exploitdb,
-};
 
 export const feedsUpdate = (config: Readonly<Config>, flags: UpdateFlags, io: Io): Promise<void> =>
   load(

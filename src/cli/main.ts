@@ -3,22 +3,22 @@
 import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { environmentHelp, loadConfig } from '../config.js';
 import { UserError } from '../domain/errors.js';
-import { packageVersion } from '../http/docs.js';
+import { packageVersion } from '../http/version.js';
 import { apiCommands } from './api.js';
 import { completionCommand, shells, type Shell } from './completion.js';
-import { feedsLoad, feedsStatus, feedsUpdate, updateDefaults, type UpdateFlags } from './feeds.js';
-import { generateCommand } from './generate.js';
-import { importCommand } from './import.js';
-import { ingestCommand, type IngestFlags } from './ingest.js';
-import { ingestFormats } from '../ingest/detect.js';
+import type { UpdateFlags } from './feeds.js';
+import type { IngestFlags } from './ingest.js';
+import { ingestFormats } from '../ingest/formats.js';
+import { FEED_URLS } from '../feeds/urls.js';
 import { providers } from '../domain/enums.js';
 import type { Io } from './io.js';
-import { keysCreate, keysList, keysRevoke } from './keys.js';
-import { DISMISSALS, risksDerive, risksSetState } from './risks.js';
-import { tenantsCreate, tenantsList } from './tenants.js';
 
 export type { Io } from './io.js';
-// serve and demo are loaded when run: the HTTP server is half of what the other commands would load at start.
+// Each command's code is loaded when the command runs: loaded at start, every command paid for every other's modules
+// (the scanner formats, the feed parsers, the import), and `secinv --version` took a second (docs/DESIGN.md §79).
+
+/** `--as` of `risks dismiss`, and the lifecycle state each gives. */
+const DISMISSALS = { accepted: 'DISMISSED_ACCEPTED', 'not-a-risk': 'DISMISSED_NOT_A_RISK' } as const;
 
 const integer =
   (name: string, min: number) =>
@@ -92,7 +92,7 @@ export function buildProgram(io: Io, hooks: ProcessHooks = {}): Command {
     .action(async (files: string[], opts: { db?: string; dryRun: boolean; quiet?: boolean }) => {
       const config = loadConfig(opts);
       hooks.bulkWriteStarting?.(config.databaseUrl);
-      return importCommand(config, files, opts, io);
+      return (await import('./import.js')).importCommand(config, files, opts, io);
     });
 
   sub('ingest')
@@ -125,7 +125,7 @@ export function buildProgram(io: Io, hooks: ProcessHooks = {}): Command {
     .action(async (files: string[], opts: IngestFlags & { db?: string }) => {
       const config = loadConfig(opts);
       hooks.bulkWriteStarting?.(config.databaseUrl);
-      return ingestCommand(config, files, opts, io);
+      return (await import('./ingest.js')).ingestCommand(config, files, opts, io);
     });
 
   const group = (parent: Command) => (name: string) =>
@@ -142,13 +142,15 @@ export function buildProgram(io: Io, hooks: ProcessHooks = {}): Command {
     .option('--organization-id <uuid>', 'the organization it belongs to (default: a new UUID)')
     .addOption(dbOption())
     .action(async (opts: { name: string; id?: string; organizationId?: string; db?: string }) =>
-      tenantsCreate(loadConfig(opts), opts, io),
+      (await import('./tenants.js')).tenantsCreate(loadConfig(opts), opts, io),
     );
   tenantsSub('list')
     .description('List every tenant with the number of its assets, findings, risks and keys.')
     .option('--json', 'print a JSON array instead of a table', false)
     .addOption(dbOption())
-    .action(async (opts: { json: boolean; db?: string }) => tenantsList(loadConfig(opts), opts, io));
+    .action(async (opts: { json: boolean; db?: string }) =>
+      (await import('./tenants.js')).tenantsList(loadConfig(opts), opts, io),
+    );
 
   const feedsSub = group(sub('feeds').description('Load the threat-intel feeds (CISA KEV, FIRST EPSS, Exploit-DB).'));
   feedsSub('load')
@@ -163,21 +165,25 @@ export function buildProgram(io: Io, hooks: ProcessHooks = {}): Command {
     })
     .addOption(quietOption())
     .action(async (files: string[], opts: { db?: string; quiet?: boolean }) =>
-      feedsLoad(loadConfig(opts), files, io, opts.quiet),
+      (await import('./feeds.js')).feedsLoad(loadConfig(opts), files, io, opts.quiet),
     );
   feedsSub('update')
     .description('Download the three feeds from their public addresses and load them. All or nothing.')
     .addOption(dbOption())
-    .option('--kev-url <url>', 'CISA KEV catalog JSON', updateDefaults.kevUrl)
-    .option('--epss-url <url>', 'FIRST EPSS scores CSV (gzip)', updateDefaults.epssUrl)
-    .option('--exploitdb-url <url>', 'Exploit-DB files_exploits.csv', updateDefaults.exploitdbUrl)
+    .option('--kev-url <url>', 'CISA KEV catalog JSON', FEED_URLS.kev)
+    .option('--epss-url <url>', 'FIRST EPSS scores CSV (gzip)', FEED_URLS.epss)
+    .option('--exploitdb-url <url>', 'Exploit-DB files_exploits.csv', FEED_URLS.exploitdb)
     .option('--timeout <seconds>', 'give up on a download after this long', integer('--timeout', 1), 300)
-    .action(async (opts: UpdateFlags & { db?: string }) => feedsUpdate(loadConfig(opts), opts, io));
+    .action(async (opts: UpdateFlags & { db?: string }) =>
+      (await import('./feeds.js')).feedsUpdate(loadConfig(opts), opts, io),
+    );
   feedsSub('status')
     .description('Each loaded feed: version or date, entries, when and from where it was loaded.')
     .option('--json', 'print a JSON array instead of a table', false)
     .addOption(dbOption())
-    .action(async (opts: { json: boolean; db?: string }) => feedsStatus(loadConfig(opts), opts, io));
+    .action(async (opts: { json: boolean; db?: string }) =>
+      (await import('./feeds.js')).feedsStatus(loadConfig(opts), opts, io),
+    );
 
   const risksSub = group(
     sub('risks').description('Derive risks by the rules of docs/RISKS.md; dismiss and reopen them.'),
@@ -186,7 +192,9 @@ export function buildProgram(io: Io, hooks: ProcessHooks = {}): Command {
     .description('Re-run the risk rules over every asset of a tenant (ingest and feeds load run them themselves).')
     .requiredOption('--tenant <tenantId>', 'the tenant')
     .addOption(dbOption())
-    .action(async (opts: { tenant: string; db?: string }) => risksDerive(loadConfig(opts), opts, io));
+    .action(async (opts: { tenant: string; db?: string }) =>
+      (await import('./risks.js')).risksDerive(loadConfig(opts), opts, io),
+    );
   risksSub('dismiss')
     .description('Dismiss a risk: it stays dismissed across re-derivations, also after it leaves and comes back.')
     .argument('<riskId>', 'the risk id')
@@ -198,7 +206,12 @@ export function buildProgram(io: Io, hooks: ProcessHooks = {}): Command {
     )
     .addOption(dbOption())
     .action(async (riskId: string, opts: { tenant: string; as: keyof typeof DISMISSALS; db?: string }) =>
-      risksSetState(loadConfig(opts), riskId, { tenant: opts.tenant, state: DISMISSALS[opts.as] }, io),
+      (await import('./risks.js')).risksSetState(
+        loadConfig(opts),
+        riskId,
+        { tenant: opts.tenant, state: DISMISSALS[opts.as] },
+        io,
+      ),
     );
   risksSub('reopen')
     .description('Reopen a dismissed risk (lifecycleState OPEN).')
@@ -206,7 +219,7 @@ export function buildProgram(io: Io, hooks: ProcessHooks = {}): Command {
     .requiredOption('--tenant <tenantId>', 'the tenant')
     .addOption(dbOption())
     .action(async (riskId: string, opts: { tenant: string; db?: string }) =>
-      risksSetState(loadConfig(opts), riskId, { tenant: opts.tenant, state: 'OPEN' }, io),
+      (await import('./risks.js')).risksSetState(loadConfig(opts), riskId, { tenant: opts.tenant, state: 'OPEN' }, io),
     );
 
   const keysSub = group(sub('keys').description('Create, list and revoke tenant API keys.'));
@@ -217,19 +230,23 @@ export function buildProgram(io: Io, hooks: ProcessHooks = {}): Command {
     .option('--expires-in <days>', 'days until the key expires', integer('--expires-in', 1))
     .addOption(dbOption())
     .action(async (opts: { tenant: string; name?: string; expiresIn?: number; db?: string }) =>
-      keysCreate(loadConfig(opts), opts, io),
+      (await import('./keys.js')).keysCreate(loadConfig(opts), opts, io),
     );
   keysSub('list')
     .description('List the keys of a tenant (never the secret).')
     .requiredOption('--tenant <tenantId>', 'tenant whose keys to list')
     .option('--json', 'print a JSON array instead of a table', false)
     .addOption(dbOption())
-    .action(async (opts: { tenant: string; json: boolean; db?: string }) => keysList(loadConfig(opts), opts, io));
+    .action(async (opts: { tenant: string; json: boolean; db?: string }) =>
+      (await import('./keys.js')).keysList(loadConfig(opts), opts, io),
+    );
   keysSub('revoke')
     .description('Revoke a key by its id; takes effect on the next request.')
     .argument('<keyId>', 'the key id (first column of keys list)')
     .addOption(dbOption())
-    .action(async (keyId: string, opts: { db?: string }) => keysRevoke(loadConfig(opts), keyId, io));
+    .action(async (keyId: string, opts: { db?: string }) =>
+      (await import('./keys.js')).keysRevoke(loadConfig(opts), keyId, io),
+    );
 
   sub('generate')
     .description('Write a deterministic generated inventory as NDJSON to stdout (streamed).')
@@ -247,7 +264,7 @@ export function buildProgram(io: Io, hooks: ProcessHooks = {}): Command {
         findingsPerAsset: number;
         risks: number;
         quiet?: boolean;
-      }) => generateCommand(opts, io),
+      }) => (await import('./generate.js')).generateCommand(opts, io),
     );
 
   sub('demo')

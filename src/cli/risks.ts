@@ -5,9 +5,6 @@ import type { LifecycleState } from '../domain/enums.js';
 import { UserError } from '../domain/errors.js';
 import { withDatabase, type Io } from './io.js';
 
-/** `--as` of `risks dismiss`, and the lifecycle state each gives. */
-export const DISMISSALS = { accepted: 'DISMISSED_ACCEPTED', 'not-a-risk': 'DISMISSED_NOT_A_RISK' } as const;
-
 const counted = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 export async function risksDerive(

@@ -28,8 +28,6 @@ export interface SbomInput {
   toolVersion: string;
 }
 
-export const SBOM_MEDIA_TYPE = 'application/vnd.cyclonedx+json; version=1.6';
-
 const severities: Record<Vulnerability['severityLevel'], Enums.Vulnerability.Severity> = {
   CRITICAL: Enums.Vulnerability.Severity.Critical,
   HIGH: Enums.Vulnerability.Severity.High,

@@ -52,13 +52,6 @@ export async function loadFeedFiles(
   return { load: await storage.loadFeeds(feeds, now().toISOString()), problems: [] };
 }
 
-/** The public addresses of the three feeds (overridable by flags). */
-export const FEED_URLS = {
-  kev: 'https://www.cisa.gov/sites/default/files/feeds/known_exploited_vulnerabilities.json',
-  epss: 'https://epss.empiricalsecurity.com/epss_scores-current.csv.gz',
-  exploitdb: 'https://gitlab.com/exploit-database/exploitdb/-/raw/main/files_exploits.csv',
-} as const;
-
 /** A feed at an address, downloaded as it is read; a failed request is a problem naming the address. */
 export function urlSource(url: string, timeoutMs: number): FeedSource {
   return {

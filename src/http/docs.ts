@@ -2,7 +2,6 @@
 // the shared component schemas, the error responses of every operation, response examples and query parameter
 // examples. None of it validates or serialises anything: queries are parsed by defineQuery() (src/http/query.ts) and
 // handlers send pre-built Buffers, error bodies pre-built strings.
-import { readFileSync } from 'node:fs';
 import { Type, type TSchema } from 'typebox';
 import { errorStatus, type ErrorCode } from '../domain/errors.js';
 import { StringEnum } from '../domain/schema.js';
@@ -10,15 +9,6 @@ import type { ParamSpec } from '../domain/query.js';
 import type { QueryDefinition } from './query.js';
 
 const errorCodes = Object.keys(errorStatus) as ErrorCode[];
-
-/**
- * The package's version, read once (an SBOM names it on every download). The same relative path from src/http (tests,
- * tsx) and dist/http (the built server).
- */
-let version: string | undefined;
-export const packageVersion = (): string =>
-  (version ??= (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
-    .version);
 
 /** The one error body of every error response. Registered as the component schema `Error`. */
 /** The tenant and organization of the examples in the document. */

@@ -4,16 +4,7 @@
 import { none, isMany, getManyValues } from 'stream-chain/defs.js';
 import { jsonParser } from 'stream-json/core/parser.js';
 
-export const ingestFormats = [
-  'trivy',
-  'trivy-k8s',
-  'trivy-operator',
-  'grype',
-  'cyclonedx',
-  'openvex',
-  'prowler-ocsf',
-] as const;
-export type IngestFormat = (typeof ingestFormats)[number];
+import type { IngestFormat } from './formats.js';
 
 /** A format, or why the file is none; `otherProwlerOutput` marks Prowler's CSV and older JSON, which ask for OCSF. */
 export type Detection = { format: IngestFormat } | { problem: string; otherProwlerOutput?: true };

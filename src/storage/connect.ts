@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import type PgModule from 'pg';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type LogEvent } from 'kysely';
@@ -10,27 +10,7 @@ import { API_ROLE } from './roles.js';
 import type { Database } from './tables.js';
 import { lruCache } from './scope.js';
 import { BUSY_TIMEOUT_MS } from './journal.js';
-
-export type DatabaseLocation = { dialect: 'sqlite'; path: string } | { dialect: 'postgres'; url: string };
-
-/** `sqlite:PATH`, a bare file path, or `postgres://…` / `postgresql://…`. */
-export function parseDatabaseUrl(url: string): DatabaseLocation {
-  if (/^postgres(ql)?:\/\//i.test(url)) return { dialect: 'postgres', url };
-  const path = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : url;
-  if (path === '') throw new UserError(`invalid database URL '${url}': no file path`);
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(path))
-    throw new UserError(`unsupported database URL '${url}' (use sqlite:PATH or postgres://…)`);
-  return { dialect: 'sqlite', path: path === ':memory:' ? path : resolve(path) };
-}
-
-/** The database as people should see it: a SQLite file by its absolute path, a PostgreSQL URL without its password. */
-export function displayDatabaseUrl(url: string): string {
-  const location = parseDatabaseUrl(url);
-  if (location.dialect === 'sqlite') return `sqlite:${location.path}`;
-  const parsed = new URL(location.url);
-  if (parsed.password !== '') parsed.password = '***';
-  return parsed.toString();
-}
+import { displayDatabaseUrl, parseDatabaseUrl } from './url.js';
 
 /** Where every message about an unusable database says the location came from. */
 const FROM_FLAG = '(given by --db or SECINV_DATABASE_URL)';

@@ -20,7 +20,8 @@ import type { WriteRunOptions, IngestWriter, Storage } from './types.js';
 
 export type * from './types.js';
 export type { ConnectOptions } from './connect.js';
-export { displayDatabaseUrl, NoInventoryError, parseDatabaseUrl } from './connect.js';
+export { NoInventoryError } from './connect.js';
+export { displayDatabaseUrl, parseDatabaseUrl } from './url.js';
 export { NO_DERIVATION } from './risk-derive.js';
 
 /** Thrown inside an ingest to roll it back without an error (dry runs). */

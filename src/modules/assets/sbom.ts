@@ -9,9 +9,10 @@ import { apiError } from '../../domain/errors.js';
 import { idProblem } from '../../domain/ids.js';
 import { keyUsable } from '../../domain/keys.js';
 import { querySpec } from '../../domain/query.js';
-import { buildSbom, SBOM_MEDIA_TYPE } from '../../domain/sbom.js';
+import { SBOM_MEDIA_TYPE } from '../../domain/sbom-format.js';
 import type { ListVulnerabilitiesQuery, Vulnerability } from '../../domain/vulnerabilities.js';
-import { errorResponses, jsonResponse, packageVersion } from '../../http/docs.js';
+import { errorResponses, jsonResponse } from '../../http/docs.js';
+import { packageVersion } from '../../http/version.js';
 import { defineQuery } from '../../http/query.js';
 import { sendJson } from '../../http/respond.js';
 import { forbidden, type DownloadTokens } from '../../http/signed-url.js';
@@ -77,6 +78,8 @@ async function assetSbom(deps: SbomDependencies, scope: TenantScope, assetId: st
     deps.storage.findingPurls(scope, assetId),
   ]);
   const purlAt = new Map(purls.map((p) => [`${p.vulnerabilityId}\u0000${p.position}`, p.purl]));
+  // Loaded with the first SBOM: the CycloneDX library was a sixth of the server's start (docs/DESIGN.md §79).
+  const { buildSbom } = await import('../../domain/sbom.js');
   const text = buildSbom({
     asset,
     findings,

@@ -12,7 +12,8 @@ import { Integration, Risk } from '../../domain/risks.js';
 import { CursorMeta } from '../risks/schemas.js';
 import { Vulnerability } from '../../domain/vulnerabilities.js';
 import { FindingBatchMeta, FindingPageMeta } from '../vulnerabilities/schemas.js';
-import { ErrorBody, examplesOf, packageVersion, type ComponentName } from '../../http/docs.js';
+import { ErrorBody, examplesOf, type ComponentName } from '../../http/docs.js';
+import { packageVersion } from '../../http/version.js';
 
 /** `components.schemas`: each registered with `app.addSchema()` under its name, referenced with `ref(name)`. */
 const components: Record<ComponentName, TSchema> = {
