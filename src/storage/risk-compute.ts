@@ -42,7 +42,8 @@ export interface CitableRow {
   has_kev: number;
   has_exploit: number;
   is_exploitable: number;
-  doc: Uint8Array;
+  /** The stored document as text. */
+  doc: string;
   intel: string | null;
 }
 
@@ -54,7 +55,8 @@ export interface StoredRisk {
   severity_level: string;
   resource_type: string | null;
   score: number;
-  doc: Uint8Array;
+  /** The stored document as text, compared with the one the rules make now. */
+  doc: string;
 }
 
 /** What the rules need of a batch of assets. */
@@ -65,8 +67,8 @@ export interface RiskBatch {
   /** The tenant's integrations in a production environment. */
   production: readonly string[];
   assets: RiskAssetRow[];
-  /** The documents of the assets that have secrets. */
-  secrets: [assetId: string, doc: Uint8Array][];
+  /** The documents of the assets that have secrets, as text. */
+  secrets: [assetId: string, doc: string][];
   findings: CitableRow[];
   /** The best EPSS score of each finding, by asset and vulnerability id. */
   epss: [key: string, epss: SubjectFinding['epss']][];
@@ -117,7 +119,7 @@ function secretsOf(doc: Record<string, unknown>): SubjectSecret[] {
 }
 
 function findingOf(row: CitableRow, epss: SubjectFinding['epss']): SubjectFinding {
-  const doc = parsed(row.doc);
+  const doc = JSON.parse(row.doc) as Record<string, unknown>;
   const intel = row.intel === null ? null : (JSON.parse(row.intel) as Record<string, unknown>);
   // The stored intel over the document's fields, read field by field: a merged copy of every finding's ~25 fields
   // cost more than parsing the intel.
@@ -168,7 +170,9 @@ export function computeRisks(batch: RiskBatch): RiskWrites {
   const production = new Set(batch.production);
   const reach = new Map(batch.assets.map((a) => [a.id, reachOf(a)]));
   const epss = new Map(batch.epss);
-  const secrets = new Map(batch.secrets.map(([id, doc]) => [id, secretsOf(parsed(doc))]));
+  const secrets = new Map(
+    batch.secrets.map(([id, doc]) => [id, secretsOf(JSON.parse(doc) as Record<string, unknown>)]),
+  );
   const findings = new Map<string, SubjectFinding[]>();
   for (const row of batch.findings) {
     const finding = findingOf(row, epss.get(`${row.asset_id}\u0000${row.vulnerability_id}`) ?? null);
@@ -204,7 +208,7 @@ export function computeRisks(batch: RiskBatch): RiskWrites {
   for (const risk of derived) {
     const before = existing.get(risk.id);
     const state = (before?.lifecycle_state ?? 'OPEN') as LifecycleState;
-    const doc = Buffer.from(JSON.stringify(riskRecord(risk, before?.discovered_at ?? at, state)));
+    const text = JSON.stringify(riskRecord(risk, before?.discovered_at ?? at, state));
     if (before === undefined) {
       inserted.push({
         tenant_id: tenantId,
@@ -217,16 +221,16 @@ export function computeRisks(batch: RiskBatch): RiskWrites {
         resource_type: risk.meta?.resourceType ?? null,
         discovered_at: at,
         score: risk.score,
-        doc,
+        doc: Buffer.from(text),
         derived: 1,
       });
       continue;
     }
-    if (doc.equals(before.doc)) continue;
+    if (text === before.doc) continue;
     addUpdate(
       updates,
       [risk.id],
-      [['doc', doc]],
+      [['doc', Buffer.from(text)]],
       [
         ['integration_id', risk.integrationId, before.integration_id],
         ['severity_level', risk.severityLevel, before.severity_level],

@@ -42,7 +42,7 @@ const batch = (assetId: string): RiskBatch => ({
         severity_level: 'LOW',
         resource_type: null,
         score: 1,
-        doc: Buffer.from('{}'),
+        doc: '{}',
       },
     ],
   ],
