@@ -64,6 +64,24 @@ async function ceiling(folder: string): Promise<void> {
   });
 }
 
+/** Resolves with the child and the port once `stream` has printed a line that `pattern` finds it in. */
+function listening(
+  child: ChildProcess,
+  stream: NodeJS.ReadableStream,
+  pattern: RegExp,
+  what: string,
+): Promise<{ child: ChildProcess; port: number }> {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    stream.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const port = pattern.exec(out)?.[1];
+      if (port !== undefined) resolve({ child, port: Number(port) });
+    });
+    child.once('exit', (code) => reject(new Error(`${what} exited with ${code}: ${out}`)));
+  });
+}
+
 /**
  * Starts `secinv serve` from the built modules on core 0, as a deployment restarts it, and waits for the address it
  * prints. No rate limit, logs at `warn` (the first request is what is timed).
@@ -82,15 +100,7 @@ function startCommand(url: string): Promise<{ child: ChildProcess; port: number 
     env,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-  return new Promise((resolve, reject) => {
-    let err = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      err += chunk.toString();
-      const port = /serving https?:\/\/[^ ]+:(\d+)/.exec(err)?.[1];
-      if (port !== undefined) resolve({ child, port: Number(port) });
-    });
-    child.once('exit', (code) => reject(new Error(`secinv serve exited with ${code}: ${err}`)));
-  });
+  return listening(child, child.stderr, /serving https?:\/\/[^ ]+:(\d+)/, 'secinv serve');
 }
 
 /** Starts this file in a mode of its own on core 0 and waits for the port it prints. */
@@ -103,15 +113,7 @@ function start(
   const child = spawn('taskset', ['-c', '0', ...argv], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const port = /port (\d+)/.exec(out)?.[1];
-      if (port !== undefined) resolve({ child, port: Number(port) });
-    });
-    child.once('exit', (code) => reject(new Error(`${mode} exited with ${code}`)));
-  });
+  return listening(child, child.stdout, /port (\d+)/, mode);
 }
 
 const stop = (child: ChildProcess): Promise<void> =>
