@@ -18,7 +18,7 @@ interface Asked {
  * before it asked. Another tenant's reads are another transaction, with that tenant's setting. Each read is answered
  * when its statement returns, the last once the transaction has ended. A read that fails aborts the transaction: it
  * fails alone, and those after it run in a transaction of their own. When the transaction itself cannot begin or end
- * (the connection is gone), the reads it has not run fail with its error.
+ * (the connection is gone), the reads it has not answered fail with its error.
  */
 export function gatheredPerTurn(read: TenantReader): TenantReader {
   const run = (tenantId: string, asked: Asked[]): void => {
@@ -41,7 +41,10 @@ export function gatheredPerTurn(read: TenantReader): TenantReader {
       }
     })
       .catch((error: unknown) => {
-        for (const one of asked.slice(next)) one.fail(error);
+        // The last read ran but its transaction did not end well: it fails, as a read of its own would.
+        const unanswered = last === undefined ? next : asked.length - 1;
+        last = undefined;
+        for (const one of asked.slice(unanswered)) one.fail(error);
         next = asked.length;
       })
       .finally(() => {

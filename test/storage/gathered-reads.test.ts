@@ -85,6 +85,23 @@ describe('gatheredPerTurn', () => {
       'connection lost',
     ]);
   });
+
+  it('when the transaction cannot end, the read answered at its end fails with its error, as a lone read would', async () => {
+    const { work } = recordingReader();
+    // Runs the reads, then fails as a COMMIT on a lost connection would.
+    const read: TenantReader = async (tenantId, run) => {
+      await run({ ran: [] } as unknown as Kysely<Database>);
+      throw new Error('commit failed');
+    };
+    const gathered = gatheredPerTurn(read);
+    const settled = await Promise.allSettled([gathered(TENANT_A, work('a')), gathered(TENANT_A, work('b'))]);
+    expect(settled.map((s) => (s.status === 'fulfilled' ? s.value : (s.reason as Error).message))).toEqual([
+      'a',
+      'commit failed',
+    ]);
+    const alone = await Promise.allSettled([gathered(TENANT_A, work('c'))]);
+    expect(alone.map((s) => s.status === 'rejected' && (s.reason as Error).message)).toEqual(['commit failed']);
+  });
 });
 
 describe.skipIf(!TEST_DIALECTS.includes('postgres'))('one asset read on PostgreSQL', () => {
