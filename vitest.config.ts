@@ -22,6 +22,7 @@ const perDialect = [
 export default defineConfig({
   test: {
     testTimeout: 30_000,
+    globalSetup: ['test/global-setup.ts'],
     hookTimeout: 60_000,
     pool: 'forks',
     // Four test files at a time, whatever the core count (vitest's default is one fewer than the cores: a single file

@@ -1,11 +1,10 @@
 // Shared test setup: a real database per test file, filled through the real import path, and the app around it.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll } from 'vitest';
-import pg from 'pg';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { fileSource, importSources, type ImportResult } from '../src/import/importer.js';
 import { newKey } from '../src/domain/keys.js';
@@ -14,6 +13,7 @@ import { connect, defaultConnectOptions } from '../src/storage/connect.js';
 import { openStorage, type ConnectOptions, type Storage } from '../src/storage/index.js';
 import { tenantReader, type TenantReader } from '../src/storage/scope.js';
 import type { Database } from '../src/storage/tables.js';
+import { adminQuery, POSTGRES_ADMIN_URL } from './postgres-admin.js';
 
 export interface TestContext {
   /** The administrative storage (import, keys); the app reads through its own API-role storage. */
@@ -36,19 +36,6 @@ export const TEST_DIALECTS = (process.env.SECINV_TEST_DIALECTS ?? 'sqlite,postgr
   .split(',')
   .map((d) => d.trim()) as TestDialect[];
 
-/** A PostgreSQL role that may create databases; each test file gets its own database, dropped afterwards. */
-const POSTGRES_ADMIN_URL = process.env.SECINV_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-async function adminQuery(text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
-
 export interface TestStorage {
   storage: Storage;
   dir: string;
@@ -57,12 +44,19 @@ export interface TestStorage {
   dispose(): Promise<void>;
 }
 
-/** A fresh, empty database of the dialect: a file in a temporary folder, or a PostgreSQL database of its own. */
+/**
+ * A fresh database of the dialect: a file in a temporary folder, or a PostgreSQL database of its own. Empty, or with
+ * `migrated`, a copy of the run's migrated template (test/global-setup.ts) where there is one: what opening an empty
+ * one would migrate it to, without running the migrations again.
+ */
 export async function createTestDatabase(
   dialect: TestDialect = TEST_DIALECT,
+  { migrated = false }: { migrated?: boolean } = {},
 ): Promise<{ url: string; dir: string; drop: () => Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'secinv-test-'));
+  const templates = migrated ? inject('migratedTemplates') : undefined;
   if (dialect === 'sqlite') {
+    if (templates !== undefined) copyFileSync(templates.sqlite, join(dir, 'test.db'));
     return {
       url: `sqlite:${join(dir, 'test.db')}`,
       dir,
@@ -70,7 +64,8 @@ export async function createTestDatabase(
     };
   }
   const name = `secinv_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
-  await adminQuery(`create database ${name}`);
+  const template = templates?.postgres;
+  await adminQuery(`create database ${name}${template ? ` template ${template}` : ''}`);
   const url = new URL(POSTGRES_ADMIN_URL);
   url.pathname = `/${name}`;
   return {
@@ -84,7 +79,7 @@ export async function createTestDatabase(
 }
 
 export async function openTestStorage(dialect: TestDialect = TEST_DIALECT): Promise<TestStorage> {
-  const database = await createTestDatabase(dialect);
+  const database = await createTestDatabase(dialect, { migrated: true });
   const storage = await openStorage(database.url);
   return {
     storage,

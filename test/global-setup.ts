@@ -1,0 +1,49 @@
+// Once per test run: an empty database of each dialect with every migration applied, which test/helpers.ts copies for
+// each test that opens storage. Migrating a new PostgreSQL database costs ~0.3 s (its DDL), and the suite opens
+// hundreds of them on two cores shared with everything else; a copy of the migrated template costs what creating an
+// empty database costs. The migrations themselves are still run by every test that starts from an empty database
+// (test/storage/migrations.test.ts and the others that call createTestDatabase).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { openStorage } from '../src/storage/index.js';
+import { adminQuery, POSTGRES_ADMIN_URL } from './postgres-admin.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** A migrated SQLite file to copy, and a migrated PostgreSQL database to use as a template (null: none). */
+    migratedTemplates: { sqlite: string; postgres: string | null };
+  }
+}
+
+async function migrate(url: string): Promise<void> {
+  const storage = await openStorage(url);
+  await storage.close();
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const dir = mkdtempSync(join(tmpdir(), 'secinv-template-'));
+  const sqlite = join(dir, 'migrated.db');
+  await migrate(`sqlite:${sqlite}`);
+  const name = `secinv_template_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  let postgres: string | null = null;
+  try {
+    await adminQuery(`create database ${name}`);
+    postgres = name;
+    const url = new URL(POSTGRES_ADMIN_URL);
+    url.pathname = `/${name}`;
+    await migrate(url.toString());
+  } catch (error) {
+    // Without PostgreSQL (a run of SQLite's tests alone), its tests migrate each database themselves, or fail to
+    // connect as they would have.
+    if (postgres !== null) await adminQuery(`drop database if exists ${name} with (force)`);
+    postgres = null;
+    console.warn(`no migrated PostgreSQL template (each database is migrated instead): ${(error as Error).message}`);
+  }
+  project.provide('migratedTemplates', { sqlite, postgres });
+  return async () => {
+    if (postgres !== null) await adminQuery(`drop database if exists ${postgres} with (force)`);
+    rmSync(dir, { recursive: true, force: true });
+  };
+}
