@@ -5,6 +5,7 @@ import type { SqlDialect } from './dialect.js';
 import { assetColumns, countable, countColumns } from './asset-counts.js';
 import { filterExpressions, type AssetFilters, type DocumentAccess } from './asset-filters.js';
 import { assetOrder } from './asset-order.js';
+import { countAssets, tenantShare } from './asset-scan.js';
 import { assetJson, DERIVED_COLUMNS, documentColumn, storedDocuments } from './asset-documents.js';
 import { pageOfAssets, pageStarts } from './asset-pages.js';
 import { compiledOnce, countCache, dataVersion, fromTenant, type TenantReader } from './scope.js';
@@ -31,6 +32,7 @@ export function assetStore(
       .where('assets.id', '=', id),
   );
   const columnsOf = assetColumns(read, countColumnsMaxRows);
+  const share = tenantShare();
 
   const filtered = (db: Kysely<Database>, scope: TenantScope, filters: AssetFilters, access: DocumentAccess) =>
     fromTenant(db, 'assets', scope.tenantId).where((eb) =>
@@ -69,13 +71,13 @@ export function assetStore(
           async () => {
             const columns = countable(filters) ? columnsOf(scope.tenantId, version) : undefined;
             if (columns !== undefined) return countColumns(columns, filters);
-            return Number(
-              (
-                await filtered(db, scope, filters, 'scan')
-                  .select((eb) => eb.fn.countAll<number | string>().as('n'))
-                  .executeTakeFirstOrThrow()
-              ).n,
+            const query = filtered(db, scope, filters, 'scan').select((eb) =>
+              eb.fn.countAll<number | string>().as('n'),
             );
+            if (dialect.name === 'sqlite') {
+              return countAssets(db, query, filters, () => share(db, scope.tenantId, version));
+            }
+            return Number((await query.executeTakeFirstOrThrow()).n);
           },
           version,
         );
