@@ -31,8 +31,8 @@ export function assetStore(
       ])
       .where('assets.id', '=', id),
   );
-  const columnsOf = assetColumns(read, countColumnsMaxRows);
   const share = tenantShare();
+  const columnsOf = assetColumns(read, countColumnsMaxRows, dialect.name === 'sqlite' ? share : undefined);
 
   const filtered = (db: Kysely<Database>, scope: TenantScope, filters: AssetFilters, access: DocumentAccess) =>
     fromTenant(db, 'assets', scope.tenantId).where((eb) =>

@@ -75,4 +75,85 @@ describe('asset counts on SQLite: one pass over the table, or the planner', () =
       expect(page.total).toBe(page.items.length);
     }
   });
+
+  it('reads the kept columns of a tenant holding most of the table in rowid order, of a small one by id', async () => {
+    const read: string[] = [];
+    const all: string[] = [];
+    const byColumns = await openStorage(opened.url, {
+      onQuery: (s) => {
+        read.push(s);
+        all.push(s);
+      },
+    });
+    try {
+      for (const [lines, order] of [
+        [large, 'order by assets.rowid'],
+        [small, 'order by assets.id'],
+      ] as const) {
+        const tenantId = tenantOf(lines);
+        all.length = 0;
+        // The first count starts the read of the columns; a later one is answered from them, with no count statement.
+        // Each asks a new filter set (an unseen riskScoreGte), which no count cached answers.
+        let counted = true;
+        for (let attempt = 1; counted && attempt < 500; attempt += 1) {
+          const filters = { providers: ['AWS'], riskScoreGte: attempt / 1e6 } as Partial<ListAssetsQuery>;
+          const expected = (await list(tenantId, filters)).page.total;
+          read.length = 0;
+          const query = { page: 1, perPage: 1, sortBy: 'id', sortOrder: 'ASC', ...filters } as ListAssetsQuery;
+          expect((await byColumns.listAssets({ tenantId, dataVersion: 0 }, query)).total).toBe(expected);
+          counted = read.some((s) => /count\(/i.test(s));
+          if (counted) await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        expect(counted).toBe(false);
+        const batches = all.filter((s) => s.includes('"n_critical_secrets"') && s.includes('order by'));
+        expect(batches.length).toBeGreaterThan(0);
+        expect(batches.every((s) => s.includes(order))).toBe(true);
+      }
+    } finally {
+      await byColumns.close();
+    }
+  });
+});
+
+describe('the kept columns of a large tenant on SQLite', () => {
+  it('are read in batches between which the event loop turns', async () => {
+    const opened = await openTestStorage('sqlite');
+    const log: string[] = [];
+    const tick = setInterval(() => log.push('tick'), 1);
+    try {
+      // Two batches of the read (5,000 rows each), no findings.
+      const lines = generated('scan-batches', 5_100).filter((l) => !l.includes('"kind":"vulnerability"'));
+      expect((await importRecords(opened.storage, lines.join('\n'))).problemCount).toBe(0);
+      const storage = await openStorage(opened.url, {
+        onQuery: (s) => void (s.includes('"n_critical_secrets"') && s.includes('order by') && log.push('batch')),
+      });
+      try {
+        const tenantId = tenantOf(lines);
+        const count = (n: number) =>
+          storage.listAssets(
+            { tenantId, dataVersion: 0 },
+            {
+              page: 1,
+              perPage: 1,
+              sortBy: 'id',
+              sortOrder: 'ASC',
+              riskScoreGte: n / 1e6,
+            },
+          );
+        await count(0);
+        for (let n = 1; log.filter((e) => e === 'batch').length < 2 && n < 500; n += 1) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          await count(n);
+        }
+        const batches = log.flatMap((e, i) => (e === 'batch' ? [i] : []));
+        expect(batches).toHaveLength(2);
+        expect(log.slice(batches[0], batches[1])).toContain('tick');
+      } finally {
+        await storage.close();
+      }
+    } finally {
+      clearInterval(tick);
+      await opened.dispose();
+    }
+  }, 120_000);
 });
