@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { openStorage } from '../src/storage/index.js';
-import { adminQuery, POSTGRES_ADMIN_URL } from './postgres-admin.js';
+import { adminQuery, databaseUrl } from './postgres-admin.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -31,9 +31,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   try {
     await adminQuery(`create database ${name}`);
     postgres = name;
-    const url = new URL(POSTGRES_ADMIN_URL);
-    url.pathname = `/${name}`;
-    await migrate(url.toString());
+    await migrate(databaseUrl(name));
   } catch (error) {
     // Without PostgreSQL (a run of SQLite's tests alone), its tests migrate each database themselves, or fail to
     // connect as they would have.

@@ -13,7 +13,7 @@ import { connect, defaultConnectOptions } from '../src/storage/connect.js';
 import { openStorage, type ConnectOptions, type Storage } from '../src/storage/index.js';
 import { tenantReader, type TenantReader } from '../src/storage/scope.js';
 import type { Database } from '../src/storage/tables.js';
-import { adminQuery, POSTGRES_ADMIN_URL } from './postgres-admin.js';
+import { adminQuery, databaseUrl } from './postgres-admin.js';
 
 export interface TestContext {
   /** The administrative storage (import, keys); the app reads through its own API-role storage. */
@@ -66,10 +66,8 @@ export async function createTestDatabase(
   const name = `secinv_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
   const template = templates?.postgres;
   await adminQuery(`create database ${name}${template ? ` template ${template}` : ''}`);
-  const url = new URL(POSTGRES_ADMIN_URL);
-  url.pathname = `/${name}`;
   return {
-    url: url.toString(),
+    url: databaseUrl(name),
     dir,
     drop: async () => {
       await adminQuery(`drop database if exists ${name} with (force)`);

@@ -7,9 +7,9 @@
 // answered here; a query with any other (ids, executions, groups, environments, services, text, dates) is counted by
 // SQL. Each predicate mirrors its SQL in src/storage/asset-filters.ts, and test/storage/asset-counts.test.ts checks that both
 // agree on both databases. The reasoning: docs/DESIGN.md §35.
+import { sql, type Kysely } from 'kysely';
 import { OPERATIONAL_STATE_TYPES } from '../domain/enums.js';
 import type { AssetFilters } from './asset-filters.js';
-import { sql, type Kysely } from 'kysely';
 import { dataVersion, fromTenant, type TenantReader } from './scope.js';
 import type { Database } from './tables.js';
 

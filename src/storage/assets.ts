@@ -31,8 +31,9 @@ export function assetStore(
       ])
       .where('assets.id', '=', id),
   );
-  const share = tenantShare();
-  const columnsOf = assetColumns(read, countColumnsMaxRows, dialect.name === 'sqlite' ? share : undefined);
+  // SQLite's plans only: PostgreSQL's planner chooses its own scans (docs/DESIGN.md §81, §82).
+  const share = dialect.name === 'sqlite' ? tenantShare() : undefined;
+  const columnsOf = assetColumns(read, countColumnsMaxRows, share);
 
   const filtered = (db: Kysely<Database>, scope: TenantScope, filters: AssetFilters, access: DocumentAccess) =>
     fromTenant(db, 'assets', scope.tenantId).where((eb) =>
@@ -74,9 +75,7 @@ export function assetStore(
             const query = filtered(db, scope, filters, 'scan').select((eb) =>
               eb.fn.countAll<number | string>().as('n'),
             );
-            if (dialect.name === 'sqlite') {
-              return countAssets(db, query, filters, () => share(db, scope.tenantId, version));
-            }
+            if (share !== undefined) return countAssets(db, query, filters, () => share(db, scope.tenantId, version));
             return Number((await query.executeTakeFirstOrThrow()).n);
           },
           version,

@@ -202,7 +202,6 @@ async function readBatch(
   // Documents as text, as the driver reads them fastest: PostgreSQL sends a bytea as hex, twice its bytes, which
   // node-postgres then decodes (3 s of an EPSS load's 170,000 findings; docs/DESIGN.md §80).
   const dialect = sqlDialects[dialectOf(db)];
-  const document = (column: string) => dialect.document(column);
 
   // Secrets live in the asset's document: read it only for assets that have some.
   const withSecrets = assets
@@ -211,7 +210,7 @@ async function readBatch(
   const secrets: RiskBatch['secrets'] = [];
   for (const ids of chunks(withSecrets)) {
     const rows = await fromTenant(q, 'asset_documents', tenantId)
-      .select(['asset_id', document('asset_documents.doc').as('doc')])
+      .select(['asset_id', dialect.document('asset_documents.doc').as('doc')])
       .where('asset_documents.asset_id', 'in', ids)
       .execute();
     for (const r of rows) secrets.push([r.asset_id, r.doc]);
@@ -231,7 +230,7 @@ async function readBatch(
           'vulnerabilities.has_kev',
           'vulnerabilities.has_exploit',
           'vulnerabilities.is_exploitable',
-          documentOf('vulnerabilities', document).as('doc'),
+          documentOf('vulnerabilities', (column) => dialect.document(column)).as('doc'),
           'vulnerabilities.intel',
         ])
         .where('vulnerabilities.asset_id', 'in', ids)
@@ -277,7 +276,7 @@ async function readBatch(
           'risks.severity_level',
           'risks.resource_type',
           'risks.score',
-          document('risks.doc').as('doc'),
+          dialect.document('risks.doc').as('doc'),
         ])
         .where('risks.derived', '=', 1),
     );

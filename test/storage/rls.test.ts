@@ -1,6 +1,5 @@
 // PostgreSQL's own tenant wall: row-level security on every tenant table, for the role the API runs as.
 import { sql, type Kysely } from 'kysely';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TENANT_TABLES } from '../../src/storage/tables.js';
 import { connect, defaultConnectOptions } from '../../src/storage/connect.js';
@@ -8,6 +7,7 @@ import { fromTenant, tenantReader } from '../../src/storage/scope.js';
 import { openStorage, type Storage } from '../../src/storage/index.js';
 import type { Database } from '../../src/storage/tables.js';
 import { A1, fixture } from '../fixtures.js';
+import { adminQuery } from '../postgres-admin.js';
 import { createTestDatabase, importRecords, rawTenantAccess, TENANT_A, TENANT_B, TEST_DIALECTS } from '../helpers.js';
 
 describe.skipIf(!TEST_DIALECTS.includes('postgres'))('row-level security (PostgreSQL)', () => {
@@ -31,15 +31,7 @@ describe.skipIf(!TEST_DIALECTS.includes('postgres'))('row-level security (Postgr
     await drop();
   });
 
-  async function asOwner(text: string): Promise<void> {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      await client.query(text);
-    } finally {
-      await client.end();
-    }
-  }
+  const asOwner = (text: string) => adminQuery(text, url);
 
   /** Reads a whole tenant table through the API role with the tenant predicate deliberately left out. */
   const unfiltered = (tenantId: string, table: (typeof TENANT_TABLES)[number]) =>
