@@ -3,8 +3,8 @@
 #   docker run --rm -v secinv-data:/data secinv tenants create --name acme    # any other command the same way
 # With PostgreSQL: compose.yaml.
 
-# Build: dependencies (better-sqlite3 compiled against this image's Node), the TypeScript build and the web console's
-# (Vite), then the development dependencies dropped.
+# Build: dependencies (better-sqlite3 compiled against this image's Node), the TypeScript build, the command line's
+# bundle (scripts/bundle.ts) and the web console's (Vite), then the development dependencies dropped.
 FROM node:20-slim AS build
 RUN apt-get update \
   && apt-get install -y --no-install-recommends python3 make g++ \
@@ -14,6 +14,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund && npm rebuild better-sqlite3
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY scripts ./scripts
 COPY console ./console
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 

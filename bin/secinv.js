@@ -1,3 +1,4 @@
 #!/usr/bin/env node
-// Entry point for the `secinv` command: runs the compiled CLI (built by `npm run build`, which `npm ci` runs via prepare).
-import '../dist/cli/bin.js';
+// Entry point for the `secinv` command: runs the bundled CLI (built by `npm run build`, which `npm ci` runs via
+// prepare; scripts/bundle.ts).
+import '../dist/bundle/secinv.js';

@@ -3,10 +3,14 @@
 // hundreds of them on two cores shared with everything else; a copy of the migrated template costs what creating an
 // empty database costs. The migrations themselves are still run by every test that starts from an empty database
 // (test/storage/migrations.test.ts and the others that call createTestDatabase).
-import { mkdtempSync, rmSync } from 'node:fs';
+//
+// Also once per run: the command line bundled from the sources as the build bundles it (scripts/bundle.ts), for the
+// tests that run `secinv` as a process of its own (test/http/serve-process.ts).
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { bundleCli } from '../scripts/bundle.js';
 import { openStorage } from '../src/storage/index.js';
 import { adminQuery, databaseUrl } from './postgres-admin.js';
 
@@ -14,7 +18,24 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** A migrated SQLite file to copy, and a migrated PostgreSQL database to use as a template (null: none). */
     migratedTemplates: { sqlite: string; postgres: string | null };
+    /** The bundled command line (dist/bundle/secinv.js of a folder laid out as the package). */
+    cliBundle: string;
   }
+}
+
+/**
+ * The sources bundled into a folder laid out as the package is (package.json, node_modules, dist/bundle/ and
+ * dist/console/), so that what the code finds relative to itself (`../../package.json`, the code under `..` it
+ * fingerprints, the built console) is where it looks.
+ */
+async function bundle(dir: string): Promise<string> {
+  const root = join(dir, 'package');
+  mkdirSync(join(root, 'dist'), { recursive: true });
+  copyFileSync('package.json', join(root, 'package.json'));
+  symlinkSync(resolve('node_modules'), join(root, 'node_modules'));
+  symlinkSync(resolve('dist', 'console'), join(root, 'dist', 'console'));
+  await bundleCli(join(root, 'dist', 'bundle'));
+  return join(root, 'dist', 'bundle', 'secinv.js');
 }
 
 async function migrate(url: string): Promise<void> {
@@ -40,6 +61,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     console.warn(`no migrated PostgreSQL template (each database is migrated instead): ${(error as Error).message}`);
   }
   project.provide('migratedTemplates', { sqlite, postgres });
+  project.provide('cliBundle', await bundle(dir));
   return async () => {
     if (postgres !== null) await adminQuery(`drop database if exists ${postgres} with (force)`);
     rmSync(dir, { recursive: true, force: true });

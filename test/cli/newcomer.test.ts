@@ -6,20 +6,20 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { displayDatabaseUrl } from '../../src/storage/index.js';
 import { createTestDatabase, TENANT_A, TEST_DIALECT } from '../helpers.js';
 import { runCli, writeTenantFile } from './run.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-/** The CLI as a process, from source; killed after 20 s so a hang fails the test instead of stalling it. */
+/** The CLI as a process, bundled as the build bundles it (test/global-setup.ts); killed after 20 s so a hang fails the test instead of stalling it. */
 function spawnCli(
   args: string[],
   cwd = root,
 ): { code: number | null; signal: NodeJS.Signals | null; stderr: string; ms: number } {
   const started = Date.now();
-  const result = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'src/cli/bin.ts'), ...args], {
+  const result = spawnSync(process.execPath, [inject('cliBundle'), ...args], {
     cwd,
     encoding: 'utf8',
     timeout: 20_000,
@@ -45,7 +45,7 @@ describe('output to a reader that goes away', () => {
       // `true` exits before the CLI has started, so the CLI's first write meets a closed pipe (EPIPE).
       const result = spawnSync(
         'bash',
-        ['-c', 'set -o pipefail; "$0" --import tsx src/cli/bin.ts --help | true', process.execPath],
+        ['-c', 'set -o pipefail; "$0" "$1" --help | true', process.execPath, inject('cliBundle')],
         { cwd: root, encoding: 'utf8', timeout: 20_000 },
       );
       expect(result.stderr).toBe('');
@@ -67,11 +67,7 @@ describe('which database', () => {
 
   it.skipIf(TEST_DIALECT !== 'sqlite')('demo prints the line that serves its data again', async () => {
     expect((await runCli('import', '--db', db, tenantFile())).code).toBe(0);
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', join(root, 'src/cli/bin.ts'), 'demo', '--db', db, '--port', '0'],
-      { cwd: root },
-    );
+    const child = spawn(process.execPath, [inject('cliBundle'), 'demo', '--db', db, '--port', '0'], { cwd: root });
     try {
       const output = await new Promise<string>((resolve, reject) => {
         let text = '';

@@ -51,6 +51,7 @@ function packableCopy(): string {
     'docs',
     'src',
     'console',
+    'scripts',
     'tsconfig.json',
     'tsconfig.build.json',
   ])
@@ -84,7 +85,12 @@ describe.skipIf(!reachable)(
       const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'));
       expect(tarball).toBeDefined();
       const { stdout: listing } = await run('tar', ['tzf', join(dir, tarball!)], { maxBuffer: 16 * 1024 * 1024 });
-      for (const file of ['package/bin/secinv.js', 'package/dist/cli/bin.js', 'package/dist/client/index.js'])
+      for (const file of [
+        'package/bin/secinv.js',
+        'package/dist/bundle/secinv.js',
+        'package/dist/bundle/read-worker.js',
+        'package/dist/client/index.js',
+      ])
         expect(listing.split('\n')).toContain(file);
       expect(listing).toContain('package/dist/client/index.d.ts');
       // The web console, built by Vite at pack time: its page and its hashed script.

@@ -53,11 +53,25 @@ describe('Dockerfile', () => {
     expect(
       all('COPY').some((l) => l.endsWith(` ${entrypoint[1]!.split('/')[0]} ./${entrypoint[1]!.split('/')[0]}`)),
     ).toBe(true);
-    // The entry point imports the build that the first stage writes to dist/.
-    expect(readFileSync(`${root}${entrypoint[1]}`, 'utf8')).toContain('../dist/cli/bin.js');
+    // The entry point imports the bundle that the first stage's build writes to dist/.
+    expect(readFileSync(`${root}${entrypoint[1]}`, 'utf8')).toContain('../dist/bundle/secinv.js');
     for (const line of all('COPY').filter((l) => !l.includes('--from'))) {
       for (const source of line.split(/\s+/).slice(1, -1)) expect(existsSync(`${root}${source}`), source).toBe(true);
     }
+  });
+
+  it("copies into the build stage every file the package's build script names", () => {
+    const { scripts } = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { scripts: Record<string, string> };
+    const named = scripts.build!.split(/\s+/).filter((word) => /^[\w.-]+(\/[\w.-]+)*\.(json|ts)$/.test(word));
+    expect(named).toEqual(['tsconfig.build.json', 'scripts/bundle.ts', 'console/vite.config.ts']);
+    const copied = all('COPY')
+      .filter((l) => !l.includes('--from'))
+      .flatMap((l) => l.split(/\s+/).slice(1, -1));
+    for (const file of named)
+      expect(
+        copied.some((source) => file === source || file.startsWith(`${source}/`)),
+        file,
+      ).toBe(true);
   });
 
   it.skipIf(hadolint === null)(

@@ -1,0 +1,82 @@
+// The command line as it ships: src/cli/bin.ts and each worker thread it starts, bundled with their dependencies into
+// one file each under dist/bundle/ (docs/DESIGN.md §83). Node spends most of a start loading modules file by file:
+// `secinv serve` answered its first probe after 1.3-1.7 s from dist/'s hundreds of files and node_modules' thousands,
+// against 0.76-1.1 s from one file. `npm run build` runs it after tsc, whose output stays for the typed client.
+//
+//   node --import tsx scripts/bundle.ts   # (re)write dist/bundle/
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+
+/**
+ * Output name → entry. The workers sit beside the command, as their built modules sit beside their callers in dist/
+ * (src/storage/thread.ts finds `./read-worker.js` next to the module that starts it).
+ */
+export const BUNDLE_ENTRIES = {
+  secinv: 'src/cli/bin.ts',
+  'read-worker': 'src/import/read-worker.ts',
+  'prepare-worker': 'src/ingest/prepare-worker.ts',
+  'risk-worker': 'src/storage/risk-worker.ts',
+} as const;
+
+/**
+ * Packages loaded from node_modules as they are: a native addon, and packages that find files of their own beside
+ * their code (by `__dirname`), which a bundle would move away from them.
+ */
+export const BUNDLE_EXTERNAL = [
+  // Native: better-sqlite3 finds its compiled addon by its own path; pg-native is pg's optional addon, not installed.
+  'better-sqlite3',
+  'pg-native',
+  // Their package.json, the documentation page's files, the files they serve.
+  '@fastify/swagger',
+  '@fastify/swagger-ui',
+  '@fastify/static',
+  // Its JSON schemas, and optional XML plugins it requires by name.
+  '@cyclonedx/cyclonedx-library',
+  // The worker files of its transports.
+  'pino',
+];
+
+/** Lines of the bundle that use `__dirname` or `__filename` in code (not in a comment). */
+export function fileRelativeLines(code: string): string[] {
+  return code.split('\n').filter((line) => /\b__(dirname|filename)\b/.test(line) && !/^\s*(\*|\/\/|\/\*)/.test(line));
+}
+
+/**
+ * Writes the bundles into `outdir`, from the sources under `root`. CommonJS packages inside an ES module need a
+ * `require` of their own, which the banner gives each file. A package that finds its files by `__dirname` would
+ * fail only when it looks for them, so the build fails instead, naming the line: such a package belongs in
+ * BUNDLE_EXTERNAL.
+ */
+export async function bundleCli(outdir: string, root = process.cwd()): Promise<void> {
+  await build({
+    absWorkingDir: root,
+    entryPoints: Object.entries(BUNDLE_ENTRIES).map(([out, entry]) => ({ in: entry, out })),
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    outdir,
+    // The command loads each command's modules when it runs (src/cli/main.ts, docs/DESIGN.md §79): each dynamic
+    // import stays a file of its own, code that several share a chunk, all of them beside the entries.
+    splitting: true,
+    chunkNames: 'chunk-[hash]',
+    external: BUNDLE_EXTERNAL,
+    banner: {
+      js: "import { createRequire as secinvCreateRequire } from 'node:module';\nconst require = secinvCreateRequire(import.meta.url);",
+    },
+    tsconfig: join(root, 'tsconfig.build.json'),
+    logLevel: 'warning',
+  });
+  for (const out of Object.keys(BUNDLE_ENTRIES)) {
+    const lines = fileRelativeLines(readFileSync(join(outdir, `${out}.js`), 'utf8'));
+    if (lines.length > 0)
+      throw new Error(
+        `${out}.js finds files by its own path (add its package to BUNDLE_EXTERNAL):\n${lines.join('\n')}`,
+      );
+  }
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href)
+  await bundleCli('dist/bundle');
