@@ -2,11 +2,11 @@
 // the server's CycloneDX library with the first SBOM. A command that loaded every other's modules made
 // `secinv --version` take a second and `secinv serve` half a second longer to listen.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'secinv-startup-'));
@@ -22,9 +22,13 @@ const javascript = (code: string) => `data:text/javascript,${encodeURIComponent(
 const hook = javascript(`import { register } from 'node:module'; register(${JSON.stringify(javascript(hooks))});`);
 
 /** The module URLs a Node process loads running `code` (an ES module) under tsx, as the tests run the sources. */
-function loadedBy(name: string, code: string): string[] {
+const loadedBy = (name: string, code: string): string[] =>
+  loadedRunning(name, ['--import', 'tsx', '--import', hook, '--input-type=module', '-e', code]);
+
+/** The module URLs a Node process loads with these arguments. */
+function loadedRunning(name: string, args: string[]): string[] {
   const log = join(dir, `${name}.txt`);
-  const result = spawnSync(process.execPath, ['--import', 'tsx', '--import', hook, '--input-type=module', '-e', code], {
+  const result = spawnSync(process.execPath, args, {
     cwd: root,
     env: { ...process.env, SECINV_TEST_LOADED: log },
     encoding: 'utf8',
@@ -81,5 +85,16 @@ describe('what a command loads', () => {
     expect(ready).toBeGreaterThan(0);
     expect(named(urls.slice(0, ready), '/node_modules/@cyclonedx/')).toEqual([]);
     expect(named(urls.slice(ready), '/node_modules/@cyclonedx/').length).toBeGreaterThan(0);
+  });
+
+  it('the bundle keeps that: `secinv --version` loads some of its files, and none of the packages left outside it', () => {
+    const bundle = inject('cliBundle');
+    const urls = loadedRunning('bundle-version', ['--import', hook, bundle, '--version']);
+    const own = named(urls, `${dirname(bundle)}/`);
+    expect(own.length).toBeGreaterThan(0);
+    // Each command's code, and what only they share, stays in files of its own (docs/DESIGN.md §83).
+    expect(own.length).toBeLessThan(readdirSync(dirname(bundle)).length / 2);
+    for (const part of ['better-sqlite3', 'pino', '@fastify/', '@cyclonedx/'])
+      expect(named(urls, `/node_modules/${part}`), part).toEqual([]);
   });
 });
