@@ -22,7 +22,9 @@ export const BUNDLE_ENTRIES = {
 
 /**
  * Packages loaded from node_modules as they are: a native addon, and packages that find files of their own beside
- * their code (by `__dirname`), which a bundle would move away from them.
+ * their code (by `__dirname`), which a bundle would move away from them. The bundle imports them from dist/bundle/, so
+ * each is a direct dependency of the package (npm installs those at the top of node_modules), even pino, which only
+ * Fastify imports; pg-native is the exception, an optional addon pg loads only when asked for it.
  */
 export const BUNDLE_EXTERNAL = [
   // Native: better-sqlite3 finds its compiled addon by its own path; pg-native is pg's optional addon, not installed.

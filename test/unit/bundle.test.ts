@@ -42,4 +42,12 @@ describe('the command line bundle', () => {
     expect(new Map(Object.entries(workers))).toEqual(started);
     expect(BUNDLE_EXTERNAL).toContain('better-sqlite3');
   });
+
+  it('imports each package it leaves outside from the top of node_modules: each is a direct dependency', () => {
+    const { dependencies } = JSON.parse(readFileSync('package.json', 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+    for (const name of BUNDLE_EXTERNAL.filter((n) => n !== 'pg-native'))
+      expect(dependencies, name).toHaveProperty([name]);
+  });
 });
