@@ -1,7 +1,8 @@
 // The command line as it ships: src/cli/bin.ts and each worker thread it starts, bundled with their dependencies into
-// one file each under dist/bundle/ (docs/DESIGN.md §83). Node spends most of a start loading modules file by file:
-// `secinv serve` answered its first probe after 1.3-1.7 s from dist/'s hundreds of files and node_modules' thousands,
-// against 0.76-1.1 s from one file. `npm run build` runs it after tsc, whose output stays for the typed client.
+// files under dist/bundle/ (docs/DESIGN.md §83). Node spends most of a start loading modules file by file: `secinv
+// serve` answered its first probe 1.60-2.06 s after its start from dist/'s hundreds of files and node_modules'
+// thousands, and 0.92-1.08 s from the bundle. `npm run build` runs it after tsc, whose output stays for the typed
+// client.
 //
 //   node --import tsx scripts/bundle.ts   # (re)write dist/bundle/
 import { readFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
-// `secinv` in a process of its own, bundled from the sources as the build bundles it, for tests of what only a real process shows (signals,
-// connections queued in the listen backlog, a process killed in the middle of a write).
+// `secinv` in a process of its own, bundled from the sources as the build bundles it, for tests of what only a real
+// process shows (signals, connections queued in the listen backlog, a process killed in the middle of a write).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { inject } from 'vitest';
 
