@@ -5,7 +5,17 @@ import { fileSource, importSources } from '../../src/import/importer.js';
 import type { Storage } from '../../src/storage/index.js';
 import { A1, A2, fixture } from '../fixtures.js';
 import { createTenantKey } from '../../src/cli/keys.js';
-import { importRecords, openTestStorage, type TestStorage, ORG_A, ORG_B, TENANT_A, TENANT_B } from '../helpers.js';
+import {
+  importRecords,
+  openTestStorage,
+  type TestStorage,
+  ORG_A,
+  ORG_B,
+  TENANT_A,
+  TENANT_B,
+  TEST_DIALECT,
+} from '../helpers.js';
+import { contentDigest } from '../storage/introspect.js';
 
 let storage: Storage;
 let dir: string;
@@ -351,12 +361,20 @@ describe('import: the reading thread', () => {
     return JSON.stringify({ findings, total: findings.length, assets: await snapshot() });
   }
 
+  /** Every stored row, by table (what the API does not show too: raw data, search text), but the data versions. */
+  async function storedRows(): Promise<Record<string, string>> {
+    const { tenants: _, ...rows } = await contentDigest(TEST_DIALECT, opened.url);
+    return rows;
+  }
+
   it('writes what reading on the writing thread writes', async () => {
     // A later import of the same records replaces each one whole: it would undo any difference in what was written.
     expect((await importRecords(storage, fixture, false, true)).problems).toEqual([]);
     const threaded = await findingsAndAssets();
+    const threadedRows = await storedRows();
     expect(JSON.parse(threaded).total).toBeGreaterThan(0);
     expect((await importRecords(storage, fixture, false, false)).problems).toEqual([]);
     expect(await findingsAndAssets()).toBe(threaded);
+    expect(await storedRows()).toEqual(threadedRows);
   });
 });
