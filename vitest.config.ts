@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 // The HTTP, import, CLI and database-backed ingest suites run once per database: the `sqlite` and `postgres` projects
 // differ only in SECINV_TEST_DIALECT, which test/helpers.ts reads. Pure unit tests, the generator and the storage
@@ -18,6 +18,9 @@ const perDialect = [
   'test/ingest/misconfig.test.ts',
   'test/feeds/feeds.test.ts',
 ];
+/** Files under those folders that use no database: run once. */
+const dialectFree = ['test/cli/startup.test.ts'];
+const perDialectExclude = [...configDefaults.exclude, ...dialectFree];
 
 export default defineConfig({
   test: {
@@ -31,8 +34,24 @@ export default defineConfig({
     maxWorkers: 4,
     minWorkers: 1,
     projects: [
-      { extends: true, test: { name: 'sqlite', include: perDialect, env: { SECINV_TEST_DIALECT: 'sqlite' } } },
-      { extends: true, test: { name: 'postgres', include: perDialect, env: { SECINV_TEST_DIALECT: 'postgres' } } },
+      {
+        extends: true,
+        test: {
+          name: 'sqlite',
+          include: perDialect,
+          exclude: perDialectExclude,
+          env: { SECINV_TEST_DIALECT: 'sqlite' },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'postgres',
+          include: perDialect,
+          exclude: perDialectExclude,
+          env: { SECINV_TEST_DIALECT: 'postgres' },
+        },
+      },
       {
         extends: true,
         test: {
@@ -48,6 +67,7 @@ export default defineConfig({
             'test/feeds/heap-only.test.ts',
             'test/feeds/risk-scope.test.ts',
             'test/client/transport.test.ts',
+            ...dialectFree,
             'test/package/**/*.test.ts',
             // In Chromium, against a server on SQLite: once (the API under it is tested on both databases).
             'test/console/**/*.test.ts',

@@ -5,7 +5,7 @@
 // client.
 //
 //   node --import tsx scripts/bundle.ts   # (re)write dist/bundle/
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
@@ -47,12 +47,18 @@ export function fileRelativeLines(code: string): string[] {
 }
 
 /**
- * Writes the bundles into `outdir`, from the sources under `root`. CommonJS packages inside an ES module need a
- * `require` of their own, which the banner gives each file. A package that finds its files by `__dirname` would
- * fail only when it looks for them, so the build fails instead, naming the line: such a package belongs in
- * BUNDLE_EXTERNAL.
+ * Writes the bundles into `outdir`, emptied first (chunk names carry a hash of their code, so an earlier build's chunks
+ * would otherwise stay beside these, shipped and fingerprinted), from the sources under `root`. CommonJS packages
+ * inside an ES module need a `require` of their own, which the banner gives each file. A package that finds its files
+ * by `__dirname` would fail only when it looks for them, so the build fails instead, naming the file and line: such a
+ * package belongs in `external`.
  */
-export async function bundleCli(outdir: string, root = process.cwd()): Promise<void> {
+export async function bundleCli(
+  outdir: string,
+  root = process.cwd(),
+  external: readonly string[] = BUNDLE_EXTERNAL,
+): Promise<void> {
+  rmSync(outdir, { recursive: true, force: true });
   await build({
     absWorkingDir: root,
     entryPoints: Object.entries(BUNDLE_ENTRIES).map(([out, entry]) => ({ in: entry, out })),
@@ -65,19 +71,19 @@ export async function bundleCli(outdir: string, root = process.cwd()): Promise<v
     // import stays a file of its own, code that several share a chunk, all of them beside the entries.
     splitting: true,
     chunkNames: 'chunk-[hash]',
-    external: BUNDLE_EXTERNAL,
+    external: [...external],
     banner: {
       js: "import { createRequire as secinvCreateRequire } from 'node:module';\nconst require = secinvCreateRequire(import.meta.url);",
     },
     tsconfig: join(root, 'tsconfig.build.json'),
     logLevel: 'warning',
   });
-  for (const out of Object.keys(BUNDLE_ENTRIES)) {
-    const lines = fileRelativeLines(readFileSync(join(outdir, `${out}.js`), 'utf8'));
+  // Every file: most of the code is in the chunks, not in the entries.
+  const files = readdirSync(outdir).filter((name) => name.endsWith('.js'));
+  for (const file of files.sort()) {
+    const lines = fileRelativeLines(readFileSync(join(outdir, file), 'utf8'));
     if (lines.length > 0)
-      throw new Error(
-        `${out}.js finds files by its own path (add its package to BUNDLE_EXTERNAL):\n${lines.join('\n')}`,
-      );
+      throw new Error(`${file} finds files by its own path (add its package to BUNDLE_EXTERNAL):\n${lines.join('\n')}`);
   }
 }
 

@@ -1,9 +1,10 @@
 // The bundling of the command line (scripts/bundle.ts): a bundled package that finds its files by its own path fails
-// the build, named by its line; the words in a comment do not.
-import { readdirSync, readFileSync } from 'node:fs';
+// the build, named by its file and line; the words in a comment do not.
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BUNDLE_ENTRIES, BUNDLE_EXTERNAL, fileRelativeLines } from '../../scripts/bundle.js';
+import { BUNDLE_ENTRIES, BUNDLE_EXTERNAL, bundleCli, fileRelativeLines } from '../../scripts/bundle.js';
 
 describe('the command line bundle', () => {
   it('names the lines that use __dirname or __filename in code, not in comments', () => {
@@ -50,4 +51,19 @@ describe('the command line bundle', () => {
     for (const name of BUNDLE_EXTERNAL.filter((n) => n !== 'pg-native'))
       expect(dependencies, name).toHaveProperty([name]);
   });
+
+  it('fails a build that bundles such a package, whichever file it lands in, and leaves no earlier build behind', async () => {
+    const outdir = mkdtempSync(join(tmpdir(), 'secinv-bundle-'));
+    try {
+      writeFileSync(join(outdir, 'chunk-EARLIER.js'), '');
+      // @fastify/swagger reads its package.json by __dirname; bundled, its code lands in a chunk, not in an entry.
+      const external = BUNDLE_EXTERNAL.filter((name) => name !== '@fastify/swagger');
+      await expect(bundleCli(outdir, process.cwd(), external)).rejects.toThrow(
+        /^chunk-\w+\.js finds files by its own path[^\n]*\n.*__dirname/,
+      );
+      expect(readdirSync(outdir)).not.toContain('chunk-EARLIER.js');
+    } finally {
+      rmSync(outdir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
