@@ -2,7 +2,7 @@
 // scores (CSV with its `#model_version` comment line) or Exploit-DB's `files_exploits.csv`. Every problem names the
 // line or JSON path; nothing is written here (src/feeds/load.ts hands the parsed feeds to storage in one transaction).
 import { pipeline, Readable } from 'node:stream';
-import { parse } from 'csv-parse';
+import { Parser } from 'csv-parse';
 import type { CveExploit, EpssScore, FeedData, FeedName, KevEntry } from '../domain/intel.js';
 import { detectFormat } from '../ingest/detect.js';
 import { isObject, text, texts } from '../ingest/json.js';
@@ -123,13 +123,24 @@ async function readKev(bytes: AsyncIterable<Buffer>, source: string): Promise<Fe
   };
 }
 
+/**
+ * A CSV parser whose records come with the line each ends on. csv-parse's `info` option gives that line too, but
+ * builds a copy of its whole counter object for every record, which took 1.1 of the 2 s an EPSS file's 300,000 rows
+ * took to parse. A record is pushed while the parser sits at its end, so the line read from `info` at that moment is
+ * the one `info` would have given.
+ */
+class LinedParser extends Parser {
+  override push(record: unknown): boolean {
+    return super.push(record === null ? null : { row: record, line: this.info.lines });
+  }
+}
+
 /** Rows of a CSV with their line numbers; a malformed CSV (an unclosed quote…) is a problem naming its line. */
 async function* csvRows(bytes: AsyncIterable<Buffer>): AsyncGenerator<{ row: string[]; line: number }> {
-  const parser = parse({ comment: '#', skip_empty_lines: true, relax_column_count: true, bom: true, info: true });
+  const parser = new LinedParser({ comment: '#', skip_empty_lines: true, relax_column_count: true, bom: true });
   // A read error reaches the parser; a reader that stops early destroys the parser and with it the input.
   pipeline(Readable.from(bytes), parser, () => undefined);
-  for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>)
-    yield { row: record, line: info.lines };
+  yield* parser as AsyncIterable<{ row: string[]; line: number }>;
 }
 
 const csvProblem = (error: unknown): string => {

@@ -141,6 +141,18 @@ describe('bad feed files: a problem naming the line or JSON path', () => {
     expect(
       await problems(`${header}\nx1,f,d,2026-01-01,a,remote,linux,,2026-01-01,2026-01-01,1,CVE-2024-0001\n`),
     ).toEqual(['line 2: id must be an Exploit-DB number, not `x1`']);
+    // A row's line is the one its record ends on, counting comments, empty lines and newlines inside quotes.
+    expect(
+      await problems(
+        `${header}\n# a comment\n\n1,f,"two\nlines",2026-01-01,a,remote,linux,,2026-01-01,2026-01-01,1,CVE-2024-0001\n` +
+          `\nx2,f,d,2026-01-01,a,remote,linux,,2026-01-01,2026-01-01,1,CVE-2024-0002\n` +
+          `3,f,"three\nmore\nlines",2026-01-01,a,remote,linux,,2026-01-01,2026-01-01,1,CVE-2024-0003\n` +
+          `x4,f,d,2026-01-01,a,remote,linux,,2026-01-01,2026-01-01,1,CVE-2024-0004\n`,
+      ),
+    ).toEqual([
+      'line 7: id must be an Exploit-DB number, not `x2`',
+      'line 11: id must be an Exploit-DB number, not `x4`',
+    ]);
     const broken = await problems(
       `${header}\n1,f,"unclosed,2026-01-01,a,remote,linux,,2026-01-01,2026-01-01,1,CVE-2024-0001\n`,
     );
