@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, defaultHttpOptions } from './app.js';
 import type { Config } from './config.js';
-import { UserError } from './domain/errors.js';
+import { fileErrorReason, UserError } from './domain/errors.js';
 import { createMetrics } from './http/metrics.js';
 import type { Storage } from './storage/index.js';
 
@@ -22,9 +22,7 @@ const readPem = (path: string, what: string): Buffer => {
   try {
     return readFileSync(path);
   } catch (error) {
-    throw new UserError(
-      `cannot read the TLS ${what} ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-    );
+    throw new UserError(`cannot read the TLS ${what} ${path}: ${fileErrorReason(error)}`);
   }
 };
 

@@ -4,7 +4,7 @@
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { ClientSettings } from '../config.js';
-import { UserError } from '../domain/errors.js';
+import { fileErrorReason, UserError } from '../domain/errors.js';
 import type { Io } from './io.js';
 
 export interface Profile {
@@ -23,7 +23,7 @@ export function readProfiles(file: string, io: Io): ProfileFile | null {
     text = readFileSync(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new UserError(`cannot read the profiles file ${file}: ${(error as NodeJS.ErrnoException).code ?? ''}`);
+    throw new UserError(`cannot read the profiles file ${file}: ${fileErrorReason(error)}`);
   }
   const mode = statSync(file).mode & 0o777;
   if (process.platform !== 'win32' && (mode & 0o077) !== 0) {

@@ -58,3 +58,24 @@ export class UserError extends Error {
 export class UnavailableError extends Error {
   override name = 'UnavailableError';
 }
+
+// The errno codes a person meets when naming a file, in words; any other code is given as it is.
+const FILE_ERRORS: Record<string, string> = {
+  ENOENT: 'no such file',
+  EISDIR: 'it is a folder, not a file',
+  ENOTDIR: 'a part of the path is not a folder',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  ELOOP: 'too many symbolic links',
+  ENAMETOOLONG: 'the name is too long',
+  EMFILE: 'too many open files',
+  EIO: 'input/output error (a failing disk?)',
+};
+
+/** Why a file could not be read, for a message: `no such file (ENOENT)`, or the error's message without a code. */
+export function fileErrorReason(error: unknown): string {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (typeof code !== 'string') return typeof message === 'string' ? message : String(error);
+  const words = FILE_ERRORS[code];
+  return words === undefined ? code : `${words} (${code})`;
+}

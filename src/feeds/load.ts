@@ -3,6 +3,7 @@
 import { Readable } from 'node:stream';
 import type { FeedData, FeedLoad } from '../domain/intel.js';
 import type { Storage } from '../storage/index.js';
+import { readProblem } from '../ingest/source.js';
 import { feedWord, readFeed, type FeedSource } from './read.js';
 
 export interface FeedProblem {
@@ -11,15 +12,6 @@ export interface FeedProblem {
 }
 
 export type FeedLoadOutcome = { load: FeedLoad; problems: [] } | { load: null; problems: FeedProblem[] };
-
-/** What a failed read means to a person: the errno of a file, broken gzip; anything else is a bug and rethrown. */
-export function readProblem(error: unknown): string {
-  const e = error as NodeJS.ErrnoException & { download?: boolean };
-  if (e.download === true) return e.message;
-  if (typeof e.syscall === 'string') return `cannot read: ${e.code}`;
-  if (/^Z_/.test(String(e.code))) return `is not valid gzip: ${e.message}`;
-  throw error;
-}
 
 export async function loadFeedFiles(
   storage: Storage,
@@ -45,7 +37,9 @@ export async function loadFeedFiles(
       }
       feeds.push(read.data);
     } catch (error) {
-      problems.push({ file: source.name, message: readProblem(error) });
+      const problem = readProblem(error);
+      if (problem === undefined) throw error;
+      problems.push({ file: source.name, message: problem });
     }
   }
   if (problems.length > 0) return { load: null, problems };

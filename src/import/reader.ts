@@ -2,6 +2,7 @@
 // its tenant. It holds no database handle (the tenant's organization is asked for), so that a large import can run it
 // in a thread of its own beside the writes (src/import/read-thread.ts).
 import type { Readable } from 'node:stream';
+import { fileErrorReason } from '../domain/errors.js';
 import { importKinds, type ImportKind, type RecordsByKind } from '../domain/records.js';
 import { lines } from './lines.js';
 import { normalizeRecord } from './records.js';
@@ -79,7 +80,7 @@ export async function readSources(
       await fail({
         location: source.name,
         path: '',
-        message: `cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+        message: `cannot read: ${fileErrorReason(error)}`,
       });
     }
   }

@@ -9,7 +9,7 @@ import { NO_DERIVATION } from '../storage/index.js';
 import { applyScan, type ApplyResult } from './apply.js';
 import { detectFormat, type Detection } from './detect.js';
 import type { IngestFormat } from './formats.js';
-import { openReport } from './source.js';
+import { openReport, readProblem } from './source.js';
 import { JsonStreamError } from './stream.js';
 import { readGrype } from './grype.js';
 import type { Ingested, Scan } from './scan.js';
@@ -209,11 +209,11 @@ export async function ingestFiles(
           } catch (error) {
             if (error instanceof JsonStreamError) fail(error.message);
             else if (error instanceof UserError) fail(error.message);
-            else if (typeof (error as NodeJS.ErrnoException).syscall === 'string')
-              fail(`cannot read: ${(error as NodeJS.ErrnoException).code}`);
-            else if (/^Z_/.test(String((error as NodeJS.ErrnoException).code)))
-              fail(`is not valid gzip: ${(error as Error).message}`);
-            else throw error;
+            else {
+              const problem = readProblem(error);
+              if (problem === undefined) throw error;
+              fail(problem);
+            }
           }
         }
         if (problems.length > 0) throw new Rejected();

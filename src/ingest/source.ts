@@ -3,6 +3,7 @@
 import { createReadStream } from 'node:fs';
 import { pipeline, Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
+import { fileErrorReason } from '../domain/errors.js';
 import { HEAD_BYTES } from './detect.js';
 
 export interface OpenedReport {
@@ -64,3 +65,15 @@ export const openPath =
   (path: string, stdin: Readable = process.stdin) =>
   (): Readable =>
     path === '-' ? stdin : createReadStream(path);
+
+/**
+ * What a failed read of an input means to a person: a file that cannot be read, broken gzip, a download that failed;
+ * undefined for anything else, which is a bug for the caller to rethrow.
+ */
+export function readProblem(error: unknown): string | undefined {
+  const e = error as NodeJS.ErrnoException & { download?: boolean };
+  if (e.download === true) return e.message;
+  if (typeof e.syscall === 'string') return `cannot read: ${fileErrorReason(e)}`;
+  if (/^Z_/.test(String(e.code))) return `is not valid gzip: ${e.message}`;
+  return undefined;
+}

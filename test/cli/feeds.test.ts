@@ -54,7 +54,7 @@ describe('secinv feeds load and status', () => {
     const run = await runCli('feeds', 'load', '--db', db, KEV, real('trivy/trivy-repo-npm.json'), '/nonexistent.csv');
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(`${real('trivy/trivy-repo-npm.json')}: is a trivy report, not a feed`);
-    expect(run.stderr).toContain('/nonexistent.csv: cannot read: ENOENT');
+    expect(run.stderr).toContain('/nonexistent.csv: cannot read: no such file (ENOENT)');
     expect(run.stderr).toContain('feeds rejected: 2 problems; nothing was written');
     expect(await status()).toEqual([]);
   });

@@ -68,6 +68,23 @@ describe('secinv ingest', () => {
       `${REPO}: this is a Trivy repository scan, which names no asset: give --asset ASSET_ID\n`,
     );
     expect(noAsset.stderr).toContain('secinv: ingest rejected: 1 problem; nothing was written\n');
+    // A path that is no readable file says why in words, beside the code; the reports before it are not written.
+    const unreadable = await runCli(
+      'ingest',
+      '--tenant',
+      tenant,
+      '--provider',
+      'AWS',
+      '--db',
+      db,
+      TEAMDOJO,
+      dir,
+      join(dir, 'nope.json'),
+    );
+    expect(unreadable.code).toBe(1);
+    expect(unreadable.stderr).toContain(`${dir}: cannot read: it is a folder, not a file (EISDIR)\n`);
+    expect(unreadable.stderr).toContain(`${join(dir, 'nope.json')}: cannot read: no such file (ENOENT)\n`);
+    expect(unreadable.stderr).toContain('secinv: ingest rejected: 2 problems; nothing was written\n');
     const unknown = await runCli('ingest', '--tenant', 'nobody', '--db', db, REPO);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain("secinv: unknown tenant 'nobody'");

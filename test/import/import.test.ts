@@ -323,7 +323,7 @@ describe.each([false, true])('reading thread: %s', (thread) => {
       const source = fileSource(path);
       rmSync(path);
       const result = await importSources(storage, [source], { dryRun: false, readingThread: thread });
-      expect(result.problems).toEqual([{ location: path, path: '', message: 'cannot read: ENOENT' }]);
+      expect(result.problems).toEqual([{ location: path, path: '', message: 'cannot read: no such file (ENOENT)' }]);
     });
 
     it('a missing file is reported as a problem, not a crash', async () => {
@@ -332,7 +332,7 @@ describe.each([false, true])('reading thread: %s', (thread) => {
         readingThread: thread,
       });
       expect(result.problems).toEqual([
-        { location: join(dir, 'nope.ndjson'), path: '', message: 'cannot read: ENOENT' },
+        { location: join(dir, 'nope.ndjson'), path: '', message: 'cannot read: no such file (ENOENT)' },
       ]);
     });
 
