@@ -304,8 +304,9 @@ describe.each([false, true])('reading thread: %s', (thread) => {
       );
       const pretty = join(dir, 'pretty.json');
       writeFileSync(pretty, JSON.stringify({ assets: [assetA(A2)[1]] }, null, 2));
+      // A byte order mark before the first line, as Windows tools write: not part of the JSON.
       const single = join(dir, 'single.ndjson');
-      writeFileSync(single, `${JSON.stringify({ kind: 'asset', record: assetA('sirn:three')[1] })}\n`);
+      writeFileSync(single, `\uFEFF${JSON.stringify({ kind: 'asset', record: assetA('sirn:three')[1] })}\n`);
       const result = await importSources(storage, [fileSource(bundle), fileSource(pretty), fileSource(single)], {
         dryRun: false,
         readingThread: thread,
