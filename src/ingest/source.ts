@@ -1,5 +1,6 @@
 // Opens an input as the bytes of the report: a file or standard input, gzip undone when the content is gzip (told by
-// its magic bytes, not its name), with its first bytes read ahead for format detection and then replayed.
+// its magic bytes, not its name), UTF-16 made UTF-8, with its first bytes read ahead for format detection and then
+// replayed.
 import { createReadStream } from 'node:fs';
 import { pipeline, Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
@@ -39,6 +40,20 @@ async function* replay(chunks: Buffer[], iterator: AsyncIterator<Buffer>, ended:
   for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
 }
 
+const utf16Of = (start: Buffer): 'utf-16le' | 'utf-16be' | null =>
+  start[0] === 0xff && start[1] === 0xfe ? 'utf-16le' : start[0] === 0xfe && start[1] === 0xff ? 'utf-16be' : null;
+
+/** UTF-16 bytes as UTF-8, the byte order mark dropped; a character split between chunks is joined. */
+async function* toUtf8(bytes: AsyncIterator<Buffer>, encoding: 'utf-16le' | 'utf-16be'): AsyncGenerator<Buffer> {
+  const decoder = new TextDecoder(encoding);
+  for (let next = await bytes.next(); !next.done; next = await bytes.next()) {
+    const text = decoder.decode(next.value, { stream: true });
+    if (text !== '') yield Buffer.from(text, 'utf8');
+  }
+  const rest = decoder.decode();
+  if (rest !== '') yield Buffer.from(rest, 'utf8');
+}
+
 export async function openReport(open: () => Readable): Promise<OpenedReport> {
   const raw = open();
   const rawIterator = raw[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
@@ -51,6 +66,11 @@ export async function openReport(open: () => Readable): Promise<OpenedReport> {
     pipeline(Readable.from(iterator), gunzip, () => undefined);
     iterator = gunzip[Symbol.asyncIterator]() as AsyncGenerator<Buffer>;
   }
+  // UTF-16, told by its byte order mark (Windows PowerShell's `>` writes a command's output so), is read as UTF-8.
+  const mark = await peek(iterator, 2);
+  const encoding = utf16Of(Buffer.concat(mark.chunks));
+  iterator = replay(mark.chunks, iterator, mark.ended);
+  if (encoding !== null) iterator = toUtf8(iterator, encoding);
   const head = await peek(iterator, HEAD_BYTES);
   const bytes = Buffer.concat(head.chunks);
   return {

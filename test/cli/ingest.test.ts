@@ -23,16 +23,14 @@ beforeEach(async () => {
 afterEach(async () => drop());
 
 describe('secinv ingest', () => {
-  it('ingests a report (gzip too), prints a line per file on stderr and a summary on stdout', async () => {
+  it('ingests a report (gzip and UTF-16 too), prints a line per file on stderr and a summary on stdout', async () => {
+    const other = (name: string) =>
+      JSON.stringify({ ...(JSON.parse(readFileSync(TEAMDOJO, 'utf8')) as object), ArtifactName: name });
     const gz = join(dir, 'teamdojo.json.gz');
-    writeFileSync(
-      gz,
-      gzipSync(
-        Buffer.from(
-          JSON.stringify({ ...(JSON.parse(readFileSync(TEAMDOJO, 'utf8')) as object), ArtifactName: 'other:2' }),
-        ),
-      ),
-    );
+    writeFileSync(gz, gzipSync(Buffer.from(other('other:2'))));
+    // As Windows PowerShell's `trivy … > report.json` writes it.
+    const utf16 = join(dir, 'teamdojo-utf16.json');
+    writeFileSync(utf16, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(other('other:3'), 'utf16le')]));
     const result = await runCli(
       'ingest',
       '--tenant',
@@ -45,9 +43,10 @@ describe('secinv ingest', () => {
       db,
       TEAMDOJO,
       gz,
+      utf16,
     );
     expect(result.code).toBe(0);
-    expect(result.stdout).toBe('ingested: 2 files\n');
+    expect(result.stdout).toBe('ingested: 3 files\n');
     expect(result.stderr).toContain(
       `${TEAMDOJO}: trivy, asset sirn:assets:${tenant}:gcp:artifactregistry:image:europe-west1:teamdojo:latest created, findings 5 added, 0 updated, 0 resolved\n`,
     );
@@ -58,7 +57,10 @@ describe('secinv ingest', () => {
       assets: number;
       findings: number;
     }[];
-    expect(listed[0]).toMatchObject({ assets: 2, findings: 10 });
+    expect(result.stderr).toContain(
+      `${utf16}: trivy, asset sirn:assets:${tenant}:gcp:artifactregistry:image:europe-west1:other:3 created, findings 5 added`,
+    );
+    expect(listed[0]).toMatchObject({ assets: 3, findings: 15 });
   });
 
   it('refuses with the file named and exit 1; bad flags are exit 2', async () => {

@@ -50,6 +50,20 @@ describe('the real feed samples', () => {
     expect(epss.entries[0]).toEqual({ cveId: 'CVE-1999-0001', epss: 0.03351, percentile: 0.88255 });
   });
 
+  it('each feed saved as UTF-16 or with a byte order mark reads as its UTF-8 original', async () => {
+    for (const path of [
+      'kev/known_exploited_vulnerabilities.2025.01.24.excerpt.json',
+      'epss/epss_scores-2026-09-29.excerpt-a.csv',
+      'exploitdb/files_exploits.excerpt-a.csv',
+    ]) {
+      const original = await data(real(path));
+      const text = real(path).toString('utf8');
+      const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
+      expect(await data(utf16)).toEqual(original);
+      expect(await data(Buffer.from(`\uFEFF${text}`))).toEqual(original);
+    }
+  });
+
   it('EPSS without the comment line takes its date from the file name; gzip is read as such', async () => {
     const epss = await data(
       gzipSync('cve,epss,percentile\nCVE-2023-0795,0.0004,0.1\n'),

@@ -1,5 +1,5 @@
-// Streaming a report: the findings one by one, the rest as a small skeleton, in bounded memory; gzip and standard
-// input; truncated and malformed input named by line and JSON path.
+// Streaming a report: the findings one by one, the rest as a small skeleton, in bounded memory; gzip, UTF-16 and
+// standard input; truncated and malformed input named by line and JSON path.
 import { readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
@@ -137,6 +137,24 @@ describe('openReport', () => {
       expect(opened.complete).toBe(false);
       expect((await all(opened.bytes)).equals(big)).toBe(true);
     }
+  });
+
+  it('reads UTF-16 with its byte order mark (little or big endian, gzip too) as UTF-8', async () => {
+    // Characters outside the BMP are surrogate pairs in UTF-16: odd chunk sizes cut them and their code units apart.
+    const text = `{"note": "é € 𝄞 🙂", "matches": [${'{"a": "ß𝄞"},'.repeat(2_000)}{}]}`;
+    const utf8 = Buffer.from(text, 'utf8');
+    const le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
+    const be = Buffer.from(le);
+    be.swap16();
+    for (const content of [le, be, gzipSync(le)])
+      for (const size of [1, 3, 7, 4096]) {
+        const opened = await openReport(() => Readable.from(chunked(content, size)));
+        expect(opened.head.equals(utf8.subarray(0, HEAD_BYTES))).toBe(true);
+        expect((await all(opened.bytes)).equals(utf8)).toBe(true);
+      }
+    // Without a mark, bytes are read as they are.
+    const bare = Buffer.from(text, 'utf16le');
+    expect((await all((await openReport(() => Readable.from([bare]))).bytes)).equals(bare)).toBe(true);
   });
 
   it('a corrupt gzip stream fails on reading', async () => {
