@@ -129,6 +129,13 @@ const IMPORT_ARRAYS = [
   'risks',
 ];
 const SUPPORTED = 'Trivy, Grype, CycloneDX, OpenVEX and Prowler OCSF JSON';
+// SBOMs in the other standard, or in CycloneDX's XML: the same tools write CycloneDX JSON.
+const SPDX =
+  'is an SPDX document, which is not supported (nor does SPDX carry vulnerabilities): ask for CycloneDX JSON ' +
+  '(`trivy --format cyclonedx`, `syft -o cyclonedx-json`)';
+const CYCLONEDX_XML =
+  'is CycloneDX XML, which is not supported: ask for CycloneDX JSON (`cyclonedx-maven-plugin` `outputFormat` `json`, ' +
+  '`cyclonedx-npm --output-format JSON`, `syft -o cyclonedx-json`)';
 
 function classifyObject(keys: Map<string, unknown>): Detection {
   const has = (key: string) => keys.has(key);
@@ -142,6 +149,7 @@ function classifyObject(keys: Map<string, unknown>): Detection {
         'is SARIF, which is not supported: run the scanner with its JSON output (`trivy --format json`, `grype -o json`)',
     };
   }
+  if (has('spdxVersion')) return { problem: SPDX };
   if (has('ClusterName') || (has('SchemaVersion') && has('Resources'))) return { format: 'trivy-k8s' };
   if (has('SchemaVersion') && (has('ArtifactName') || has('ArtifactType') || has('Results')))
     return { format: 'trivy' };
@@ -188,6 +196,11 @@ function classifyText(text: string): Detection {
   if (/Report Summary|[┌│└╭]|Total: \d+ \(/.test(text)) {
     return { problem: 'is Trivy table output, which is not supported: run trivy with `--format json`' };
   }
+  if (/^NAME\s+INSTALLED\s+FIXED[ -]IN\s+TYPE\s+VULNERABILITY/.test(firstLine))
+    return { problem: 'is Grype table output, which is not supported: run grype with `-o json`' };
+  if (/^<(\?xml[^>]*>\s*<)?bom\b[^>]*cyclonedx\.org\/schema\/bom/.test(text.trimStart()))
+    return { problem: CYCLONEDX_XML };
+  if (/^SPDXVersion:/.test(firstLine)) return { problem: SPDX };
   if (firstLine.startsWith('#model_version') || /^cve,epss,percentile/i.test(firstLine)) {
     return { problem: 'is an EPSS feed file: load it with `secinv feeds load`' };
   }

@@ -86,6 +86,26 @@ describe('anything else gets a specific reason', () => {
     expect(problem('{"tenants": [], "assets": []}')).toContain("bundle of secinv's own import format");
   });
 
+  it('Grype table output, SPDX and CycloneDX XML name the output to ask for', () => {
+    expect(
+      problem(
+        'NAME     INSTALLED  FIXED-IN  TYPE  VULNERABILITY   SEVERITY\nbusybox  1.32.1     1.33.0    apk   CVE-2021-42378  High\n',
+      ),
+    ).toBe('is Grype table output, which is not supported: run grype with `-o json`');
+    const spdx = 'is an SPDX document, which is not supported (nor does SPDX carry vulnerabilities)';
+    expect(problem('{"spdxVersion": "SPDX-2.3", "SPDXID": "SPDXRef-DOCUMENT", "packages": []}')).toContain(spdx);
+    expect(problem('SPDXVersion: SPDX-2.3\nDataLicense: CC0-1.0\n')).toContain(spdx);
+    const xml = 'is CycloneDX XML, which is not supported: ask for CycloneDX JSON';
+    expect(
+      problem(
+        '<?xml version="1.0" encoding="UTF-8"?>\n<bom xmlns="http://cyclonedx.org/schema/bom/1.5" version="1">\n</bom>\n',
+      ),
+    ).toContain(xml);
+    expect(problem('<bom xmlns="http://cyclonedx.org/schema/bom/1.4" serialNumber="urn:uuid:x"></bom>')).toContain(xml);
+    // Other XML is not taken for CycloneDX.
+    expect(problem('<?xml version="1.0"?>\n<project></project>\n')).toContain('is not JSON (it starts with');
+  });
+
   it('empty, binary, plain text, and JSON of another shape', () => {
     expect(problem('')).toBe('is empty');
     expect(problem('  \n\t\n')).toBe('is empty');
