@@ -97,7 +97,7 @@ export function buildProgram(io: Io, hooks: ProcessHooks = {}): Command {
 
   sub('ingest')
     .description(
-      'Load scanner reports (Trivy or Grype JSON), CycloneDX SBOMs and VEX, OpenVEX into one tenant; "-" reads standard input, gzip is read as such. All or nothing.',
+      'Load scanner reports (Trivy or Grype JSON, Prowler OCSF), CycloneDX SBOMs and VEX, OpenVEX into one tenant; "-" reads standard input, gzip and UTF-16 are read as such. All or nothing.',
     )
     .requiredOption('--tenant <tenantId>', 'the tenant the reports are about')
     .addOption(dbOption())
