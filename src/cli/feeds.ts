@@ -26,11 +26,16 @@ function report(io: Io, outcome: { load: FeedLoad | null; problems: FeedProblem[
   );
 }
 
-async function load(config: Readonly<Config>, sources: (progress: Progress) => FeedSource[], io: Io, quiet = false) {
+async function load(
+  config: Readonly<Config>,
+  sources: (progress: Progress) => FeedSource[],
+  io: Io,
+  { quiet = false, allowOlder = false }: { quiet?: boolean; allowOlder?: boolean },
+) {
   const storage = await openDatabase(config.databaseUrl, io);
   const progress = startProgress(io, { quiet });
   try {
-    const outcome = await loadFeedFiles(storage, sources(progress));
+    const outcome = await loadFeedFiles(storage, sources(progress), { allowOlder });
     progress.stop();
     report(io, outcome);
   } finally {
@@ -39,12 +44,17 @@ async function load(config: Readonly<Config>, sources: (progress: Progress) => F
   }
 }
 
-export const feedsLoad = (config: Readonly<Config>, files: string[], io: Io, quiet = false): Promise<void> =>
+export const feedsLoad = (
+  config: Readonly<Config>,
+  files: string[],
+  io: Io,
+  opts: { quiet?: boolean; allowOlder?: boolean } = {},
+): Promise<void> =>
   load(
     config,
     (progress) => files.map((file) => ({ name: file === '-' ? '<stdin>' : file, open: countedFile(progress, file) })),
     io,
-    quiet,
+    opts,
   );
 
 export interface UpdateFlags {
@@ -52,6 +62,7 @@ export interface UpdateFlags {
   epssUrl: string;
   exploitdbUrl: string;
   timeout: number;
+  allowOlder?: boolean;
 }
 
 export const feedsUpdate = (config: Readonly<Config>, flags: UpdateFlags, io: Io): Promise<void> =>
@@ -59,6 +70,7 @@ export const feedsUpdate = (config: Readonly<Config>, flags: UpdateFlags, io: Io
     config,
     () => [flags.kevUrl, flags.epssUrl, flags.exploitdbUrl].map((url) => urlSource(url, flags.timeout * 1000)),
     io,
+    { allowOlder: flags.allowOlder },
   );
 
 export async function feedsStatus(config: Readonly<Config>, opts: { json: boolean }, io: Io): Promise<void> {

@@ -152,6 +152,7 @@ export function buildProgram(io: Io, hooks: ProcessHooks = {}): Command {
       (await import('./tenants.js')).tenantsList(loadConfig(opts), opts, io),
     );
 
+  const ALLOW_OLDER = 'load a file older than the feed loaded (refused otherwise)';
   const feedsSub = group(sub('feeds').description('Load the threat-intel feeds (CISA KEV, FIRST EPSS, Exploit-DB).'));
   feedsSub('load')
     .description(
@@ -164,8 +165,9 @@ export function buildProgram(io: Io, hooks: ProcessHooks = {}): Command {
       return [...previous, file];
     })
     .addOption(quietOption())
-    .action(async (files: string[], opts: { db?: string; quiet?: boolean }) =>
-      (await import('./feeds.js')).feedsLoad(loadConfig(opts), files, io, opts.quiet),
+    .option('--allow-older', ALLOW_OLDER, false)
+    .action(async (files: string[], opts: { db?: string; quiet?: boolean; allowOlder: boolean }) =>
+      (await import('./feeds.js')).feedsLoad(loadConfig(opts), files, io, opts),
     );
   feedsSub('update')
     .description('Download the three feeds from their public addresses and load them. All or nothing.')
@@ -174,6 +176,7 @@ export function buildProgram(io: Io, hooks: ProcessHooks = {}): Command {
     .option('--epss-url <url>', 'FIRST EPSS scores CSV (gzip)', FEED_URLS.epss)
     .option('--exploitdb-url <url>', 'Exploit-DB files_exploits.csv', FEED_URLS.exploitdb)
     .option('--timeout <seconds>', 'give up on a download after this long', integer('--timeout', 1), 300)
+    .option('--allow-older', ALLOW_OLDER, false)
     .action(async (opts: UpdateFlags & { db?: string }) =>
       (await import('./feeds.js')).feedsUpdate(loadConfig(opts), opts, io),
     );

@@ -138,3 +138,16 @@ export interface FeedStatus {
   loadedAt: string;
   source: string | null;
 }
+
+/** The date a feed's version starts with, as `yyyymmdd` (KEV `2025.01.24`, EPSS `2026-09-29 (model …)`, Exploit-DB's
+ * latest row date); null for a version without one (an EPSS file named without its date gives only its model). */
+export function feedVersionDate(version: string | null): string | null {
+  const match = /^(\d{4})[.-](\d{2})[.-](\d{2})(?!\d)/.exec(version ?? '');
+  return match === null ? null : `${match[1]}${match[2]}${match[3]}`;
+}
+
+/** Whether a feed file is older than the one loaded: both versions dated, the file's before the loaded one's. */
+export function isOlderFeed(incoming: string | null, loaded: string | null): boolean {
+  const [a, b] = [feedVersionDate(incoming), feedVersionDate(loaded)];
+  return a !== null && b !== null && a < b;
+}

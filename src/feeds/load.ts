@@ -1,7 +1,7 @@
 // `secinv feeds load` and `feeds update`: every file read and checked first, then all of them stored in one
 // transaction with the re-enrichment of every tenant's findings. Any problem in any file writes nothing.
 import { Readable } from 'node:stream';
-import type { FeedData, FeedLoad } from '../domain/intel.js';
+import { isOlderFeed, type FeedData, type FeedLoad } from '../domain/intel.js';
 import type { Storage } from '../storage/index.js';
 import { readProblem } from '../ingest/source.js';
 import { feedWord, readFeed, type FeedSource } from './read.js';
@@ -13,10 +13,16 @@ export interface FeedProblem {
 
 export type FeedLoadOutcome = { load: FeedLoad; problems: [] } | { load: null; problems: FeedProblem[] };
 
+export interface FeedLoadOptions {
+  /** Load a file older than the feed loaded (by the dates of their versions); refused otherwise. */
+  allowOlder?: boolean;
+  now?: () => Date;
+}
+
 export async function loadFeedFiles(
   storage: Storage,
   sources: readonly FeedSource[],
-  now: () => Date = () => new Date(),
+  { allowOlder = false, now = () => new Date() }: FeedLoadOptions = {},
 ): Promise<FeedLoadOutcome> {
   const problems: FeedProblem[] = [];
   const feeds: FeedData[] = [];
@@ -40,6 +46,22 @@ export async function loadFeedFiles(
       const problem = readProblem(error);
       if (problem === undefined) throw error;
       problems.push({ file: source.name, message: problem });
+    }
+  }
+  // A stale mirror or an old file given by mistake would take back what a newer load said (entries CISA added, newer
+  // scores) from every tenant: it is refused unless asked for. Checked before the writing transaction: two loads at
+  // once are not guarded against each other.
+  if (problems.length === 0 && !allowOlder) {
+    const loaded = new Map((await storage.feedStatus()).map((f) => [f.feed, f]));
+    for (const data of feeds) {
+      const before = loaded.get(data.feed);
+      if (before === undefined || !isOlderFeed(data.version, before.version)) continue;
+      problems.push({
+        file: data.source,
+        message:
+          `is ${feedWord(data.feed)} ${data.version}, older than the ${before.version} loaded at ${before.loadedAt}` +
+          `${before.source === null ? '' : ` from ${before.source}`}: give --allow-older to load it anyway`,
+      });
     }
   }
   if (problems.length > 0) return { load: null, problems };

@@ -1,6 +1,7 @@
 // `secinv feeds load|update|status` on a real database of each dialect; `update` downloads from a loopback HTTP server
 // serving the sample feeds (never the public addresses).
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
@@ -14,9 +15,10 @@ const EPSS = real('epss/epss_scores-2026-09-29.excerpt-a.csv');
 const EXPLOITDB = real('exploitdb/files_exploits.excerpt-a.csv');
 
 let db: string;
+let dir: string;
 let drop: () => Promise<void>;
 beforeEach(async () => {
-  ({ url: db, drop } = await createTestDatabase());
+  ({ url: db, dir, drop } = await createTestDatabase());
 });
 afterEach(async () => drop());
 
@@ -60,6 +62,46 @@ describe('secinv feeds load and status', () => {
   });
 });
 
+describe('a file older than the feed loaded', () => {
+  // The KEV sample as CISA would have published it on another day, with one entry fewer.
+  const kevOf = (catalogVersion: string): string => {
+    const catalog = JSON.parse(readFileSync(KEV, 'utf8')) as { vulnerabilities: unknown[] };
+    const path = join(dir, `kev-${catalogVersion}.json`);
+    writeFileSync(
+      path,
+      JSON.stringify({ ...catalog, catalogVersion, vulnerabilities: catalog.vulnerabilities.slice(1) }),
+    );
+    return path;
+  };
+
+  it('is refused, naming both versions, unless --allow-older; the same or a newer version loads', async () => {
+    expect((await runCli('feeds', 'load', '--db', db, KEV, EPSS)).code).toBe(0);
+    const older = kevOf('2025.01.20');
+    const epssOlder = join(dir, 'epss_scores-2026-09-01.csv');
+    writeFileSync(epssOlder, 'cve,epss,percentile\nCVE-2021-44228,0.9,0.99\n');
+    const refused = await runCli('feeds', 'load', '--db', db, older, epssOlder, EXPLOITDB);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      new RegExp(
+        `${older}: is CISA KEV 2025\\.01\\.20, older than the 2025\\.01\\.24 loaded at \\S+ from ${KEV}: give --allow-older to load it anyway\n`,
+      ),
+    );
+    expect(refused.stderr).toContain(`${epssOlder}: is FIRST EPSS 2026-09-01, older than the 2026-09-29 (model`);
+    expect(refused.stderr).toContain('feeds rejected: 2 problems; nothing was written');
+    expect((await status()).map((s) => [s.feed, s.version, s.entries])).toEqual([
+      ['epss', '2026-09-29 (model v2026.06.15)', 71],
+      ['kev', '2025.01.24', 303],
+    ]);
+    const allowed = await runCli('feeds', 'load', '--allow-older', '--db', db, older);
+    expect(allowed.code).toBe(0);
+    expect((await status()).find((s) => s.feed === 'kev')).toMatchObject({ version: '2025.01.20', entries: 302 });
+    // Back to a newer one, and the same version again, without the flag.
+    expect((await runCli('feeds', 'load', '--db', db, KEV)).code).toBe(0);
+    expect((await runCli('feeds', 'load', '--db', db, kevOf('2025.01.24'))).code).toBe(0);
+    expect((await status()).find((s) => s.feed === 'kev')).toMatchObject({ version: '2025.01.24', entries: 302 });
+  });
+});
+
 describe('secinv feeds update', () => {
   let server: Server;
   let base: string;
@@ -99,6 +141,25 @@ describe('secinv feeds update', () => {
       ['epss', 71, `${base}/epss.csv.gz`],
       ['exploitdb', 24, `${base}/files_exploits.csv`],
       ['kev', 303, `${base}/kev.json`],
+    ]);
+  });
+
+  it('refuses a download older than the feed loaded unless --allow-older', async () => {
+    const newer = join(dir, 'kev-newer.json');
+    writeFileSync(
+      newer,
+      JSON.stringify({ ...(JSON.parse(readFileSync(KEV, 'utf8')) as object), catalogVersion: '2025.02.01' }),
+    );
+    expect((await runCli('feeds', 'load', '--db', db, newer)).code).toBe(0);
+    const refused = await runCli('feeds', 'update', '--db', db, ...urls());
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`${base}/kev.json: is CISA KEV 2025.01.24, older than the 2025.02.01 loaded`);
+    expect((await status()).map((s) => s.feed)).toEqual(['kev']);
+    expect((await runCli('feeds', 'update', '--allow-older', '--db', db, ...urls())).code).toBe(0);
+    expect((await status()).map((s) => [s.feed, s.version])).toEqual([
+      ['epss', '2026-09-29 (model v2026.06.15)'],
+      ['exploitdb', '2023-07-11'],
+      ['kev', '2025.01.24'],
     ]);
   });
 

@@ -1,6 +1,15 @@
 // The rule that combines a finding's own intel fields with the loaded feeds (src/domain/intel.ts).
 import { describe, expect, it } from 'vitest';
-import { enrich, intelKeys, knownExploitOf, NO_INTEL, ownIntel, type KevEntry } from '../../src/domain/intel.js';
+import {
+  enrich,
+  feedVersionDate,
+  intelKeys,
+  isOlderFeed,
+  knownExploitOf,
+  NO_INTEL,
+  ownIntel,
+  type KevEntry,
+} from '../../src/domain/intel.js';
 
 const kev = (cveID: string, vendorProject = 'V'): KevEntry => ({
   cveID,
@@ -60,5 +69,25 @@ describe('enrich', () => {
   it('own intel is kept only when it says something', () => {
     expect(ownIntel({ ...NO_INTEL })).toBeNull();
     expect(ownIntel({ ...NO_INTEL, hasKev: true })).toEqual({ ...NO_INTEL, hasKev: true });
+  });
+});
+
+describe('feed versions by their dates', () => {
+  it('reads the date each feed puts first in its version', () => {
+    expect(feedVersionDate('2025.01.24')).toBe('20250124');
+    expect(feedVersionDate('2026-09-29 (model v2026.06.15)')).toBe('20260929');
+    expect(feedVersionDate('2023-07-11')).toBe('20230711');
+    expect(feedVersionDate('v2026.06.15')).toBeNull();
+    expect(feedVersionDate('2025.01.241')).toBeNull();
+    expect(feedVersionDate(null)).toBeNull();
+  });
+
+  it('calls a file older only when both are dated and its date is earlier', () => {
+    expect(isOlderFeed('2025.01.20', '2025.01.24')).toBe(true);
+    expect(isOlderFeed('2026-09-01', '2026-09-29 (model v2026.06.15)')).toBe(true);
+    expect(isOlderFeed('2025.01.24', '2025.01.24')).toBe(false);
+    expect(isOlderFeed('2025.02.01', '2025.01.24')).toBe(false);
+    expect(isOlderFeed('v2026.06.15', '2026-09-29 (model v2026.06.15)')).toBe(false);
+    expect(isOlderFeed('2025.01.20', null)).toBe(false);
   });
 });
