@@ -28,6 +28,26 @@ const readPem = (path: string, what: string): Buffer => {
 
 const hostForUrl = (host: string) => (host.includes(':') ? `[${host}]` : host);
 
+// Why an address could not be listened on, in words, with the flag that changes it.
+const LISTEN_ERRORS: Record<string, (portFlag: string) => string> = {
+  EADDRINUSE: (portFlag) => `the port is in use (another secinv, or another server?): give another ${portFlag}`,
+  EACCES: (portFlag) => `permission denied (ports below 1024 need privileges): give ${portFlag} 1024 or above`,
+  EADDRNOTAVAIL: () => 'no network interface of this machine has this address: give another --host',
+  ENOTFOUND: () => 'no such host name: give an address, or a name this machine resolves, to --host',
+};
+
+/** Listens; a failure this table knows is one line naming the address and the flag to change. */
+async function listening(what: string, host: string, port: number, portFlag: string, listen: () => Promise<unknown>) {
+  try {
+    await listen();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? '';
+    const words = LISTEN_ERRORS[code];
+    if (words === undefined) throw error;
+    throw new UserError(`cannot serve ${what} on ${hostForUrl(host)}:${port} (${code}): ${words(portFlag)}`);
+  }
+}
+
 export async function startServer(config: Readonly<Config>, storage: Storage): Promise<RunningServer> {
   const metrics = createMetrics(storage);
   const https =
@@ -49,7 +69,14 @@ export async function startServer(config: Readonly<Config>, storage: Storage): P
       publicUrl: config.publicUrl,
     },
   });
-  await app.listen({ host: config.host, port: config.port });
+  // An app that does not serve is closed before the error goes up (its timers would keep the process alive).
+  const closeOnFailure = async (error: unknown): Promise<never> => {
+    await app.close();
+    throw error;
+  };
+  await listening('the API', config.host, config.port, '--port', () =>
+    app.listen({ host: config.host, port: config.port }).catch(closeOnFailure),
+  );
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
 
@@ -68,10 +95,13 @@ export async function startServer(config: Readonly<Config>, storage: Storage): P
       );
     });
     metricsServer = server;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(config.metricsPort, config.host, () => resolve());
-    });
+    const metricsPort = config.metricsPort;
+    await listening('metrics', config.host, metricsPort, '--metrics-port', () =>
+      new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(metricsPort, config.host, () => resolve());
+      }).catch(closeOnFailure),
+    );
     const metricsAddress = server.address();
     metricsUrl = `http://${hostForUrl(config.host)}:${typeof metricsAddress === 'object' && metricsAddress ? metricsAddress.port : config.metricsPort}/metrics`;
   }

@@ -1,6 +1,7 @@
 // Shared test setup: a real database per test file, filled through the real import path, and the app around it.
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
@@ -224,3 +225,14 @@ export async function rawTenantAccess(
   const { db, dialect } = await connect(url, { ...defaultConnectOptions, role });
   return { withTenant: tenantReader(db, dialect, 'read write'), db, close: () => db.destroy() };
 }
+
+/** A loopback port nothing listens on now (the operating system's pick, released at once). */
+export const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });

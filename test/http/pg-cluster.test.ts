@@ -5,7 +5,6 @@
 // Skipped, saying why, where the machine cannot create a cluster (no initdb, or root without a postgres user).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, chownSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -13,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { openStorage, type Storage } from '../../src/storage/index.js';
 import { fixture } from '../fixtures.js';
-import { createKey, importRecords, TENANT_A, TEST_DIALECT } from '../helpers.js';
+import { createKey, freePort, importRecords, TENANT_A, TEST_DIALECT } from '../helpers.js';
 
 /** The newest PostgreSQL's programs, and the user to run them as (initdb refuses root); or why there is no cluster. */
 function clusterTools(): { bin: string; asUser: string[] } | { missing: string } {
@@ -30,16 +29,6 @@ function clusterTools(): { bin: string; asUser: string[] } | { missing: string }
   }
   return { bin: join(root, version, 'bin'), asUser: ['runuser', '-u', 'postgres', '--'] };
 }
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 
 /** The postmaster and every process it started (backends, checkpointer, walwriter…). */
 function clusterProcesses(dataDir: string): number[] {

@@ -9,6 +9,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { securityHeaders } from '../../src/http/security-headers.js';
 import { buildApp } from '../../src/app.js';
+import { UserError } from '../../src/domain/errors.js';
 import { loadConfig } from '../../src/config.js';
 import { createMetrics } from '../../src/http/metrics.js';
 import { startServer } from '../../src/server.js';
@@ -17,6 +18,7 @@ import { A1, fixture } from '../fixtures.js';
 import { exitCodeAfter, spawnServe } from './serve-process.js';
 import {
   createKey,
+  freePort,
   importRecords,
   openTestStorage,
   TENANT_A,
@@ -205,6 +207,45 @@ describe('metrics', () => {
       expect((await fetch(`${server.url}/metrics`)).status).toBe(404);
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe('an address that cannot be listened on', () => {
+  it('is one line naming the address and the flag to change, and leaves nothing listening', async () => {
+    const config = loadConfig({ db: admin.url, port: '0' }, { SECINV_LOG_LEVEL: 'silent' });
+    const storage = await openStorage(admin.url, { role: 'api' });
+    const first = await startServer(config, storage);
+    const port = Number(new URL(first.url).port);
+    try {
+      // Each start with a storage of its own, which a running server's close() closes.
+      const start = async (flags: Record<string, string>) => {
+        const own = await openStorage(admin.url, { role: 'api' });
+        return startServer(loadConfig({ db: admin.url, ...flags }, { SECINV_LOG_LEVEL: 'silent' }), own).catch(
+          async (error: unknown) => {
+            await own.close();
+            throw error;
+          },
+        );
+      };
+      await expect(start({ port: String(port) })).rejects.toThrow(
+        new UserError(
+          `cannot serve the API on 127.0.0.1:${port} (EADDRINUSE): the port is in use (another secinv, or another server?): give another --port`,
+        ),
+      );
+      // The API listens first; when the metrics port is taken it is closed again, so its port is free after.
+      const apiPort = await freePort();
+      await expect(start({ port: String(apiPort), metricsPort: String(port) })).rejects.toThrow(
+        `cannot serve metrics on 127.0.0.1:${port} (EADDRINUSE): the port is in use (another secinv, or another server?): give another --metrics-port`,
+      );
+      const again = await start({ port: String(apiPort) });
+      await again.close();
+      // An address of the documentation range (RFC 5737), which no interface has.
+      await expect(start({ host: '192.0.2.1', port: '0' })).rejects.toThrow(
+        'cannot serve the API on 192.0.2.1:0 (EADDRNOTAVAIL): no network interface of this machine has this address: give another --host',
+      );
+    } finally {
+      await first.close();
     }
   });
 });
