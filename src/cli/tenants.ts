@@ -2,14 +2,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.js';
 import { UserError } from '../domain/errors.js';
+import { isUuid } from '../domain/ids.js';
 import { withDatabase, type Io } from './io.js';
 import { printTable } from './table.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 const uuidOption = (value: string | undefined, flag: string): string => {
   if (value === undefined) return randomUUID();
-  if (!UUID.test(value)) throw new UserError(`${flag} must be a UUID, not '${value}'`);
+  if (!isUuid(value)) throw new UserError(`${flag} must be a UUID, not '${value}'`);
   return value.toLowerCase();
 };
 

@@ -15,3 +15,7 @@ export function idProblem(value: string, maxBytes: number = MAX_ID_LENGTH): stri
   if (FORBIDDEN_IN_ID.test(value)) return 'must not contain commas, %, whitespace or control characters';
   return null;
 }
+
+/** A UUID as the API's contract names one: 8-4-4-4-12 hexadecimal digits, any letter case. */
+export const isUuid = (value: string): boolean =>
+  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);

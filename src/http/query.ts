@@ -4,6 +4,7 @@
 // type of the parsed query. Fastify runs the parser as the querystring validator (see validatorCompiler below).
 import { Type, type TObject, type TSchema } from 'typebox';
 import { ApiError, type Problem } from '../domain/errors.js';
+import { isUuid } from '../domain/ids.js';
 import type { ItemSpec, ParamSpec, ParsedQuery, QuerySpec } from '../domain/query.js';
 import { normalizeTimestamp } from '../domain/time.js';
 
@@ -138,7 +139,6 @@ function parseParam(name: string, spec: ParamSpec, values: string[]): Result {
   }
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ENVIRONMENT_NAMES = ['production', 'non-production'] as const;
 
 function parseList(name: string, spec: Extract<ParamSpec, { kind: 'list' }>, values: string[]): Result {
@@ -170,7 +170,7 @@ function parseItem(item: ItemSpec, text: string): unknown {
     case 'enum':
       return matchEnum(item.values, text);
     case 'environment':
-      return UUID.test(text) ? text.toLowerCase() : matchEnum(ENVIRONMENT_NAMES, text);
+      return isUuid(text) ? text.toLowerCase() : matchEnum(ENVIRONMENT_NAMES, text);
   }
 }
 

@@ -1,6 +1,7 @@
 // Turns an imported JSON value into the stored shape of a resource by walking the resource's schema: every field of the
 // schema is present afterwards (null, [] or false when it has no value), timestamps are normalised, enums take their
 // canonical case, and every type mismatch is reported with its field path. Fields the schema does not name are dropped.
+import { isUuid } from '../domain/ids.js';
 import { isCalendarDate, normalizeTimestamp } from '../domain/time.js';
 
 export interface FieldProblem {
@@ -193,6 +194,13 @@ function stringValue(schema: JsonSchema): Normalizer {
       const normalized = normalizeTimestamp(checked);
       if (normalized !== null) return normalized;
       fail(problems, at(parent, name), `must be an RFC 3339 date-time, not '${checked}'`);
+      return null;
+    };
+  if (schema.format === 'uuid')
+    return (value, parent, name, problems) => {
+      const checked = text(value, parent, name, problems);
+      if (checked === null || isUuid(checked)) return checked;
+      fail(problems, at(parent, name), `must be a UUID (8-4-4-4-12 hexadecimal digits), not '${checked}'`);
       return null;
     };
   if (schema.format === 'date')

@@ -26,22 +26,26 @@ const extend = (schema: JsonObjectSchema, extra: Record<string, unknown>): JsonO
   properties: { ...schema.properties, ...extra },
 });
 
+// The API names tenant and organization ids UUIDs (its resource schemas say so; api.md: "Identifiers named as UUID are
+// strings in UUID format"), so an imported one is one too, beside the identity rule every id follows.
+const Uuid = () => Type.String({ format: 'uuid' });
+
 const schemas: Record<ImportKind, JsonObjectSchema> = {
-  tenant: Type.Object({ tenantId: Type.String(), organizationId: Type.String(), name: NullableString() }),
+  tenant: Type.Object({ tenantId: Uuid(), organizationId: Uuid(), name: NullableString() }),
   environment: Type.Object({
-    tenantId: Type.String(),
+    tenantId: Uuid(),
     environmentId: Type.String(),
     name: NullableString(),
     isProduction: Type.Boolean(),
   }),
   integration: extend(Integration, { environmentId: NullableString() }),
   assetGroup: Type.Object({
-    tenantId: Type.String(),
+    tenantId: Uuid(),
     assetGroupId: Type.String(),
     name: NullableString(),
     assetIds: Type.Array(Type.String()),
   }),
-  exemption: Type.Object({ tenantId: Type.String(), exemptionId: Type.String(), exemption: Exemption }),
+  exemption: Type.Object({ tenantId: Uuid(), exemptionId: Type.String(), exemption: Exemption }),
   asset: extend(omit(Asset, [...derivedAssetFields, ...secretCountFields]), { rawData: Nullable(FreeObject()) }),
   vulnerability: omit(Vulnerability, derivedVulnerabilityFields),
   risk: Risk,

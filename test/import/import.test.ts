@@ -118,6 +118,29 @@ describe.each([false, true])('reading thread: %s', (thread) => {
       expect(await storage.listTenants()).toEqual([]);
     });
 
+    it('tenant and organization ids are UUIDs, as the API names them', async () => {
+      const uuid = (value: string) => `must be a UUID (8-4-4-4-12 hexadecimal digits), not '${value}'`;
+      const result = await importRecords(
+        storage,
+        [
+          ['tenant', { tenantId: 'acme', organizationId: ORG_A }],
+          ['tenant', { tenantId: TENANT_B, organizationId: 'org-1' }],
+          ['environment', { tenantId: 'acme', environmentId: 'prod' }],
+          // Any letter case, as the API's filters take one.
+          ['tenant', { tenantId: TENANT_A.toUpperCase(), organizationId: ORG_A.toUpperCase() }],
+        ],
+        false,
+        thread,
+      );
+      expect(result.problems.filter((p) => p.message.startsWith('must be a UUID'))).toEqual([
+        { location: 'test.ndjson:1', path: 'record.tenantId', message: uuid('acme') },
+        { location: 'test.ndjson:2', path: 'record.organizationId', message: uuid('org-1') },
+        { location: 'test.ndjson:3', path: 'record.tenantId', message: uuid('acme') },
+      ]);
+      expect(result.problems.some((p) => p.location === 'test.ndjson:4')).toBe(false);
+      expect(await storage.listTenants()).toEqual([]);
+    });
+
     it("checks tenants, organizations and a finding's asset across records", async () => {
       const result = await importRecords(
         storage,
