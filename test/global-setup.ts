@@ -43,7 +43,14 @@ async function migrate(url: string): Promise<void> {
   await storage.close();
 }
 
-export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+interface Prepared {
+  dir: string;
+  sqlite: string;
+  postgres: string | null;
+  cliBundle: string;
+}
+
+async function prepare(): Promise<Prepared> {
   const dir = mkdtempSync(join(tmpdir(), 'secinv-template-'));
   const sqlite = join(dir, 'migrated.db');
   await migrate(`sqlite:${sqlite}`);
@@ -60,9 +67,29 @@ export default async function setup(project: TestProject): Promise<() => Promise
     postgres = null;
     console.warn(`no migrated PostgreSQL template (each database is migrated instead): ${(error as Error).message}`);
   }
+  return { dir, sqlite, postgres, cliBundle: await bundle(dir) };
+}
+
+// Vitest runs this setup for the root and for each project that extends it (four times in a full run), each time from a
+// fresh copy of this module but in one process: the first call prepares, the others share it through the process's
+// global object, and the last teardown removes it.
+interface Shared {
+  prepared: Promise<Prepared>;
+  users: number;
+}
+const SHARED = Symbol.for('secinv.test.globalSetup');
+const store = globalThis as unknown as Record<symbol, Shared | undefined>;
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const shared = (store[SHARED] ??= { prepared: prepare(), users: 0 });
+  shared.users += 1;
+  const { dir, sqlite, postgres, cliBundle } = await shared.prepared;
   project.provide('migratedTemplates', { sqlite, postgres });
-  project.provide('cliBundle', await bundle(dir));
+  project.provide('cliBundle', cliBundle);
   return async () => {
+    shared.users -= 1;
+    if (shared.users > 0) return;
+    store[SHARED] = undefined;
     if (postgres !== null) await adminQuery(`drop database if exists ${postgres} with (force)`);
     rmSync(dir, { recursive: true, force: true });
   };
