@@ -7,19 +7,9 @@ const CR = 0x0d;
 
 /**
  * Yields each line without its terminator, as `readline` with `crlfDelay: Infinity` does: `\n`, `\r\n` and a lone
- * `\r` each end a line, and a last line without a terminator is a line; an empty input has none. A byte order mark
- * that starts the input is dropped.
+ * `\r` each end a line, and a last line without a terminator is a line; an empty input has none.
  */
 export async function* lines(input: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
-  // A byte order mark before the first line (editors and Windows tools write one) is not part of it.
-  let first = true;
-  for await (const line of rawLines(input)) {
-    yield first && line.startsWith('\uFEFF') ? line.slice(1) : line;
-    first = false;
-  }
-}
-
-async function* rawLines(input: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
   let rest: Buffer | null = null;
   // A chunk that ended in `\r`: a `\n` at the start of the next one belongs to it.
   let pendingCr = false;

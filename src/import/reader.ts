@@ -142,11 +142,13 @@ async function readSource(source: ReadableSource, emit: Emit, fail: Fail): Promi
     const next = await iterator.next();
     if (next.done) break;
     lineNumber += 1;
-    head.push(next.value);
-    if (next.value.trim() === '') continue;
+    // A byte order mark before the first line (editors and Windows tools write one) is not part of it.
+    const text = lineNumber === 1 && next.value.startsWith('\uFEFF') ? next.value.slice(1) : next.value;
+    head.push(text);
+    if (text.trim() === '') continue;
     firstLine = lineNumber;
     try {
-      firstParsed = JSON.parse(next.value);
+      firstParsed = JSON.parse(text);
     } catch {
       firstParsed = undefined;
     }

@@ -326,8 +326,8 @@ describe.each([false, true])('reading thread: %s', (thread) => {
         JSON.stringify({ tenants: [{ tenantId: TENANT_A, organizationId: ORG_A }], assets: [assetA(A1)[1]] }),
       );
       const pretty = join(dir, 'pretty.json');
-      writeFileSync(pretty, JSON.stringify({ assets: [assetA(A2)[1]] }, null, 2));
-      // A byte order mark before the first line, as Windows tools write: not part of the JSON.
+      writeFileSync(pretty, `\uFEFF${JSON.stringify({ assets: [assetA(A2)[1]] }, null, 2)}`);
+      // A byte order mark before the first line (here and in the pretty bundle), as Windows tools write: not JSON.
       const single = join(dir, 'single.ndjson');
       writeFileSync(single, `\uFEFF${JSON.stringify({ kind: 'asset', record: assetA('sirn:three')[1] })}\n`);
       const result = await importSources(storage, [fileSource(bundle), fileSource(pretty), fileSource(single)], {
