@@ -26,7 +26,7 @@ const EPSS_HEADER = 'cve,epss,percentile';
 export function detectFeed(head: Buffer, complete: boolean): { feed: FeedName } | { problem: string } {
   if (head.length === 0) return { problem: 'is empty' };
   if (head.subarray(0, 4096).includes(0)) return { problem: 'is a binary file, not a feed' };
-  const textHead = head.toString('utf8').replace(/^\uFEFF/, '');
+  const textHead = head.toString('utf8');
   const start = textHead.trimStart();
   if (start.startsWith('{') || start.startsWith('[')) {
     if (/"catalogVersion"|"cveID"/.test(textHead)) return { feed: 'kev' };
@@ -137,7 +137,7 @@ class LinedParser extends Parser {
 
 /** Rows of a CSV with their line numbers; a malformed CSV (an unclosed quote…) is a problem naming its line. */
 async function* csvRows(bytes: AsyncIterable<Buffer>): AsyncGenerator<{ row: string[]; line: number }> {
-  const parser = new LinedParser({ comment: '#', skip_empty_lines: true, relax_column_count: true, bom: true });
+  const parser = new LinedParser({ comment: '#', skip_empty_lines: true, relax_column_count: true });
   // A read error reaches the parser; a reader that stops early destroys the parser and with it the input.
   pipeline(Readable.from(bytes), parser, () => undefined);
   yield* parser as AsyncIterable<{ row: string[]; line: number }>;
@@ -154,7 +154,7 @@ async function readEpss(bytes: AsyncIterable<Buffer>, head: Buffer, source: stri
   const problems: string[] = [];
   const entries: EpssScore[] = [];
   // `#model_version:v2026.06.15,score_date:2026-09-29T12:00:22Z`: optional; without it the date is the file name's.
-  const comment = /^\uFEFF?#(.*)/.exec(head.toString('utf8').split(/\r?\n/)[0] ?? '')?.[1] ?? '';
+  const comment = /^#(.*)/.exec(head.toString('utf8').split(/\r?\n/)[0] ?? '')?.[1] ?? '';
   const model = /model_version:\s*([^,\s]+)/.exec(comment)?.[1] ?? null;
   const scoreDate =
     /score_date:(\d{4}-\d{2}-\d{2})/.exec(comment)?.[1] ?? /(\d{4}-\d{2}-\d{2})/.exec(source)?.[1] ?? null;

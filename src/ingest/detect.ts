@@ -217,8 +217,8 @@ function classifyText(text: string): Detection {
 }
 
 /**
- * The format of a file from its first bytes (at most HEAD_BYTES, already decompressed); `complete` says they are the
- * whole file.
+ * The format of a file from its first bytes (at most HEAD_BYTES, as openReport gives them: decompressed, UTF-8 without
+ * a byte order mark); `complete` says they are the whole file.
  */
 export function detectFormat(head: Buffer, complete: boolean): Detection {
   if (head.toString('utf8').trim() === '') return { problem: 'is empty' };
@@ -231,7 +231,6 @@ export function detectFormat(head: Buffer, complete: boolean): Detection {
   } catch {
     return { problem: 'is binary, not a text report' };
   }
-  text = text.replace(/^\uFEFF/, '');
   const first = text.trimStart()[0];
   if (first !== '{' && first !== '[') return classifyText(text);
   let shape: Shape;

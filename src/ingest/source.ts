@@ -1,6 +1,7 @@
 // Opens an input as the bytes of the report: a file or standard input, gzip undone when the content is gzip (told by
-// its magic bytes, not its name), UTF-16 made UTF-8, with its first bytes read ahead for format detection and then
-// replayed.
+// its magic bytes, not its name), UTF-8 without a byte order mark whatever the file's (UTF-16 made UTF-8), with its
+// first bytes read ahead for format detection and then replayed. Every reader of a report or feed gets its bytes from
+// here, so none of them looks for a byte order mark.
 import { createReadStream } from 'node:fs';
 import { pipeline, Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
@@ -40,8 +41,14 @@ async function* replay(chunks: Buffer[], iterator: AsyncIterator<Buffer>, ended:
   for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
 }
 
-const utf16Of = (start: Buffer): 'utf-16le' | 'utf-16be' | null =>
-  start[0] === 0xff && start[1] === 0xfe ? 'utf-16le' : start[0] === 0xfe && start[1] === 0xff ? 'utf-16be' : null;
+const UTF8_MARK = Buffer.from([0xef, 0xbb, 0xbf]);
+/** The encoding a byte order mark at the start says, when it says one. */
+function markOf(start: Buffer): 'utf-8' | 'utf-16le' | 'utf-16be' | null {
+  if (start.subarray(0, 3).equals(UTF8_MARK)) return 'utf-8';
+  if (start[0] === 0xff && start[1] === 0xfe) return 'utf-16le';
+  if (start[0] === 0xfe && start[1] === 0xff) return 'utf-16be';
+  return null;
+}
 
 /** UTF-16 bytes as UTF-8, the byte order mark dropped; a character split between chunks is joined. */
 async function* toUtf8(bytes: AsyncIterator<Buffer>, encoding: 'utf-16le' | 'utf-16be'): AsyncGenerator<Buffer> {
@@ -66,11 +73,13 @@ export async function openReport(open: () => Readable): Promise<OpenedReport> {
     pipeline(Readable.from(iterator), gunzip, () => undefined);
     iterator = gunzip[Symbol.asyncIterator]() as AsyncGenerator<Buffer>;
   }
-  // UTF-16, told by its byte order mark (Windows PowerShell's `>` writes a command's output so), is read as UTF-8.
-  const mark = await peek(iterator, 2);
-  const encoding = utf16Of(Buffer.concat(mark.chunks));
-  iterator = replay(mark.chunks, iterator, mark.ended);
-  if (encoding !== null) iterator = toUtf8(iterator, encoding);
+  // A byte order mark: editors and Windows tools write UTF-8's (RFC 8259 lets a JSON parser ignore it), and Windows
+  // PowerShell's `>` writes a command's output as UTF-16 with its mark, which is read as UTF-8.
+  const mark = await peek(iterator, UTF8_MARK.length);
+  const opening = Buffer.concat(mark.chunks);
+  const encoding = markOf(opening);
+  iterator = replay(encoding === 'utf-8' ? [opening.subarray(UTF8_MARK.length)] : mark.chunks, iterator, mark.ended);
+  if (encoding === 'utf-16le' || encoding === 'utf-16be') iterator = toUtf8(iterator, encoding);
   const head = await peek(iterator, HEAD_BYTES);
   const bytes = Buffer.concat(head.chunks);
   return {

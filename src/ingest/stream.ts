@@ -168,15 +168,8 @@ export async function* streamJson(
     for (const token of tokens) take(token);
   };
 
-  // A byte order mark, which editors and Windows tools write before UTF-8 text, may start the document (RFC 8259 §8.1
-  // lets a parser ignore it); the tokeniser would take it for a value. Dropped from the first text decoded.
-  let first = true;
   for await (const chunk of input) {
-    let text = typeof chunk === 'string' ? chunk : decoder.write(chunk);
-    if (first && text !== '') {
-      first = false;
-      if (text.startsWith('\uFEFF')) text = text.slice(1);
-    }
+    const text = typeof chunk === 'string' ? chunk : decoder.write(chunk);
     // Line by line, so an error names its line. indexOf, not a split on a look-behind: that regular expression alone
     // cost 40% of the parser's own time on a report written on one line.
     let start = 0;

@@ -67,18 +67,6 @@ describe('streamJson', () => {
     ]);
   });
 
-  it('skips a byte order mark before the document, in whatever chunks it comes', async () => {
-    const text = JSON.stringify({ matches: [{ a: 1 }], note: '\uFEFF inside a string stays' });
-    const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]);
-    for (const size of [1, 2, 4, bytes.length])
-      expect((await collect(chunked(bytes, size), [['matches', '*']])).map((e) => e.value)).toEqual([
-        { a: 1 },
-        { matches: [], note: '\uFEFF inside a string stays' },
-      ]);
-    // Only at the start: after a value it is no JSON.
-    await expect(collect(chunked(Buffer.from('{"a": 1}\uFEFF'), 4), [])).rejects.toBeInstanceOf(JsonStreamError);
-  });
-
   it('streams the elements of a top-level array (Prowler OCSF) and of several arrays at once', async () => {
     const prowler = fixture('assets/prowler-ocsf-kubernetes.json');
     const elements = await collect(chunked(prowler, 1000), [['*']]);
@@ -137,6 +125,22 @@ describe('openReport', () => {
       expect(opened.complete).toBe(false);
       expect((await all(opened.bytes)).equals(big)).toBe(true);
     }
+  });
+
+  it('drops a UTF-8 byte order mark before the document, in whatever chunks it comes', async () => {
+    const text = JSON.stringify({ matches: [{ a: 1 }], note: '\uFEFF inside a string stays' });
+    const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]);
+    for (const content of [bytes, gzipSync(bytes)])
+      for (const size of [1, 2, 4, content.length]) {
+        const opened = await openReport(() => Readable.from(chunked(content, size)));
+        expect(opened.head.toString()).toBe(text);
+        expect((await collect(opened.bytes, [['matches', '*']])).map((e) => e.value)).toEqual([
+          { a: 1 },
+          { matches: [], note: '\uFEFF inside a string stays' },
+        ]);
+      }
+    // Only at the start: after a value it is no JSON.
+    await expect(collect(chunked(Buffer.from('{"a": 1}\uFEFF'), 4), [])).rejects.toBeInstanceOf(JsonStreamError);
   });
 
   it('reads UTF-16 with its byte order mark (little or big endian, gzip too) as UTF-8', async () => {
