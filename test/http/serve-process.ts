@@ -3,12 +3,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { inject } from 'vitest';
 
-/** The command line bundled from the sources as the build bundles it, once per run (test/global-setup.ts). */
-const bundledCli = (): string => inject('cliBundle');
-
-/** Runs `secinv ARGS…`; its stdout and stderr are piped. */
+/** Runs `secinv ARGS…` (the bundle test/global-setup.ts makes once per run); its stdout and stderr are piped. */
 export const spawnCli = (args: readonly string[], env: Record<string, string> = {}): ChildProcess =>
-  spawn(process.execPath, [bundledCli(), ...args], {
+  spawn(process.execPath, [inject('cliBundle'), ...args], {
     env: { ...process.env, SECINV_LOG_LEVEL: 'silent', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
