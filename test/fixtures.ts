@@ -1,4 +1,5 @@
 // A small hand-made inventory whose every value is chosen to exercise one filter, sort or rule; tests assert exact ids.
+import { v5 as uuidv5 } from 'uuid';
 import { ORG_A, ORG_B, TENANT_A, TENANT_B } from './helpers.js';
 
 export const ENV_PROD = 'E0000000-0000-4000-8000-00000000000A';
@@ -17,8 +18,12 @@ export const A4 = 'sirn:assets:u4:azure:compute:virtualmachine:westeurope:vm-4';
 export const A5 = 'sirn:assets:u5:gcp:storage:bucket:us-central1:logs';
 export const A6 = 'sirn:assets:u6:kubernetes:core:pod:us-east-1:ns/pod-6';
 export const ALL_A = [A1, A2, A3, A4, A5, A6];
-export const GROUP_1 = 'group-1';
-export const GROUP_2 = 'group-2';
+/** A fixed UUID for a test record the API types as UUID-identified; ids sort as their `n` does. */
+export const uuidOf = (n: number): string => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
+/** A fixed UUID named by a label, for tests that tell records apart by name. */
+export const uuidFor = (label: string): string => uuidv5(label, uuidv5.URL);
+export const GROUP_1 = 'a0000000-0000-4000-8000-000000000001';
+export const GROUP_2 = 'a0000000-0000-4000-8000-000000000002';
 
 type Rec = [string, Record<string, unknown>];
 

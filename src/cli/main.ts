@@ -113,7 +113,7 @@ export function buildProgram(io: Io, hooks: ProcessHooks = {}): Command {
     )
     .option('--region <region>', 'the region of an image whose registry does not tell it, or of a Kubernetes cluster')
     .option('--cluster <name>', 'the cluster of a Kubernetes report that does not name it (trivy-operator reports)')
-    .option('--integration <integrationId>', 'the integration the scanned assets and findings belong to')
+    .option('--integration <uuid>', 'the integration (a UUID) the scanned assets and findings belong to')
     .option('--no-resolve', 'add and update findings but resolve none (partial scans)')
     .option('--dry-run', 'validate only, write nothing', false)
     .argument('<files...>', 'report files', (file: string, previous: string[] = []) => {

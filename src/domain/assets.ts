@@ -13,8 +13,10 @@ import {
   NullableNumber,
   NullableString,
   NullableTimestamp,
+  NullableUuid,
   StringEnum,
   Timestamp,
+  Uuid,
 } from './schema.js';
 
 const OperatingSystem = Type.Object({
@@ -37,9 +39,9 @@ const ResourceTag = Type.Object({
 export const Asset = Type.Object({
   schemaVersion: NullableString('Date-like schema version label'),
   id: Type.String({ description: 'Asset resource name' }),
-  organizationId: Type.String({ format: 'uuid' }),
-  tenantId: Type.String({ format: 'uuid' }),
-  integrationId: NullableString(),
+  organizationId: Uuid(),
+  tenantId: Uuid(),
+  integrationId: NullableUuid(),
   executionId: NullableInteger('Integration execution id (millisecond-epoch-like integer)'),
   provider: StringEnum(providers),
   type: Type.String({ description: 'Provider resource type, `Provider::Service::Type`' }),

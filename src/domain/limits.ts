@@ -1,16 +1,16 @@
 // How long an indexed text may be, in UTF-8 bytes, so that a file imports or fails the same on SQLite and PostgreSQL
 // (docs/DESIGN.md §34). PostgreSQL refuses a b-tree entry over 2,704 bytes, all its key columns together; SQLite has
-// no such limit. The widest keys hold four texts (tenant, asset, vulnerability and exemption, alias, check or VEX ids):
-// 256 + 1024 + 512 + 512 bytes, plus 24 of headers, stay 370 bytes under it without counting on compression.
+// no such limit. The widest keys hold four texts (tenant, asset, vulnerability and alias, check or VEX ids): a tenant
+// id is a UUID (36 bytes), so 36 + 1024 + 512 + 512 bytes, plus 24 of headers, stay 596 bytes under it without
+// counting on compression. Ids the API types as UUIDs (tenant, environment, integration, asset group and exemption
+// ids) need no limit of their own.
 
-/** A tenant id: every key starts with it. */
-export const TENANT_ID_BYTES = 256;
 /**
- * Asset, risk, environment, integration and asset-group ids, and the other indexed texts: asset names, regions,
- * services and resource types, package and target names, purls, risk type ids, VEX products.
+ * Asset and risk ids, and the other indexed texts: asset names, regions, services and resource types, package and
+ * target names, purls, risk type ids, VEX products.
  */
 export const LONG_KEY_BYTES = 1024;
-/** Vulnerability, exemption, alias, check and VEX document ids: each shares a key with three other texts. */
+/** Vulnerability, alias, check and VEX document ids: each shares a key with three other texts. */
 export const SHORT_KEY_BYTES = 512;
 
 /** The length of a text in UTF-8 bytes. */

@@ -19,6 +19,10 @@ export const StringEnum = <const V extends readonly string[]>(values: V, descrip
 export const FreeObject = (description?: string) =>
   Type.Object({}, { additionalProperties: true, ...(description ? { description } : {}) });
 
+/** A UUID: 8-4-4-4-12 hexadecimal digits (api.md: "Identifiers named as UUID are strings in UUID format"). */
+export const Uuid = (description?: string) => Type.String({ format: 'uuid', ...(description ? { description } : {}) });
+export const NullableUuid = (description?: string) => Nullable(Uuid(description));
+
 export const NullableString = (description?: string) => Nullable(Type.String(description ? { description } : {}));
 export const NullableNumber = (description?: string) => Nullable(Type.Number(description ? { description } : {}));
 export const NullableInteger = (description?: string) => Nullable(Type.Integer(description ? { description } : {}));

@@ -3,14 +3,24 @@
 import { Type, type Static } from 'typebox';
 import { findingSeverities, providers } from './enums.js';
 import { formatParam, querySpec, type ParsedQuery } from './query.js';
-import { Bool, CalendarDate, Nullable, NullableString, NullableTimestamp, StringEnum, Timestamp } from './schema.js';
+import {
+  Bool,
+  CalendarDate,
+  Nullable,
+  NullableString,
+  NullableTimestamp,
+  NullableUuid,
+  StringEnum,
+  Timestamp,
+  Uuid,
+} from './schema.js';
 
 export const ExemptionRule = Type.Object({
   exemptionType: NullableString(),
   vulnerabilityId: NullableString(),
   vulnerabilityIds: Nullable(Type.Array(Type.String())),
   assetIds: Nullable(Type.Array(Type.String())),
-  assetGroupIds: Nullable(Type.Array(Type.String())),
+  assetGroupIds: Nullable(Type.Array(Uuid())),
   assetRegions: Nullable(Type.Array(Type.String())),
   assetTags: Nullable(Type.Array(Type.Object({ key: Type.String(), value: Type.String() }))),
   noVendorFix: Bool(),
@@ -69,9 +79,9 @@ const ExploitRef = Type.Object({
 export const Vulnerability = Type.Object({
   schemaVersion: NullableString(),
   assetId: Type.String(),
-  organizationId: Type.String({ format: 'uuid' }),
-  tenantId: Type.String({ format: 'uuid' }),
-  integrationId: NullableString(),
+  organizationId: Uuid(),
+  tenantId: Uuid(),
+  integrationId: NullableUuid(),
   vulnerabilityId: Type.String(),
   provider: Nullable(StringEnum(providers)),
   assetType: NullableString(),
@@ -96,7 +106,7 @@ export const Vulnerability = Type.Object({
   knownExploit: Nullable(KnownExploit),
   exploits: Type.Array(ExploitRef),
   isExploitable: Bool('Imported attribute (absent means false)'),
-  exemptions: Type.Array(Type.Object({ exemptionId: Type.String(), exemption: Exemption })),
+  exemptions: Type.Array(Type.Object({ exemptionId: Uuid(), exemption: Exemption })),
 });
 export type Vulnerability = Static<typeof Vulnerability>;
 

@@ -4,11 +4,11 @@ import { Type } from 'typebox';
 import { Asset, derivedAssetFields, secretCountFields } from '../domain/assets.js';
 import { Exemption, Vulnerability, derivedVulnerabilityFields } from '../domain/vulnerabilities.js';
 import { idProblem } from '../domain/ids.js';
-import { LONG_KEY_BYTES, SHORT_KEY_BYTES, TENANT_ID_BYTES, lengthProblem } from '../domain/limits.js';
+import { LONG_KEY_BYTES, SHORT_KEY_BYTES, lengthProblem } from '../domain/limits.js';
 import { hasVendorFix, secretCounts, severityLevelValue } from '../domain/derived.js';
 import type { FindingSeverity } from '../domain/enums.js';
 import { Integration, Risk } from '../domain/risks.js';
-import { FreeObject, Nullable, NullableString } from '../domain/schema.js';
+import { FreeObject, Nullable, NullableString, NullableUuid, Uuid } from '../domain/schema.js';
 import type { ImportKind, RecordsByKind, StoredAsset, StoredVulnerability } from '../domain/records.js';
 import { normalizeValue, type FieldProblem } from './normalize.js';
 
@@ -26,61 +26,64 @@ const extend = (schema: JsonObjectSchema, extra: Record<string, unknown>): JsonO
   properties: { ...schema.properties, ...extra },
 });
 
-// The API names tenant and organization ids UUIDs (its resource schemas say so; api.md: "Identifiers named as UUID are
-// strings in UUID format"), so an imported one is one too, beside the identity rule every id follows.
-const Uuid = () => Type.String({ format: 'uuid' });
+// api.md names tenant, organization, integration and exemption ids and rules' asset group ids UUIDs, and the
+// environmentIds filter takes environments by UUID: an imported one is a UUID too, beside the identity rule every id
+// follows. An environment or asset group whose id were not one could not be named by a filter or a rule.
 
 const schemas: Record<ImportKind, JsonObjectSchema> = {
   tenant: Type.Object({ tenantId: Uuid(), organizationId: Uuid(), name: NullableString() }),
   environment: Type.Object({
     tenantId: Uuid(),
-    environmentId: Type.String(),
+    environmentId: Uuid(),
     name: NullableString(),
     isProduction: Type.Boolean(),
   }),
-  integration: extend(Integration, { environmentId: NullableString() }),
+  integration: extend(Integration, { environmentId: NullableUuid() }),
   assetGroup: Type.Object({
     tenantId: Uuid(),
-    assetGroupId: Type.String(),
+    assetGroupId: Uuid(),
     name: NullableString(),
     assetIds: Type.Array(Type.String()),
   }),
-  exemption: Type.Object({ tenantId: Uuid(), exemptionId: Type.String(), exemption: Exemption }),
+  exemption: Type.Object({ tenantId: Uuid(), exemptionId: Uuid(), exemption: Exemption }),
   asset: extend(omit(Asset, [...derivedAssetFields, ...secretCountFields]), { rawData: Nullable(FreeObject()) }),
   vulnerability: omit(Vulnerability, derivedVulnerabilityFields),
   risk: Risk,
 };
 
-/** Identity fields per kind, checked by the identity-string rule, with the limit of each in UTF-8 bytes. */
-export const identityFields: Record<ImportKind, readonly (readonly [field: string, maxBytes: number])[]> = {
-  tenant: [['tenantId', TENANT_ID_BYTES]],
+/**
+ * Identity fields per kind, with the limit of each in UTF-8 bytes, checked by the identity-string rule; `uuid`: the id
+ * is a UUID, which the kind's schema checks (and which meets the rule and every limit).
+ */
+export const identityFields: Record<ImportKind, readonly (readonly [field: string, maxBytes: number | 'uuid'])[]> = {
+  tenant: [['tenantId', 'uuid']],
   environment: [
-    ['tenantId', TENANT_ID_BYTES],
-    ['environmentId', LONG_KEY_BYTES],
+    ['tenantId', 'uuid'],
+    ['environmentId', 'uuid'],
   ],
   integration: [
-    ['tenantId', TENANT_ID_BYTES],
-    ['integrationId', LONG_KEY_BYTES],
+    ['tenantId', 'uuid'],
+    ['integrationId', 'uuid'],
   ],
   assetGroup: [
-    ['tenantId', TENANT_ID_BYTES],
-    ['assetGroupId', LONG_KEY_BYTES],
+    ['tenantId', 'uuid'],
+    ['assetGroupId', 'uuid'],
   ],
   exemption: [
-    ['tenantId', TENANT_ID_BYTES],
-    ['exemptionId', SHORT_KEY_BYTES],
+    ['tenantId', 'uuid'],
+    ['exemptionId', 'uuid'],
   ],
   asset: [
-    ['tenantId', TENANT_ID_BYTES],
+    ['tenantId', 'uuid'],
     ['id', LONG_KEY_BYTES],
   ],
   vulnerability: [
-    ['tenantId', TENANT_ID_BYTES],
+    ['tenantId', 'uuid'],
     ['assetId', LONG_KEY_BYTES],
     ['vulnerabilityId', SHORT_KEY_BYTES],
   ],
   risk: [
-    ['tenantId', TENANT_ID_BYTES],
+    ['tenantId', 'uuid'],
     ['id', LONG_KEY_BYTES],
   ],
 };
@@ -95,13 +98,14 @@ const indexedTexts: Record<ImportKind, readonly string[]> = {
   integration: [],
   assetGroup: ['assetIds[]'],
   exemption: [],
-  asset: ['integrationId', 'name', 'region', 'service', 'resourceType'],
+  asset: ['name', 'region', 'service', 'resourceType'],
   vulnerability: ['packages[].packageName', 'packages[].targetName'],
-  risk: ['primaryAssetId', 'riskTypeId', 'integrationId'],
+  risk: ['primaryAssetId', 'riskTypeId'],
 };
 
 export function checkIdentity(kind: ImportKind, record: Record<string, unknown>, problems: FieldProblem[]): void {
   for (const [field, maxBytes] of identityFields[kind]) {
+    if (maxBytes === 'uuid') continue;
     const value = record[field];
     const path = `record.${field}`;
     if (value === undefined || value === null) problems.push({ path, message: 'is required' });

@@ -157,6 +157,8 @@ export async function applyScan(
     const secrets = secretArrays(scan.secrets);
     asset = {
       ...current.asset,
+      // Not observed but told: the run's --integration, when given, is the asset's as on a scanned image's.
+      integrationId: options.integrationId ?? current.asset.integrationId,
       executionId,
       lastScannedAt: scannedAt,
       lastObservedAt: scannedAt > current.asset.lastObservedAt ? scannedAt : current.asset.lastObservedAt,

@@ -2,6 +2,7 @@
 // or a dry run, writes nothing; every problem names its file and, where there is one, the JSON path.
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
+import { isUuid } from '../domain/ids.js';
 import { UserError } from '../domain/errors.js';
 import type { Provider } from '../domain/enums.js';
 import type { RiskDerivation, Storage, VexDocumentMatch } from '../storage/index.js';
@@ -129,6 +130,9 @@ export async function ingestFiles(
   sources: readonly IngestSource[],
   options: IngestOptions,
 ): Promise<IngestResult> {
+  // api.md types integrationId as a UUID; the findings and assets an ingest writes are served with this one.
+  if (options.integrationId !== undefined && !isUuid(options.integrationId))
+    throw new UserError(`--integration must be a UUID, not '${options.integrationId}'`);
   const problems: IngestProblem[] = [];
   const files: FileSummary[] = [];
   const now = (options.now ?? (() => new Date()))().toISOString();

@@ -90,6 +90,9 @@ describe('secinv ingest', () => {
     const unknown = await runCli('ingest', '--tenant', 'nobody', '--db', db, REPO);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain("secinv: unknown tenant 'nobody'");
+    const integration = await runCli('ingest', '--tenant', tenant, '--integration', 'aws-prod', '--db', db, TEAMDOJO);
+    expect(integration.code).toBe(1);
+    expect(integration.stderr).toContain("secinv: --integration must be a UUID, not 'aws-prod'\n");
     expect((await runCli('ingest', '--tenant', tenant, '--provider', 'Oracle', '--db', db, TEAMDOJO)).code).toBe(2);
     expect((await runCli('ingest', '--tenant', tenant, '--format', 'sarif', '--db', db, TEAMDOJO)).code).toBe(2);
     expect((await runCli('ingest', '--db', db, TEAMDOJO)).code).toBe(2);

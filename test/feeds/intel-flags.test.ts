@@ -12,6 +12,7 @@ import { connect } from '../../src/storage/connect.js';
 import { DERIVED_COLUMNS } from '../../src/storage/asset-documents.js';
 import { recomputeDerived } from '../../src/storage/derive.js';
 import { importRecords, openTestStorage, TEST_DIALECTS, type TestStorage } from '../helpers.js';
+import { uuidOf } from '../fixtures.js';
 import { kevCatalog } from './kev-catalog.js';
 
 const lines = [...generateRecords({ seed: 'intel-flags', tenants: 2, assets: 80, findingsPerAsset: 6, risks: 0 })];
@@ -30,7 +31,7 @@ const exemptions = tenants.map((t) => ({
   record: {
     tenantId: t.tenantId,
     organizationId: t.organizationId,
-    exemptionId: `exempt-catalogued-${String(t.tenantId)}`,
+    exemptionId: uuidOf(1),
     exemption: {
       name: 'catalogued',
       reason: 'ACCEPTED_RISK',

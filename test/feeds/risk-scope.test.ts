@@ -14,6 +14,7 @@ import { reachOf } from '../../src/storage/risk-compute.js';
 import { assetsWithCitableFindings, deriveTenantRisks } from '../../src/storage/risk-derive.js';
 import { inlineComputer } from '../../src/storage/risk-thread.js';
 import { importRecords, openTestStorage, TEST_DIALECTS, type TestStorage } from '../helpers.js';
+import { uuidOf } from '../fixtures.js';
 import { kevCatalog } from './kev-catalog.js';
 
 const lines = [...generateRecords({ seed: 'risk-scope', tenants: 2, assets: 120, findingsPerAsset: 6, risks: 0 })];
@@ -31,7 +32,7 @@ const exemptions = records
     record: {
       tenantId: t.record.tenantId,
       organizationId: t.record.organizationId,
-      exemptionId: 'exempt-two',
+      exemptionId: uuidOf(2),
       exemption: {
         name: 'two',
         reason: 'ACCEPTED_RISK',

@@ -2,7 +2,7 @@
 // filled with the hand-made fixture: every 401 case answers the same, and tenant B never sees tenant A's records.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashKey } from '../../src/domain/keys.js';
-import { A1, A2, A3, ALL_A, ENV_PROD, GROUP_1, INT_PROD, fixture } from '../fixtures.js';
+import { A1, A2, A3, ALL_A, ENV_PROD, GROUP_1, GROUP_2, INT_PROD, fixture } from '../fixtures.js';
 import { ORG_A, ORG_B, TENANT_A, TENANT_B, createKey, importRecords, setup, type TestContext } from '../helpers.js';
 
 const ASSETS = '/v1/tenant/assets';
@@ -340,8 +340,8 @@ describe('tenant isolation', () => {
     ['ids=A2,A3', `ids=${encodeURIComponent(`${A2},${A3}`)}`, []],
     ["ids=A1 gives B's A1", `ids=${encodeURIComponent(A1)}`, [A1]],
     ['integrationIds of A', `integrationIds=${INT_PROD}`, []],
-    ['assetGroupIds=group-1 (holds A1 in A)', `assetGroupIds=${GROUP_1}`, []],
-    ['assetGroupIds=group-1,group-2', 'assetGroupIds=group-1,group-2', []],
+    ['assetGroupIds=GROUP_1 (holds A1 in A)', `assetGroupIds=${GROUP_1}`, []],
+    ['assetGroupIds=GROUP_1,GROUP_2', `assetGroupIds=${GROUP_1},${GROUP_2}`, []],
     ['environmentIds=production', 'environmentIds=production', []],
     ['environmentIds=non-production', 'environmentIds=non-production', []],
     ["environmentIds=A's production environment", `environmentIds=${ENV_PROD}`, []],

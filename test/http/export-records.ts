@@ -4,7 +4,7 @@ import { parse } from 'csv-parse/sync';
 import { expect } from 'vitest';
 import { EXPORT_BATCH } from '../../src/http/export.js';
 import { TENANT_A } from '../helpers.js';
-import { ALL_A, fixture, riskFixture } from '../fixtures.js';
+import { ALL_A, fixture, riskFixture, uuidOf } from '../fixtures.js';
 
 type Rec = [string, Record<string, unknown>];
 export type Item = Record<string, unknown>;
@@ -47,7 +47,7 @@ export const records: Rec[] = [
     'exemption',
     {
       tenantId: TENANT_A,
-      exemptionId: 'ex-openssl',
+      exemptionId: uuidOf(1),
       exemption: {
         name: 'openssl accepted',
         reason: 'RISK_ACCEPTED',

@@ -3,7 +3,7 @@
 // The texts are random, as compression would let a repetitive one through PostgreSQL's limit.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LONG_KEY_BYTES, SHORT_KEY_BYTES, TENANT_ID_BYTES, utf8Bytes } from '../../src/domain/limits.js';
+import { LONG_KEY_BYTES, SHORT_KEY_BYTES, utf8Bytes } from '../../src/domain/limits.js';
 import { createKey, importRecords, ORG_A, setup, TENANT_A, type TestContext } from '../helpers.js';
 
 type Rec = [string, Record<string, unknown>];
@@ -74,41 +74,18 @@ describe('length limits of indexed texts', () => {
     const over = (max: number) => randomText(max + 1);
     const a = 'sirn:a';
     const lines: [Rec, string, string][] = [
-      [tenant(over(TENANT_ID_BYTES)), 'record.tenantId', idMessage(TENANT_ID_BYTES, TENANT_ID_BYTES + 1)],
       [
-        ['environment', { tenantId: TENANT_A, environmentId: over(LONG_KEY_BYTES) }],
-        'record.environmentId',
-        idMessage(LONG_KEY_BYTES, LONG_KEY_BYTES + 1),
-      ],
-      [
-        ['integration', { tenantId: TENANT_A, integrationId: over(LONG_KEY_BYTES) }],
-        'record.integrationId',
-        idMessage(LONG_KEY_BYTES, LONG_KEY_BYTES + 1),
-      ],
-      [
-        ['assetGroup', { tenantId: TENANT_A, assetGroupId: over(LONG_KEY_BYTES), assetIds: [] }],
-        'record.assetGroupId',
-        idMessage(LONG_KEY_BYTES, LONG_KEY_BYTES + 1),
-      ],
-      [
-        ['assetGroup', { tenantId: TENANT_A, assetGroupId: 'g', assetIds: [a, over(LONG_KEY_BYTES)] }],
+        ['assetGroup', { tenantId: TENANT_A, assetGroupId: randomUUID(), assetIds: [a, over(LONG_KEY_BYTES)] }],
         'record.assetIds[1]',
         textMessage(LONG_KEY_BYTES, LONG_KEY_BYTES + 1),
       ],
-      [
-        exemption(TENANT_A, over(SHORT_KEY_BYTES), {}),
-        'record.exemptionId',
-        idMessage(SHORT_KEY_BYTES, SHORT_KEY_BYTES + 1),
-      ],
       [asset(TENANT_A, over(LONG_KEY_BYTES)), 'record.id', idMessage(LONG_KEY_BYTES, LONG_KEY_BYTES + 1)],
-      ...(['integrationId', 'name', 'region', 'service', 'resourceType'] as const).map(
-        (field): [Rec, string, string] => [
-          // One-byte characters: a lower-cased `service` could be longer than the text given.
-          asset(TENANT_A, a, { [field]: randomText(LONG_KEY_BYTES + 1, true) }),
-          `record.${field}`,
-          textMessage(LONG_KEY_BYTES, LONG_KEY_BYTES + 1),
-        ],
-      ),
+      ...(['name', 'region', 'service', 'resourceType'] as const).map((field): [Rec, string, string] => [
+        // One-byte characters: a lower-cased `service` could be longer than the text given.
+        asset(TENANT_A, a, { [field]: randomText(LONG_KEY_BYTES + 1, true) }),
+        `record.${field}`,
+        textMessage(LONG_KEY_BYTES, LONG_KEY_BYTES + 1),
+      ]),
       [
         asset(TENANT_A, a, { service: 'AWS::' + 'İ'.repeat(509) }),
         'record.service',
@@ -130,7 +107,7 @@ describe('length limits of indexed texts', () => {
         textMessage(LONG_KEY_BYTES, LONG_KEY_BYTES + 1),
       ]),
       [risk(TENANT_A, over(LONG_KEY_BYTES)), 'record.id', idMessage(LONG_KEY_BYTES, LONG_KEY_BYTES + 1)],
-      ...(['primaryAssetId', 'riskTypeId', 'integrationId'] as const).map((field): [Rec, string, string] => [
+      ...(['primaryAssetId', 'riskTypeId'] as const).map((field): [Rec, string, string] => [
         risk(TENANT_A, 'r', { [field]: over(LONG_KEY_BYTES) }),
         `record.${field}`,
         textMessage(LONG_KEY_BYTES, LONG_KEY_BYTES + 1),
@@ -147,12 +124,12 @@ describe('length limits of indexed texts', () => {
   });
 
   it('texts at exactly their limits, in the widest keys, import and read back unchanged', async () => {
-    // A tenant id is a UUID (36 bytes), far within TENANT_ID_BYTES: the widest keys are the other ids'.
+    // Tenant, exemption and asset group ids are UUIDs (36 bytes): the widest keys are the other ids'.
     const tenantId = randomUUID();
     const assetId = randomText(LONG_KEY_BYTES);
     const vulnerabilityId = randomText(SHORT_KEY_BYTES);
-    const exemptionId = randomText(SHORT_KEY_BYTES);
-    const groupId = randomText(LONG_KEY_BYTES);
+    const exemptionId = randomUUID();
+    const groupId = randomUUID();
     const name = randomText(LONG_KEY_BYTES);
     const packageName = randomText(LONG_KEY_BYTES);
     const riskId = randomText(LONG_KEY_BYTES);

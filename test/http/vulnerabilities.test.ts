@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Vulnerability } from '../../src/domain/vulnerabilities.js';
 import { createKey, importRecords, setup, TENANT_A, TENANT_B, type TestContext } from '../helpers.js';
-import { A1, A2, A4, A6, GROUP_1, GROUP_2, INT_DEV, INT_PROD, INT_UNKNOWN, fixture } from '../fixtures.js';
+import { A1, A2, A4, A6, GROUP_1, GROUP_2, INT_DEV, INT_PROD, INT_UNKNOWN, fixture, uuidOf } from '../fixtures.js';
 
 type Rec = [string, Record<string, unknown>];
 const finding = (
@@ -21,6 +21,7 @@ const finding = (
     ...fields,
   },
 ];
+const ex = (n: number) => uuidOf(0xe00 + n);
 const exemption = (exemptionId: string, rules: Record<string, unknown>[]): Rec => [
   'exemption',
   {
@@ -88,11 +89,11 @@ const records: Rec[] = [
     packages: [{ packageName: 'lodash', targetType: 'npm', targetClass: 'lang-pkgs', fixedVersion: '4.17.21' }],
   }),
   finding(A4, 'CVE-2024-0006', 'HIGH', { provider: 'Azure', integrationId: INT_UNKNOWN }),
-  exemption('exemption-0', [{}, { vulnerabilityId: '', assetIds: [], noVendorFix: false, exemptionType: 'ACCEPTED' }]),
-  exemption('exemption-1', [{ vulnerabilityId: 'CVE-2024-0003' }]),
-  exemption('exemption-2', [{ assetGroupIds: [GROUP_1], noVendorFix: true }]),
-  exemption('exemption-3', [{ assetTags: [{ key: 'env', value: 'prod' }], vulnerabilityIds: ['CVE-2024-0003'] }]),
-  exemption('exemption-4', [{ assetRegions: ['westeurope'], exemptionType: 'accepted' }]),
+  exemption(ex(0), [{}, { vulnerabilityId: '', assetIds: [], noVendorFix: false, exemptionType: 'ACCEPTED' }]),
+  exemption(ex(1), [{ vulnerabilityId: 'CVE-2024-0003' }]),
+  exemption(ex(2), [{ assetGroupIds: [GROUP_1], noVendorFix: true }]),
+  exemption(ex(3), [{ assetTags: [{ key: 'env', value: 'prod' }], vulnerabilityIds: ['CVE-2024-0003'] }]),
+  exemption(ex(4), [{ assetRegions: ['westeurope'], exemptionType: 'accepted' }]),
 ];
 
 let ctx: TestContext;
@@ -142,19 +143,19 @@ describe('vulnerability list: exemptions', () => {
     const byId = new Map(body.data.map((f) => [idOf(f), f.exemptions.map((e) => e.exemptionId)]));
     // exemption-0 sets no criterion (an empty rule; an empty string, an empty list and noVendorFix false set none).
     expect(Object.fromEntries(byId)).toEqual({
-      [F7]: ['exemption-4'],
-      [F6]: ['exemption-4'],
-      [F2]: ['exemption-2'],
-      [F3]: ['exemption-1', 'exemption-2', 'exemption-3'],
+      [F7]: [ex(4)],
+      [F6]: [ex(4)],
+      [F2]: [ex(2)],
+      [F3]: [ex(1), ex(2), ex(3)],
     });
   });
 
   it('an exemption is returned whole, with unset criteria null and noVendorFix false', async () => {
     const f3 = (await get(`isExempted=true&assetIds=${A1}&vulnerabilityIds=CVE-2024-0003`)).body.data[0]!;
     expect(f3.exemptions[0]).toEqual({
-      exemptionId: 'exemption-1',
+      exemptionId: ex(1),
       exemption: {
-        name: 'name of exemption-1',
+        name: `name of ${ex(1)}`,
         reason: 'RISK_ACCEPTED',
         createdAt: '2024-01-01T00:00:00.000Z',
         updatedAt: null,

@@ -1,5 +1,6 @@
 // Derived asset fields and exemption matching, end to end: import, then read the asset through the API.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { uuidFor } from '../fixtures.js';
 import { createKey, importRecords, ORG_A, setup, TENANT_A, type TestContext } from '../helpers.js';
 
 let ctx: TestContext;
@@ -43,10 +44,11 @@ const finding = (
     ...extra,
   },
 ];
-const exemption = (exemptionId: string, rules: Record<string, unknown>[]): Rec => [
+const exemption = (name: string, rules: Record<string, unknown>[]): Rec => [
   'exemption',
-  { tenantId: TENANT_A, exemptionId, exemption: { name: exemptionId, reason: 'accepted', rules } },
+  { tenantId: TENANT_A, exemptionId: uuidFor(name), exemption: { name, reason: 'accepted', rules } },
 ];
+const G = uuidFor('g');
 
 async function derived(id: string) {
   const res = await ctx.app.inject({ url: `/v1/tenant/assets/${id}`, headers: { authorization: `Bearer ${key}` } });
@@ -122,10 +124,10 @@ describe('derived asset fields', () => {
   it('exclude findings matched by an exemption, by each kind of criterion', async () => {
     await load([
       ...inventory,
-      ['assetGroup', { tenantId: TENANT_A, assetGroupId: 'g', assetIds: [Y] }],
+      ['assetGroup', { tenantId: TENANT_A, assetGroupId: G, assetIds: [Y] }],
       exemption('e-kev', [{ vulnerabilityId: 'CVE-1', assetIds: [X] }]),
       exemption('e-novendorfix', [{ noVendorFix: true, assetRegions: ['us-east-1'] }]),
-      exemption('e-group', [{ assetGroupIds: ['g'], vulnerabilityIds: ['CVE-1'] }]),
+      exemption('e-group', [{ assetGroupIds: [G], vulnerabilityIds: ['CVE-1'] }]),
       exemption('e-nothing', [{}, { vulnerabilityId: '', noVendorFix: false, exemptionType: 'RISK_ACCEPTED' }]),
     ]);
     // X keeps only CVE-2 (it has a vendor fix); CVE-1 is exempted by e-kev, CVE-3 by e-novendorfix.
@@ -159,12 +161,12 @@ describe('derived asset fields', () => {
 
   it('follow later imports of exemptions, groups and findings', async () => {
     await load(inventory);
-    await load([exemption('e1', [{ assetGroupIds: ['g'] }])]);
+    await load([exemption('e1', [{ assetGroupIds: [G] }])]);
     expect((await derived(Y)).counts).toEqual([1, 0, 0, 0]);
-    await load([['assetGroup', { tenantId: TENANT_A, assetGroupId: 'g', assetIds: [Y] }]]);
+    await load([['assetGroup', { tenantId: TENANT_A, assetGroupId: G, assetIds: [Y] }]]);
     expect(await derived(Y)).toMatchObject({ counts: [0, 0, 0, 0], isVulnerable: false });
     // Replacing the exemption with a rule that no longer matches brings the findings back.
-    await load([exemption('e1', [{ assetGroupIds: ['other'] }])]);
+    await load([exemption('e1', [{ assetGroupIds: [uuidFor('other')] }])]);
     expect(await derived(Y)).toMatchObject({ counts: [1, 0, 0, 0], isVulnerable: true });
     await load([finding(Y, 'CVE-5', 'HIGH', { hasKev: true })]);
     expect(await derived(Y)).toMatchObject({ counts: [1, 1, 0, 0], hasKev: true });

@@ -125,7 +125,7 @@ describe.each([false, true])('reading thread: %s', (thread) => {
         [
           ['tenant', { tenantId: 'acme', organizationId: ORG_A }],
           ['tenant', { tenantId: TENANT_B, organizationId: 'org-1' }],
-          ['environment', { tenantId: 'acme', environmentId: 'prod' }],
+          ['environment', { tenantId: 'acme', environmentId: '5b0d2c3a-7e4f-4a1b-9c8d-0e1f2a3b4c5d' }],
           // Any letter case, as the API's filters take one.
           ['tenant', { tenantId: TENANT_A.toUpperCase(), organizationId: ORG_A.toUpperCase() }],
         ],
@@ -138,6 +138,59 @@ describe.each([false, true])('reading thread: %s', (thread) => {
         { location: 'test.ndjson:3', path: 'record.tenantId', message: uuid('acme') },
       ]);
       expect(result.problems.some((p) => p.location === 'test.ndjson:4')).toBe(false);
+      expect(await storage.listTenants()).toEqual([]);
+    });
+
+    it('every other id the API types as a UUID is one, each refused once at its field', async () => {
+      const uuid = (value: string) => `must be a UUID (8-4-4-4-12 hexadecimal digits), not '${value}'`;
+      const ok = '5b0d2c3a-7e4f-4a1b-9c8d-0e1f2a3b4c5d';
+      const finding = { tenantId: TENANT_A, assetId: A1, vulnerabilityId: 'CVE-1', severityLevel: 'LOW' };
+      const seen = { firstObservedAt: '2024-01-01', lastObservedAt: '2024-01-02' };
+      const risk = { tenantId: TENANT_A, id: 'r', severityLevel: 'LOW', score: 1, discoveredAt: '2024-01-01' };
+      const result = await importRecords(
+        storage,
+        [
+          tenantA,
+          ['environment', { tenantId: TENANT_A, environmentId: 'prod' }],
+          [
+            'integration',
+            {
+              tenantId: TENANT_A,
+              integrationId: 'aws',
+              environmentId: 'prod',
+              detectionSettingId: 'ds',
+              azureSubscriptionId: 'sub',
+              azureDirectoryId: 'dir',
+            },
+          ],
+          ['assetGroup', { tenantId: TENANT_A, assetGroupId: 'web', assetIds: [A1] }],
+          [
+            'exemption',
+            { tenantId: TENANT_A, exemptionId: 'ex', exemption: { rules: [{ assetGroupIds: [ok, 'web'] }] } },
+          ],
+          assetA(A1, { integrationId: 'aws' }),
+          ['vulnerability', { ...finding, ...seen, integrationId: 'aws' }],
+          ['risk', { ...risk, lifecycleState: 'OPEN', integrationId: 'aws' }],
+          // A UUID in any letter case is one.
+          assetA(A2, { integrationId: ok.toUpperCase() }),
+        ],
+        false,
+        thread,
+      );
+      expect(result.problems).toEqual([
+        { location: 'test.ndjson:2', path: 'record.environmentId', message: uuid('prod') },
+        { location: 'test.ndjson:3', path: 'record.integrationId', message: uuid('aws') },
+        { location: 'test.ndjson:3', path: 'record.detectionSettingId', message: uuid('ds') },
+        { location: 'test.ndjson:3', path: 'record.azureSubscriptionId', message: uuid('sub') },
+        { location: 'test.ndjson:3', path: 'record.azureDirectoryId', message: uuid('dir') },
+        { location: 'test.ndjson:3', path: 'record.environmentId', message: uuid('prod') },
+        { location: 'test.ndjson:4', path: 'record.assetGroupId', message: uuid('web') },
+        { location: 'test.ndjson:5', path: 'record.exemptionId', message: uuid('ex') },
+        { location: 'test.ndjson:5', path: 'record.exemption.rules[0].assetGroupIds[1]', message: uuid('web') },
+        { location: 'test.ndjson:6', path: 'record.integrationId', message: uuid('aws') },
+        { location: 'test.ndjson:7', path: 'record.integrationId', message: uuid('aws') },
+        { location: 'test.ndjson:8', path: 'record.integrationId', message: uuid('aws') },
+      ]);
       expect(await storage.listTenants()).toEqual([]);
     });
 

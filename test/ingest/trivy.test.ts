@@ -223,7 +223,18 @@ describe('--asset', () => {
       lastScannedAt: '2021-08-25T12:20:30.000Z',
     });
     expect((after.rawData as Json).Owner).toBe((before.rawData as Json).Owner);
+    expect(after.integrationId).toBe(before.integrationId);
     expect((await findings(A1)).some((f) => (f.packages as Json[])[0]?.targetName === 'package-lock.json')).toBe(true);
+  });
+
+  it('with --integration, the asset and the findings of the scan take it', async () => {
+    const integrationId = '3a1c7e52-9b0d-4f6e-8a2b-5c4d3e2f1a0b';
+    expect((await asset(A1)).integrationId).not.toBe(integrationId);
+    const result = await ingest({ 'repo.json': sample('trivy-repo-npm.json') }, { assetId: A1, integrationId });
+    expect(result.problems).toEqual([]);
+    expect(await asset(A1)).toMatchObject({ integrationId });
+    const scanned = (await findings(A1)).filter((f) => (f.packages as Json[])[0]?.targetName === 'package-lock.json');
+    expect(scanned.map((f) => f.integrationId)).toEqual([integrationId]);
   });
 
   it("must name an asset of the tenant: another tenant's is unknown", async () => {
@@ -265,6 +276,16 @@ describe('tenants and bad input', () => {
       'prowler.csv: is Prowler CSV output, which is not supported: run prowler with `--output-formats json-ocsf`',
     ]);
     expect(await total()).toBe(count);
+  });
+
+  it('--integration puts a UUID on the asset and its findings; another id is refused before anything is read', async () => {
+    const integrationId = '3a1c7e52-9b0d-4f6e-8a2b-5c4d3e2f1a0b';
+    const id = idOf(await ingest({ 'teamdojo.json': TEAMDOJO }, { integrationId }), 'teamdojo.json');
+    expect(await asset(id)).toMatchObject({ integrationId });
+    expect((await findings(id)).map((f) => f.integrationId)).toEqual(Array(5).fill(integrationId));
+    await expect(ingest({ 'other.json': TEAMDOJO }, { integrationId: 'aws-prod' })).rejects.toThrow(
+      "--integration must be a UUID, not 'aws-prod'",
+    );
   });
 
   it('an unknown tenant is refused', async () => {

@@ -16,6 +16,7 @@ import {
   TEST_DIALECTS,
   type TestStorage,
 } from '../helpers.js';
+import { uuidFor } from '../fixtures.js';
 
 type Rec = [string, Record<string, unknown>];
 const ENV = 'e0000000-0000-4000-8000-000000000001';
@@ -232,7 +233,7 @@ describe.each(TEST_DIALECTS)('risk derivation on %s', (dialect) => {
         'exemption',
         {
           tenantId: TENANT_A,
-          exemptionId: 'log4j',
+          exemptionId: uuidFor('log4j'),
           exemption: { name: 'log4j', reason: 'mitigated', rules: [{ vulnerabilityId: 'CVE-2021-44228' }] },
         },
       ],

@@ -8,6 +8,7 @@ import type { ListAssetsQuery } from '../../src/domain/assets.js';
 import { deriveAssetFields } from '../../src/domain/derived.js';
 import { metadataMatches, metadataSearchText, nameMatches, serviceMatches } from '../../src/domain/search.js';
 import type { Storage } from '../../src/storage/index.js';
+import { uuidFor } from '../fixtures.js';
 import { importRecords, openTestStorage, ORG_A, TENANT_A, TEST_DIALECTS, type TestStorage } from '../helpers.js';
 
 interface Sample {
@@ -65,7 +66,7 @@ const records = (): [string, Record<string, unknown>][] => [
   ),
   [
     'exemption',
-    { tenantId: TENANT_A, exemptionId: 'ex-1', exemption: { rules: [{ vulnerabilityId: 'CVE-2024-0001' }] } },
+    { tenantId: TENANT_A, exemptionId: uuidFor('ex-1'), exemption: { rules: [{ vulnerabilityId: 'CVE-2024-0001' }] } },
   ],
 ];
 
