@@ -154,7 +154,9 @@ async function readSource(source: ReadableSource, emit: Emit, fail: Fail): Promi
     }
     break;
   }
-  if (firstLine === 0) return; // an empty file holds no record
+  // Nothing to import is a mistake to say (an empty pipe, a file cut to nothing), as ingest says of an empty report.
+  if (firstLine === 0)
+    return fail({ location: source.name, path: '', message: 'is empty: it holds no record (docs/IMPORT.md)' });
 
   const ndjsonLine = async (text: string, line: number): Promise<void> => {
     if (text.trim() === '') return;
@@ -198,11 +200,36 @@ async function readSource(source: ReadableSource, emit: Emit, fail: Fail): Promi
   } catch {
     whole = undefined;
   }
-  if (isObject(whole) && !('kind' in whole)) return readBundle(source.name, whole, emit, fail);
+  const bundle = isObject(whole) && !('kind' in whole) ? whole : undefined;
+  // A scanner report or a feed gets one problem naming the command that reads it, not one per key or line.
+  if (bundle === undefined || Object.keys(bundle).some((key) => !Object.hasOwn(bundleArrays, key))) {
+    const other = await otherCommand(head.join('\n'));
+    if (other !== undefined) return fail({ location: source.name, path: '', message: other });
+  }
+  if (bundle !== undefined) return readBundle(source.name, bundle, emit, fail);
   for (let i = 0; i < head.length; i += 1) await ndjsonLine(head[i] as string, i + 1);
 }
 
+/**
+ * What a file that is not an import file is, when `secinv ingest` or `secinv feeds load` reads it (told as ingest
+ * tells formats apart): the problem to print, or undefined. Loaded only for such a file.
+ */
+async function otherCommand(text: string): Promise<string | undefined> {
+  const { detectFormat, HEAD_BYTES } = await import('../ingest/detect.js');
+  const head = Buffer.from(text.slice(0, HEAD_BYTES));
+  const found = detectFormat(head.subarray(0, HEAD_BYTES), text.length <= HEAD_BYTES && head.length <= HEAD_BYTES);
+  if ('format' in found)
+    return `is \`${found.format}\` output, which \`secinv ingest --tenant ID FILE\` loads (\`secinv import\` reads secinv's own records)`;
+  return found.problem.includes('`secinv feeds load`') ? found.problem : undefined;
+}
+
 async function readBundle(name: string, bundle: Record<string, unknown>, emit: Emit, fail: Fail): Promise<void> {
+  if (Object.keys(bundle).length === 0)
+    return fail({
+      location: name,
+      path: '',
+      message: `is an empty bundle: it holds none of the arrays ${Object.keys(bundleArrays).join(', ')}`,
+    });
   for (const key of Object.keys(bundle)) {
     // Own keys only: `in` would take `constructor`, `toString` or `__proto__` for bundle arrays.
     if (!Object.hasOwn(bundleArrays, key))

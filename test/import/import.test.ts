@@ -1,7 +1,8 @@
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fileSource, importSources } from '../../src/import/importer.js';
+import { bundleArrays } from '../../src/import/reader.js';
 import type { Storage } from '../../src/storage/index.js';
 import { A1, A2, fixture } from '../fixtures.js';
 import { createTenantKey } from '../../src/cli/keys.js';
@@ -192,6 +193,39 @@ describe.each([false, true])('reading thread: %s', (thread) => {
         { location: 'test.ndjson:8', path: 'record.integrationId', message: uuid('aws') },
       ]);
       expect(await storage.listTenants()).toEqual([]);
+    });
+
+    it('an empty file or bundle, and what ingest or feeds load reads, are one problem each naming the command', async () => {
+      const fixture = (path: string) => readFileSync(new URL(`../fixtures/ingest/${path}`, import.meta.url), 'utf8');
+      const ingest = (format: string) =>
+        `is \`${format}\` output, which \`secinv ingest --tenant ID FILE\` loads (\`secinv import\` reads secinv's own records)`;
+      const cases: [string, string][] = [
+        ['', 'is empty: it holds no record (docs/IMPORT.md)'],
+        ['\n  \n\n', 'is empty: it holds no record (docs/IMPORT.md)'],
+        ['{}', 'is an empty bundle: it holds none of the arrays ' + Object.keys(bundleArrays).join(', ')],
+        [fixture('trivy/trivy-image-teamdojo-multi-target.json'), ingest('trivy')],
+        [fixture('grype/grype-dir-v024.json'), ingest('grype')],
+        [fixture('assets/prowler-ocsf-azure.json'), ingest('prowler-ocsf')],
+        [fixture('openvex/openvex-vexctl-demo.json'), ingest('openvex')],
+        // The catalog's `vulnerabilities` is a bundle array's name too.
+        [
+          fixture('kev/known_exploited_vulnerabilities.2025.01.24.excerpt.json'),
+          'is the CISA KEV catalog, a feed: load it with `secinv feeds load`',
+        ],
+        [
+          fixture('epss/epss_scores-2026-09-29.excerpt-a.csv'),
+          'is an EPSS feed file: load it with `secinv feeds load`',
+        ],
+      ];
+      for (const [text, message] of cases) {
+        const result = await importRecords(storage, text, false, thread);
+        expect(result.problems, message).toEqual([{ location: 'test.ndjson', path: '', message }]);
+      }
+      // A bundle with a misspelt array still names it; an explicitly empty one imports nothing, as asked.
+      expect((await importRecords(storage, '{"tenants":[],"asets":[]}', false, thread)).problems).toEqual([
+        { location: 'test.ndjson', path: 'asets', message: expect.stringContaining('unknown bundle array') as string },
+      ]);
+      expect((await importRecords(storage, '{"tenants":[]}', false, thread)).problems).toEqual([]);
     });
 
     it("checks tenants, organizations and a finding's asset across records", async () => {
