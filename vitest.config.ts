@@ -66,6 +66,7 @@ export default defineConfig({
             'test/feeds/intel-flags.test.ts',
             'test/feeds/heap-only.test.ts',
             'test/feeds/risk-scope.test.ts',
+            'test/feeds/older-feed.test.ts',
             'test/client/transport.test.ts',
             ...dialectFree,
             'test/package/**/*.test.ts',

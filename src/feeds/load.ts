@@ -1,7 +1,7 @@
 // `secinv feeds load` and `feeds update`: every file read and checked first, then all of them stored in one
 // transaction with the re-enrichment of every tenant's findings. Any problem in any file writes nothing.
 import { Readable } from 'node:stream';
-import { isOlderFeed, type FeedData, type FeedLoad } from '../domain/intel.js';
+import { isOlderFeed, type FeedData, type FeedLoad, type FeedStatus } from '../domain/intel.js';
 import type { Storage } from '../storage/index.js';
 import { readProblem } from '../ingest/source.js';
 import { feedWord, readFeed, type FeedSource } from './read.js';
@@ -48,24 +48,31 @@ export async function loadFeedFiles(
       problems.push({ file: source.name, message: problem });
     }
   }
+  if (problems.length > 0) return { load: null, problems };
   // A stale mirror or an old file given by mistake would take back what a newer load said (entries CISA added, newer
-  // scores) from every tenant: it is refused unless asked for. Checked before the writing transaction: two loads at
-  // once are not guarded against each other.
-  if (problems.length === 0 && !allowOlder) {
-    const loaded = new Map((await storage.feedStatus()).map((f) => [f.feed, f]));
+  // scores) from every tenant: it is refused unless asked for. Checked inside the load's transaction, against the load
+  // that committed last, so two loads at once cannot both pass it.
+  const older = (loaded: FeedStatus[]) => {
+    const found: FeedProblem[] = [];
     for (const data of feeds) {
-      const before = loaded.get(data.feed);
+      const before = loaded.find((f) => f.feed === data.feed);
       if (before === undefined || !isOlderFeed(data.version, before.version)) continue;
-      problems.push({
+      found.push({
         file: data.source,
         message:
           `is ${feedWord(data.feed)} ${data.version}, older than the ${before.version} loaded at ${before.loadedAt}` +
           `${before.source === null ? '' : ` from ${before.source}`}: give --allow-older to load it anyway`,
       });
     }
+    if (found.length > 0) throw Object.assign(new Error('an older feed'), { olderFeeds: found });
+  };
+  try {
+    return { load: await storage.loadFeeds(feeds, now().toISOString(), allowOlder ? undefined : older), problems: [] };
+  } catch (error) {
+    const found = (error as { olderFeeds?: FeedProblem[] }).olderFeeds;
+    if (found === undefined) throw error;
+    return { load: null, problems: found };
   }
-  if (problems.length > 0) return { load: null, problems };
-  return { load: await storage.loadFeeds(feeds, now().toISOString()), problems: [] };
 }
 
 /** A feed at an address, downloaded as it is read; a failed request is a problem naming the address. */

@@ -3,7 +3,7 @@
 // alias is among their CVEs are re-enriched, so loading the same file twice writes nothing and a newer catalog costs
 // what it changed. Everything happens in one transaction: the feeds, the findings of every tenant, their assets'
 // derived fields (hasKev, hasExploit) and the tenants' data versions.
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import {
   intelKeys,
   storedIntel,
@@ -333,11 +333,33 @@ const ownOf = (stored: Partial<Intel>): Intel => ({
   exploits: stored.exploits ?? [],
 });
 
+/** The advisory lock feed loads take turns by on PostgreSQL: a fixed key of this application's own. */
+const FEED_LOAD_LOCK = 0x5ec1feed;
+
+const statusOf = (rows: Selectable<Database['feeds']>[]): FeedStatus[] =>
+  rows.map((r) => ({
+    feed: r.feed as FeedName,
+    version: r.version,
+    entries: r.entries,
+    loadedAt: r.loaded_at,
+    source: r.source,
+  }));
+
 export function feedStore(db: Kysely<Database>, dialect: Dialect) {
   return {
-    async loadFeeds(feeds: readonly FeedData[], at: string): Promise<FeedLoad> {
+    async loadFeeds(
+      feeds: readonly FeedData[],
+      at: string,
+      check?: (loaded: FeedStatus[]) => void | Promise<void>,
+    ): Promise<FeedLoad> {
       let stale: string[] = [];
       const load = await bulkTransaction(db, dialect, async (tx) => {
+        // Loads take turns before reading what is loaded, so that `check` (the older-feed guard) sees the load that
+        // committed just before: on PostgreSQL by a lock held to the commit, on SQLite by taking the write lock first
+        // (a read first would keep a snapshot from before it).
+        if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(${FEED_LOAD_LOCK})`.execute(tx);
+        else await sql`update feeds set feed = feed where 0`.execute(tx);
+        await check?.(statusOf(await tx.selectFrom('feeds').selectAll().orderBy('feed').execute()));
         const results: FeedLoadResult[] = [];
         const touched = new Set<string>();
         let epssChanged = false;
@@ -392,14 +414,7 @@ export function feedStore(db: Kysely<Database>, dialect: Dialect) {
     },
 
     async feedStatus(): Promise<FeedStatus[]> {
-      const rows = await db.selectFrom('feeds').selectAll().orderBy('feed').execute();
-      return rows.map((r) => ({
-        feed: r.feed as FeedName,
-        version: r.version,
-        entries: r.entries,
-        loadedAt: r.loaded_at,
-        source: r.source,
-      }));
+      return statusOf(await db.selectFrom('feeds').selectAll().orderBy('feed').execute());
     },
   };
 }

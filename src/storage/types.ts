@@ -235,9 +235,15 @@ export interface Storage {
   // Threat-intel feeds, shared by every tenant.
   /**
    * Replaces each given feed (by difference) and re-enriches the findings of every tenant whose id or alias is among
-   * the CVEs that changed, with their assets' derived fields, in one transaction.
+   * the CVEs that changed, with their assets' derived fields, in one transaction. `check` sees the loaded feeds first,
+   * inside it, after the loads of other connections before it have committed (feed loads take turns); what it throws
+   * rolls everything back.
    */
-  loadFeeds(feeds: readonly FeedData[], at: string): Promise<FeedLoad>;
+  loadFeeds(
+    feeds: readonly FeedData[],
+    at: string,
+    check?: (loaded: FeedStatus[]) => void | Promise<void>,
+  ): Promise<FeedLoad>;
   /** Every loaded feed: version, entries, when and from where. */
   feedStatus(): Promise<FeedStatus[]>;
 
