@@ -217,10 +217,13 @@ describe.each([false, true])('reading thread: %s', (thread) => {
           'is an EPSS feed file: load it with `secinv feeds load`',
         ],
       ];
-      for (const [text, message] of cases) {
+      // Through the reading thread (a worker started per import), the empty file and a report are enough to show the
+      // same problems arrive from there.
+      for (const [text, message] of thread ? [cases[0], cases[3]].filter((c) => c !== undefined) : cases) {
         const result = await importRecords(storage, text, false, thread);
         expect(result.problems, message).toEqual([{ location: 'test.ndjson', path: '', message }]);
       }
+      if (thread) return;
       // A bundle with a misspelt array still names it; an explicitly empty one imports nothing, as asked.
       expect((await importRecords(storage, '{"tenants":[],"asets":[]}', false, thread)).problems).toEqual([
         { location: 'test.ndjson', path: 'asets', message: expect.stringContaining('unknown bundle array') as string },
