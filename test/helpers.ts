@@ -145,7 +145,8 @@ export async function importRecords(
       ? records
       : records.map(([kind, record]) => JSON.stringify({ kind, record })).join('\n');
   const name = 'test.ndjson';
-  if (!readingThread) return importSources(storage, [{ name, open: () => Readable.from([text]) }], { dryRun });
+  if (!readingThread)
+    return importSources(storage, [{ name, open: () => Readable.from([Buffer.from(text)]) }], { dryRun });
   const dir = mkdtempSync(join(tmpdir(), 'secinv-import-'));
   try {
     const path = join(dir, name);

@@ -79,7 +79,10 @@ export function buildProgram(io: Io, hooks: ProcessHooks = {}): Command {
     );
 
   sub('import')
-    .description('Load inventory files (JSON bundles or NDJSON); "-" reads standard input. All or nothing.')
+    .description(
+      'Load inventory files (JSON bundles or NDJSON, plain or gzip, UTF-8 or UTF-16); "-" reads standard input. ' +
+        'All or nothing.',
+    )
     .addOption(dbOption())
     .option('--dry-run', 'validate only, write nothing', false)
     .argument('<files...>', 'files to import', (file: string, previous: string[] = []) => {

@@ -2,8 +2,8 @@
 // its tenant. It holds no database handle (the tenant's organization is asked for), so that a large import can run it
 // in a thread of its own beside the writes (src/import/read-thread.ts).
 import type { Readable } from 'node:stream';
-import { fileErrorReason } from '../domain/errors.js';
 import { importKinds, type ImportKind, type RecordsByKind } from '../domain/records.js';
+import { openReport, readProblem } from '../ingest/source.js';
 import { lines } from './lines.js';
 import { normalizeRecord } from './records.js';
 
@@ -77,11 +77,9 @@ export async function readSources(
     try {
       await readSource(source, emit, fail);
     } catch (error) {
-      await fail({
-        location: source.name,
-        path: '',
-        message: `cannot read: ${fileErrorReason(error)}`,
-      });
+      const problem = readProblem(error);
+      if (problem === undefined) throw error;
+      await fail({ location: source.name, path: '', message: problem });
     }
   }
 }
@@ -132,7 +130,8 @@ function organizationCheck(organizationOf: (tenantId: string) => Promise<string 
 
 /** Reads one source, deciding bundle or NDJSON by content. */
 async function readSource(source: ReadableSource, emit: Emit, fail: Fail): Promise<void> {
-  const iterator = lines(source.open());
+  // As a report is opened: gzip undone, UTF-16 (Windows PowerShell's `>`) made UTF-8, a byte order mark dropped.
+  const iterator = lines((await openReport(() => source.open())).bytes);
   let lineNumber = 0;
   const head: string[] = [];
   let firstParsed: unknown;
@@ -142,8 +141,7 @@ async function readSource(source: ReadableSource, emit: Emit, fail: Fail): Promi
     const next = await iterator.next();
     if (next.done) break;
     lineNumber += 1;
-    // A byte order mark before the first line (editors and Windows tools write one) is not part of it.
-    const text = lineNumber === 1 && next.value.startsWith('\uFEFF') ? next.value.slice(1) : next.value;
+    const text = next.value;
     head.push(text);
     if (text.trim() === '') continue;
     firstLine = lineNumber;

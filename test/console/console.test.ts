@@ -29,7 +29,7 @@ beforeAll(async () => {
     const lines = [...generateRecords({ seed: 'console', tenants: 1, assets: 120, findingsPerAsset: 6, risks: 80 })];
     const result = await importSources(
       storage,
-      [{ name: 'generated', open: () => Readable.from([lines.join('\n')]) }],
+      [{ name: 'generated', open: () => Readable.from([Buffer.from(lines.join('\n'))]) }],
       {
         dryRun: false,
       },

@@ -14,7 +14,7 @@ beforeAll(async () => {
   const lines = [...generateRecords({ seed: 'invariant', tenants: 1, assets: 300, findingsPerAsset: 6, risks: 10 })];
   const result = await importSources(
     ctx.storage,
-    [{ name: 'generated', open: () => Readable.from([lines.join('\n')]) }],
+    [{ name: 'generated', open: () => Readable.from([Buffer.from(lines.join('\n'))]) }],
     { dryRun: false },
   );
   expect(result.problems).toEqual([]);

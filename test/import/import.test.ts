@@ -1,5 +1,6 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fileSource, importSources } from '../../src/import/importer.js';
 import { bundleArrays } from '../../src/import/reader.js';
@@ -428,6 +429,35 @@ describe.each([false, true])('reading thread: %s', (thread) => {
       expect(result.counts).toMatchObject({ tenant: 1, asset: 3 });
       const page = await storage.listAssets({ tenantId: TENANT_A, dataVersion: 0 }, { page: 1, perPage: 10 });
       expect(page.total).toBe(3);
+    });
+
+    it('reads gzip and UTF-16 files (Windows PowerShell writes `>` as UTF-16) as their UTF-8; bad gzip is a problem', async () => {
+      const ndjson = (id: string) => `${JSON.stringify({ kind: 'asset', record: assetA(id)[1] })}\n`;
+      const tenant = `${JSON.stringify({ kind: 'tenant', record: { tenantId: TENANT_A, organizationId: ORG_A } })}\n`;
+      const write = (name: string, bytes: Buffer) => {
+        writeFileSync(join(dir, name), bytes);
+        return fileSource(join(dir, name));
+      };
+      const utf16be = Buffer.from(`\uFEFF${ndjson('sirn:be')}`, 'utf16le').swap16();
+      const sources = [
+        write('tenant.ndjson.gz', gzipSync(tenant)),
+        write('le.ndjson', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(ndjson('sirn:le-ü'), 'utf16le')])),
+        write('be.ndjson', utf16be),
+        write('utf16.ndjson.gz', gzipSync(Buffer.from(`\uFEFF${ndjson('sirn:gz')}`, 'utf16le'))),
+      ];
+      const result = await importSources(storage, sources, { dryRun: false, readingThread: thread });
+      expect(result.problems).toEqual([]);
+      const page = await storage.listAssets({ tenantId: TENANT_A, dataVersion: 0 }, { page: 1, perPage: 10 });
+      expect(page.items.map((a) => (JSON.parse(a.toString()) as { id: string }).id).sort()).toEqual([
+        'sirn:be',
+        'sirn:gz',
+        'sirn:le-ü',
+      ]);
+      const broken = write('broken.ndjson.gz', gzipSync(ndjson('sirn:x')).subarray(0, 20));
+      const refused = await importSources(storage, [broken], { dryRun: false, readingThread: thread });
+      expect(refused.problems).toEqual([
+        { location: join(dir, 'broken.ndjson.gz'), path: '', message: expect.stringMatching(/^is not valid gzip: /) },
+      ]);
     });
 
     it('a file that goes missing before it is read is reported as a problem, not a crash', async () => {
