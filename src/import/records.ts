@@ -27,8 +27,9 @@ const extend = (schema: JsonObjectSchema, extra: Record<string, unknown>): JsonO
 });
 
 // api.md names tenant, organization, integration and exemption ids and rules' asset group ids UUIDs, and the
-// environmentIds filter takes environments by UUID: an imported one is a UUID too, beside the identity rule every id
-// follows. An environment or asset group whose id were not one could not be named by a filter or a rule.
+// environmentIds filter takes environments by UUID: an imported one is a UUID too, checked by the schema in place of
+// the identity rule (which a UUID meets). An environment or asset group whose id were not one could not be named by a
+// filter or a rule.
 
 const schemas: Record<ImportKind, JsonObjectSchema> = {
   tenant: Type.Object({ tenantId: Uuid(), organizationId: Uuid(), name: NullableString() }),
