@@ -19,9 +19,12 @@ export interface OpenedReport {
 
 const GZIP_MAGIC = [0x1f, 0x8b];
 
+/** A chunk as bytes: a stream of strings (a generator's lines, as the demo's import is made of) is read as UTF-8. */
+const bytesOf = (chunk: Buffer | string): Buffer => (typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk);
+
 /** Reads the first bytes of a stream; the rest stays unread, to be continued by the same iterator. */
 async function peek(
-  iterator: AsyncIterator<Buffer>,
+  iterator: AsyncIterator<Buffer | string>,
   size: number,
 ): Promise<{ chunks: Buffer[]; length: number; ended: boolean }> {
   const chunks: Buffer[] = [];
@@ -29,16 +32,21 @@ async function peek(
   while (length < size) {
     const next = await iterator.next();
     if (next.done) return { chunks, length, ended: true };
-    chunks.push(next.value);
-    length += next.value.length;
+    const chunk = bytesOf(next.value);
+    chunks.push(chunk);
+    length += chunk.length;
   }
   return { chunks, length, ended: false };
 }
 
-async function* replay(chunks: Buffer[], iterator: AsyncIterator<Buffer>, ended: boolean): AsyncGenerator<Buffer> {
+async function* replay(
+  chunks: Buffer[],
+  iterator: AsyncIterator<Buffer | string>,
+  ended: boolean,
+): AsyncGenerator<Buffer> {
   yield* chunks;
   if (ended) return;
-  for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
+  for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield bytesOf(next.value);
 }
 
 const UTF8_MARK = Buffer.from([0xef, 0xbb, 0xbf]);
@@ -63,7 +71,7 @@ async function* toUtf8(bytes: AsyncIterator<Buffer>, encoding: 'utf-16le' | 'utf
 
 export async function openReport(open: () => Readable): Promise<OpenedReport> {
   const raw = open();
-  const rawIterator = raw[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const rawIterator = raw[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
   const first = await peek(rawIterator, GZIP_MAGIC.length);
   const start = Buffer.concat(first.chunks);
   let iterator = replay(first.chunks, rawIterator, first.ended);

@@ -65,13 +65,15 @@ describe('which database', () => {
     expect((await runCli('keys', 'revoke', 'key_none', '--db', db)).stderr).toContain(line);
   });
 
-  it.skipIf(TEST_DIALECT !== 'sqlite')('demo prints the line that serves its data again', async () => {
-    expect((await runCli('import', '--db', db, tenantFile())).code).toBe(0);
+  /** Runs `secinv demo` until it serves: what it wrote on stdout and stderr. */
+  const demo = async (): Promise<{ stdout: string; stderr: string }> => {
     const child = spawn(process.execPath, [inject('cliBundle'), 'demo', '--db', db, '--port', '0'], { cwd: root });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     try {
-      const output = await new Promise<string>((resolve, reject) => {
+      const stdout = await new Promise<string>((resolve, reject) => {
         let text = '';
-        const timer = setTimeout(() => reject(new Error(`no serve line within 30 s:\n${text}`)), 30_000);
+        const timer = setTimeout(() => reject(new Error(`no serve line within 30 s:\n${text}${stderr}`)), 30_000);
         child.stdout.on('data', (chunk: Buffer) => {
           text += chunk.toString();
           if (text.includes('Press Ctrl+C')) {
@@ -79,16 +81,31 @@ describe('which database', () => {
             resolve(text);
           }
         });
-        child.once('exit', (code) => reject(new Error(`demo exited ${code}:\n${text}`)));
+        child.once('exit', (code) => reject(new Error(`demo exited ${code}:\n${text}${stderr}`)));
       });
-      expect(output).toContain(`To serve this data again: npx secinv serve --db ${displayDatabaseUrl(db)}\n`);
-      // The console's address, next to the curl lines of each tenant.
-      expect(output).toMatch(/^Console: http:\/\/127\.0\.0\.1:\d+\/console\/ /m);
-      expect(output).toMatch(/^ {2}console: http:\/\/127\.0\.0\.1:\d+\/console\/ \(sign in with this KEY\)$/m);
+      return { stdout, stderr };
     } finally {
       child.kill('SIGTERM');
     }
+  };
+
+  it.skipIf(TEST_DIALECT !== 'sqlite')('demo prints the line that serves its data again', async () => {
+    expect((await runCli('import', '--db', db, tenantFile())).code).toBe(0);
+    const output = (await demo()).stdout;
+    expect(output).toContain(`To serve this data again: npx secinv serve --db ${displayDatabaseUrl(db)}\n`);
+    // The console's address, next to the curl lines of each tenant.
+    expect(output).toMatch(/^Console: http:\/\/127\.0\.0\.1:\d+\/console\/ /m);
+    expect(output).toMatch(/^ {2}console: http:\/\/127\.0\.0\.1:\d+\/console\/ \(sign in with this KEY\)$/m);
   });
+
+  it.skipIf(TEST_DIALECT !== 'sqlite')(
+    'demo on an empty database generates its inventory and a key per tenant',
+    async () => {
+      const { stdout, stderr } = await demo();
+      expect(stderr).toMatch(/^secinv: imported: 2 tenants, .* 5000 assets, \d+ vulnerabilities, 1200 risks/m);
+      expect(stdout.match(/^ {2}KEY=secinv_\S+$/gm)).toHaveLength(2);
+    },
+  );
 
   it('a PostgreSQL URL is shown without its password, a SQLite path as an absolute path', () => {
     expect(displayDatabaseUrl('postgres://alice:s3cret@db.internal:5432/inv')).toBe(

@@ -161,6 +161,12 @@ describe('openReport', () => {
     expect((await all((await openReport(() => Readable.from([bare]))).bytes)).equals(bare)).toBe(true);
   });
 
+  it('a stream of strings (a generator of lines, as the demo imports) is read as their UTF-8', async () => {
+    const lines = ['{"kind":"tenant"}\n', '{"name":"Zürich ✓"}\n', '\n'];
+    const opened = await openReport(() => Readable.from(lines));
+    expect((await all(opened.bytes)).toString('utf8')).toBe(lines.join(''));
+  });
+
   it('a corrupt gzip stream fails on reading', async () => {
     const broken = gzipSync(fixture('openvex/openvex-many-statuses.json')).subarray(0, 60);
     await expect(openReport(() => Readable.from([broken])).then((o) => all(o.bytes))).rejects.toThrow(
