@@ -43,7 +43,9 @@ export async function loadFeedFiles(
       }
       feeds.push(read.data);
     } catch (error) {
-      const problem = readProblem(error);
+      // A failed download (urlSource below) says what failed in its message; any other failure is a file's.
+      const failed = error as Error & { download?: boolean };
+      const problem = failed.download === true ? failed.message : readProblem(error);
       if (problem === undefined) throw error;
       problems.push({ file: source.name, message: problem });
     }

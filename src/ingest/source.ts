@@ -104,12 +104,11 @@ export const openPath =
     path === '-' ? stdin : createReadStream(path);
 
 /**
- * What a failed read of an input means to a person: a file that cannot be read, broken gzip, a download that failed;
- * undefined for anything else, which is a bug for the caller to rethrow.
+ * What a failed read of an input means to a person: a file that cannot be read, broken gzip; undefined for anything
+ * else, which is a bug for the caller to rethrow.
  */
 export function readProblem(error: unknown): string | undefined {
-  const e = error as NodeJS.ErrnoException & { download?: boolean };
-  if (e.download === true) return e.message;
+  const e = error as NodeJS.ErrnoException;
   if (typeof e.syscall === 'string') return `cannot read: ${fileErrorReason(e)}`;
   if (/^Z_/.test(String(e.code))) return `is not valid gzip: ${e.message}`;
   return undefined;
