@@ -16,6 +16,6 @@ export function idProblem(value: string, maxBytes: number = MAX_ID_LENGTH): stri
   return null;
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** A UUID as the API's contract names one: 8-4-4-4-12 hexadecimal digits, any letter case. */
-export const isUuid = (value: string): boolean =>
-  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
+export const isUuid = (value: string): boolean => UUID.test(value);

@@ -3,7 +3,7 @@
 // in a thread of its own beside the writes (src/import/read-thread.ts).
 import type { Readable } from 'node:stream';
 import { importKinds, type ImportKind, type RecordsByKind } from '../domain/records.js';
-import { openReport, readProblem } from '../ingest/source.js';
+import { openReport, readProblem, type OpenedReport } from '../ingest/source.js';
 import { lines } from './lines.js';
 import { normalizeRecord } from './records.js';
 
@@ -131,7 +131,8 @@ function organizationCheck(organizationOf: (tenantId: string) => Promise<string 
 /** Reads one source, deciding bundle or NDJSON by content. */
 async function readSource(source: ReadableSource, emit: Emit, fail: Fail): Promise<void> {
   // As a report is opened: gzip undone, UTF-16 (Windows PowerShell's `>`) made UTF-8, a byte order mark dropped.
-  const iterator = lines((await openReport(() => source.open())).bytes);
+  const opened = await openReport(() => source.open());
+  const iterator = lines(opened.bytes);
   let lineNumber = 0;
   const head: string[] = [];
   let firstParsed: unknown;
@@ -201,7 +202,7 @@ async function readSource(source: ReadableSource, emit: Emit, fail: Fail): Promi
   const bundle = isObject(whole) && !('kind' in whole) ? whole : undefined;
   // A scanner report or a feed gets one problem naming the command that reads it, not one per key or line.
   if (bundle === undefined || Object.keys(bundle).some((key) => !Object.hasOwn(bundleArrays, key))) {
-    const other = await otherCommand(head.join('\n'));
+    const other = await otherCommand(opened);
     if (other !== undefined) return fail({ location: source.name, path: '', message: other });
   }
   if (bundle !== undefined) return readBundle(source.name, bundle, emit, fail);
@@ -212,10 +213,9 @@ async function readSource(source: ReadableSource, emit: Emit, fail: Fail): Promi
  * What a file that is not an import file is, when `secinv ingest` or `secinv feeds load` reads it (told as ingest
  * tells formats apart): the problem to print, or undefined. Loaded only for such a file.
  */
-async function otherCommand(text: string): Promise<string | undefined> {
-  const { detectFormat, HEAD_BYTES } = await import('../ingest/detect.js');
-  const head = Buffer.from(text.slice(0, HEAD_BYTES));
-  const found = detectFormat(head.subarray(0, HEAD_BYTES), text.length <= HEAD_BYTES && head.length <= HEAD_BYTES);
+async function otherCommand({ head, complete }: OpenedReport): Promise<string | undefined> {
+  const { detectFormat } = await import('../ingest/detect.js');
+  const found = detectFormat(head, complete);
   if ('format' in found)
     return `is \`${found.format}\` output, which \`secinv ingest --tenant ID FILE\` loads (\`secinv import\` reads secinv's own records)`;
   return found.problem.includes('`secinv feeds load`') ? found.problem : undefined;

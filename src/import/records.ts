@@ -53,40 +53,22 @@ const schemas: Record<ImportKind, JsonObjectSchema> = {
 };
 
 /**
- * Identity fields per kind, with the limit of each in UTF-8 bytes, checked by the identity-string rule; `uuid`: the id
- * is a UUID, which the kind's schema checks (and which meets the rule and every limit).
+ * The identity fields per kind that the identity-string rule checks, with the limit of each in UTF-8 bytes. The other
+ * identity fields (tenant, environment, integration, asset group and exemption ids) are UUIDs, which the kind's schema
+ * checks and which meet the rule and every limit.
  */
-export const identityFields: Record<ImportKind, readonly (readonly [field: string, maxBytes: number | 'uuid'])[]> = {
-  tenant: [['tenantId', 'uuid']],
-  environment: [
-    ['tenantId', 'uuid'],
-    ['environmentId', 'uuid'],
-  ],
-  integration: [
-    ['tenantId', 'uuid'],
-    ['integrationId', 'uuid'],
-  ],
-  assetGroup: [
-    ['tenantId', 'uuid'],
-    ['assetGroupId', 'uuid'],
-  ],
-  exemption: [
-    ['tenantId', 'uuid'],
-    ['exemptionId', 'uuid'],
-  ],
-  asset: [
-    ['tenantId', 'uuid'],
-    ['id', LONG_KEY_BYTES],
-  ],
+const identityFields: Record<ImportKind, readonly (readonly [field: string, maxBytes: number])[]> = {
+  tenant: [],
+  environment: [],
+  integration: [],
+  assetGroup: [],
+  exemption: [],
+  asset: [['id', LONG_KEY_BYTES]],
   vulnerability: [
-    ['tenantId', 'uuid'],
     ['assetId', LONG_KEY_BYTES],
     ['vulnerabilityId', SHORT_KEY_BYTES],
   ],
-  risk: [
-    ['tenantId', 'uuid'],
-    ['id', LONG_KEY_BYTES],
-  ],
+  risk: [['id', LONG_KEY_BYTES]],
 };
 
 /**
@@ -104,9 +86,8 @@ const indexedTexts: Record<ImportKind, readonly string[]> = {
   risk: ['primaryAssetId', 'riskTypeId'],
 };
 
-export function checkIdentity(kind: ImportKind, record: Record<string, unknown>, problems: FieldProblem[]): void {
+function checkIdentity(kind: ImportKind, record: Record<string, unknown>, problems: FieldProblem[]): void {
   for (const [field, maxBytes] of identityFields[kind]) {
-    if (maxBytes === 'uuid') continue;
     const value = record[field];
     const path = `record.${field}`;
     if (value === undefined || value === null) problems.push({ path, message: 'is required' });

@@ -3,7 +3,7 @@
 // alias is among their CVEs are re-enriched, so loading the same file twice writes nothing and a newer catalog costs
 // what it changed. Everything happens in one transaction: the feeds, the findings of every tenant, their assets'
 // derived fields (hasKev, hasExploit) and the tenants' data versions.
-import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import {
   intelKeys,
   storedIntel,
@@ -336,8 +336,9 @@ const ownOf = (stored: Partial<Intel>): Intel => ({
 /** The advisory lock feed loads take turns by on PostgreSQL: a fixed key of this application's own. */
 const FEED_LOAD_LOCK = 0x5ec1feed;
 
-const statusOf = (rows: Selectable<Database['feeds']>[]): FeedStatus[] =>
-  rows.map((r) => ({
+/** Every loaded feed, read through the connection or the transaction given. */
+const loadedFeeds = async (db: Kysely<Database>): Promise<FeedStatus[]> =>
+  (await db.selectFrom('feeds').selectAll().orderBy('feed').execute()).map((r) => ({
     feed: r.feed as FeedName,
     version: r.version,
     entries: r.entries,
@@ -359,7 +360,7 @@ export function feedStore(db: Kysely<Database>, dialect: Dialect) {
         // (a read first would keep a snapshot from before it).
         if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(${FEED_LOAD_LOCK})`.execute(tx);
         else await sql`update feeds set feed = feed where 0`.execute(tx);
-        await check?.(statusOf(await tx.selectFrom('feeds').selectAll().orderBy('feed').execute()));
+        await check?.(await loadedFeeds(tx));
         const results: FeedLoadResult[] = [];
         const touched = new Set<string>();
         let epssChanged = false;
@@ -414,7 +415,7 @@ export function feedStore(db: Kysely<Database>, dialect: Dialect) {
     },
 
     async feedStatus(): Promise<FeedStatus[]> {
-      return statusOf(await db.selectFrom('feeds').selectAll().orderBy('feed').execute());
+      return loadedFeeds(db);
     },
   };
 }
