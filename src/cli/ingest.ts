@@ -51,12 +51,14 @@ export async function ingestCommand(
     }
     for (const f of result.files) {
       const parts: string[] = [f.format];
-      if (f.assetId === null && f.assets > 0) parts.push(`${f.assets} assets (${f.assetsCreated} created)`);
-      if (f.assetId !== null) parts.push(`asset ${f.assetId} ${f.assetCreated ? 'created' : 'updated'}`);
+      if (f.assetId === null && f.assets > 0)
+        parts.push(`${f.assets} assets (${f.assetsCreated} created, ${f.assetsUnchanged} unchanged)`);
+      if (f.assetId !== null)
+        parts.push(`asset ${f.assetId} ${f.assetCreated ? 'created' : f.assetUnchanged ? 'unchanged' : 'updated'}`);
       // Prowler reports checks only; a vulnerability scanner's line says what happened to its findings.
       const checksOnly = f.format === 'prowler-ocsf';
       if (f.assets > 0 && !checksOnly)
-        parts.push(`findings ${f.added} added, ${f.updated} updated, ${f.resolved} resolved`);
+        parts.push(`findings ${f.added} added, ${f.updated} updated, ${f.unchanged} unchanged, ${f.resolved} resolved`);
       if (checksOnly || f.checksFailed > 0 || f.checksResolved > 0)
         parts.push(`failed checks ${f.checksFailed} (${f.checksAdded} new), ${f.checksResolved} resolved`);
       if (f.vex !== null && (f.vex.statements > 0 || f.vex.unmatched > 0))

@@ -6,7 +6,7 @@ import { UserError } from '../domain/errors.js';
 import type { Provider } from '../domain/enums.js';
 import type { StoredAsset, VulnerabilityRecord } from '../domain/records.js';
 import { IMAGE_TYPES, registryLocation, scannedAssetId, serviceOf } from '../domain/scan.js';
-import type { IngestWriter } from '../storage/index.js';
+import type { CheckCounts, IngestWriter } from '../storage/index.js';
 import { findingRecord, validated, type FindingContext } from './finding-record.js';
 import { preparedInThread } from './prepare-thread.js';
 import type { Scan, ScanSecret } from './scan.js';
@@ -29,14 +29,21 @@ export interface ApplyOptions {
 export interface ApplyResult {
   assetId: string;
   assetCreated: boolean;
+  /** The asset was stored already, and the scan leaves it as it was (the same report again). */
+  assetUnchanged: boolean;
   added: number;
   updated: number;
+  /** Stored findings the scan lists again as they are stored: not written. */
+  unchanged: number;
   resolved: number;
   /** Failed checks the scan lists on the asset (one per check id), how many of them are new, and how many earlier failures it resolved. */
   checksFailed: number;
   checksAdded: number;
   checksResolved: number;
 }
+
+/** Findings observed at the scan's own time compared with the stored ones per batch. */
+const COMPARED_PER_BATCH = 500;
 
 const SECRET_LEVELS = { CRITICAL: 'criticalSecrets', HIGH: 'highSecrets', MEDIUM: 'mediumSecrets' } as const;
 const secretArrays = (secrets: readonly ScanSecret[]) => {
@@ -166,14 +173,39 @@ export async function applyScan(
       ...secretCounts(secrets),
     };
   }
-  await writer.write('asset', { tenantId: options.tenantId, asset, rawData });
+  const assetRecord = { tenantId: options.tenantId, asset, rawData };
+  const assetUnchanged = stored !== undefined && (await writer.unchangedAsset(assetRecord));
+  if (!assetUnchanged) await writer.write('asset', assetRecord);
 
   const before = await writer.storedFindings(options.tenantId, assetId);
   let added = 0;
   let updated = 0;
+  let unchanged = 0;
+  // A stored finding last observed at another time than this scan's is changed by it (its lastObservedAt moves): only
+  // those observed at this very time (the same report again, or one with the same time) are compared with what is
+  // stored, a batch at a time, and written only if they differ. A re-scan's findings are never read twice.
+  let same: VulnerabilityRecord[] = [];
+  const compare = async () => {
+    const batch = same;
+    same = [];
+    if (batch.length === 0) return;
+    const kept = await writer.unchangedFindings(options.tenantId, assetId, batch);
+    for (const record of batch) {
+      if (kept.has(record.vulnerability.vulnerabilityId)) unchanged += 1;
+      else {
+        updated += 1;
+        await writer.write('vulnerability', record);
+      }
+    }
+  };
   const write = async (record: VulnerabilityRecord) => {
-    if (before.has(record.vulnerability.vulnerabilityId)) updated += 1;
-    else added += 1;
+    const found = before.get(record.vulnerability.vulnerabilityId);
+    if (found === undefined) added += 1;
+    else if (found.lastObservedAt === record.vulnerability.lastObservedAt) {
+      same.push(record);
+      if (same.length >= COMPARED_PER_BATCH) await compare();
+      return;
+    } else updated += 1;
     await writer.write('vulnerability', record);
   };
   const context: FindingContext = {
@@ -197,6 +229,7 @@ export async function applyScan(
     for (const finding of scan.findings.values())
       await write(findingRecord(finding, context, before.get(finding.vulnerabilityId)?.firstObservedAt));
   }
+  await compare();
   const resolved = options.resolve
     ? await writer.resolveFindings(options.tenantId, assetId, scan.scanner, new Set(scan.findings.keys()))
     : 0;
@@ -204,10 +237,12 @@ export async function applyScan(
   return {
     assetId,
     assetCreated: !stored,
+    assetUnchanged,
     added,
     updated,
+    unchanged,
     resolved,
-    checksFailed: checks.added + checks.updated,
+    checksFailed: checks.added + checks.updated + checks.unchanged,
     checksAdded: checks.added,
     checksResolved: checks.resolved,
   };
@@ -223,11 +258,11 @@ async function recordChecks(
   assetId: string,
   observedAt: string,
   options: ApplyOptions,
-): Promise<{ added: number; updated: number; resolved: number }> {
+): Promise<CheckCounts> {
   const { failed, complete } = scan.checks;
   const passed = options.resolve ? [...scan.checks.passed] : [];
   if (failed.size === 0 && passed.length === 0 && !(complete && options.resolve))
-    return { added: 0, updated: 0, resolved: 0 };
+    return { added: 0, updated: 0, unchanged: 0, resolved: 0 };
   return writer.recordChecks(options.tenantId, assetId, {
     failed: [...failed.values()],
     passed,

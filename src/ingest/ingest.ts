@@ -55,9 +55,10 @@ export interface FileSummary extends Omit<ApplyResult, 'assetId'> {
   format: IngestFormat;
   /** The asset the file's findings are on; null for several (a Kubernetes report) or none (VEX statements only). */
   assetId: string | null;
-  /** How many assets the file's scans were on, and how many of them it created. */
+  /** How many assets the file's scans were on, how many of them it created, and how many it left as they were. */
   assets: number;
   assetsCreated: number;
+  assetsUnchanged: number;
   vex: VexSummary | null;
   /** What the reader skipped without failing the file (`3 findings without a resource uid were skipped`). */
   warnings: string[];
@@ -97,9 +98,12 @@ const summarize = (applied: readonly ApplyResult[]) => ({
   assetId: applied.length === 1 ? (applied[0]?.assetId ?? null) : null,
   assets: applied.length,
   assetCreated: applied.some((a) => a.assetCreated),
+  assetUnchanged: applied.length > 0 && applied.every((a) => a.assetUnchanged),
   assetsCreated: applied.filter((a) => a.assetCreated).length,
+  assetsUnchanged: applied.filter((a) => a.assetUnchanged).length,
   added: applied.reduce((n, a) => n + a.added, 0),
   updated: applied.reduce((n, a) => n + a.updated, 0),
+  unchanged: applied.reduce((n, a) => n + a.unchanged, 0),
   resolved: applied.reduce((n, a) => n + a.resolved, 0),
   checksFailed: applied.reduce((n, a) => n + a.checksFailed, 0),
   checksAdded: applied.reduce((n, a) => n + a.checksAdded, 0),

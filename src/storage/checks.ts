@@ -5,6 +5,7 @@ import type { CheckResults, FailedCheck } from '../domain/checks.js';
 import { severityLevelValues } from '../domain/enums.js';
 import { fromTenant } from './scope.js';
 import type { Database } from './tables.js';
+import type { CheckCounts } from './types.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 const BATCH = 500;
@@ -15,13 +16,13 @@ export async function recordChecks(
   tenantId: string,
   assetId: string,
   results: CheckResults & { source: string; observedAt: string; resolve: boolean },
-): Promise<{ added: number; updated: number; resolved: number }> {
+): Promise<CheckCounts> {
   const stored = await fromTenant(db as Kysely<Database>, 'checks', tenantId)
-    .select(['check_id', 'first_observed_at'])
+    .select(['check_id', 'first_observed_at', 'last_observed_at', 'severity_level_value', 'doc'])
     .where('checks.asset_id', '=', assetId)
     .where('checks.source', '=', results.source)
     .execute();
-  const before = new Map(stored.map((r) => [r.check_id, r.first_observed_at]));
+  const before = new Map(stored.map((r) => [r.check_id, r]));
   // One failure per check id: a later report row of the same check on the same resource adds nothing.
   const failed = new Map<string, FailedCheck>();
   for (const check of results.failed) if (!failed.has(check.checkId)) failed.set(check.checkId, check);
@@ -30,16 +31,26 @@ export async function recordChecks(
   for (const id of results.passed) if (before.has(id) && !failed.has(id)) gone.add(id);
   if (results.complete && results.resolve) for (const id of before.keys()) if (!failed.has(id)) gone.add(id);
 
-  const rows = [...failed.values()].map((check) => ({
+  const listed = [...failed.values()].map((check) => ({
     tenant_id: tenantId,
     asset_id: assetId,
     source: results.source,
     check_id: check.checkId,
     severity_level_value: severityLevelValues[check.severity],
-    first_observed_at: before.get(check.checkId) ?? results.observedAt,
+    first_observed_at: before.get(check.checkId)?.first_observed_at ?? results.observedAt,
     last_observed_at: results.observedAt,
     doc: JSON.stringify(check),
   }));
+  // A failure stored as the report lists it again (the same report twice) is not written: see src/storage/unchanged.ts.
+  const rows = listed.filter((row) => {
+    const was = before.get(row.check_id);
+    return (
+      was === undefined ||
+      was.severity_level_value !== row.severity_level_value ||
+      was.last_observed_at !== row.last_observed_at ||
+      was.doc !== row.doc
+    );
+  });
   for (let i = 0; i < rows.length; i += BATCH) {
     await db
       .insertInto('checks')
@@ -64,5 +75,6 @@ export async function recordChecks(
       .execute();
   }
   const updated = rows.filter((r) => before.has(r.check_id)).length;
-  return { added: rows.length - updated, updated, resolved: stale.length };
+  const added = rows.length - updated;
+  return { added, updated, unchanged: listed.length - rows.length, resolved: stale.length };
 }

@@ -2,15 +2,13 @@
 // pass, all inside the one transaction of an import run.
 import type { Insertable, Kysely, Transaction } from 'kysely';
 import type { ImportKind, RecordsByKind } from '../domain/records.js';
-import { intelKeys, ownIntel, storedIntel } from '../domain/intel.js';
-import { findingDocument } from '../domain/records.js';
-import { isScannedAsset } from '../domain/checks.js';
-import { metadataSearchText, serviceName } from '../domain/search.js';
+import { intelKeys, ownIntel } from '../domain/intel.js';
 import { recordChecks } from './checks.js';
 import { recomputeDerived } from './derive.js';
 import { addDerivations, deriveTenantRisks, NO_DERIVATION, type RiskDerivation } from './risk-derive.js';
 import { feedIntel, hasFindingFeeds, intelOf } from './intel.js';
 import { documentKey } from './finding-documents.js';
+import { findingAliases, findingDocumentBytes, findingPackages, findingRow, PACKAGE_COLUMNS } from './finding-rows.js';
 import {
   deleteFindingRows,
   existingFindings,
@@ -20,67 +18,16 @@ import {
   type ExistingFinding,
 } from './scans.js';
 import { hasVexStatements, rematchVex, replaceVexDocument } from './vex.js';
+import { unchangedAsset, unchangedFindings } from './unchanged.js';
 import { bumpDataVersion, tenantOrganization } from './tenants.js';
 import { appendTo, fromTenant } from './scope.js';
-import type { AssetDocumentTable, AssetTable, Database, VulnerabilityPackageTable } from './tables.js';
+import type { Database } from './tables.js';
+import { assetDocumentRow, assetRow } from './asset-rows.js';
 import { dialectOf, insertRows, upsertRows } from './insert-rows.js';
 import type { IngestWriter } from './types.js';
 
 const json = (value: unknown): Buffer => Buffer.from(JSON.stringify(value));
-/** A Buffer over the bytes, not a copy: a document that came from another thread arrives as a plain Uint8Array. */
-const bytes = (value: Uint8Array): Buffer => Buffer.from(value.buffer, value.byteOffset, value.byteLength);
 const flag = (value: boolean): number => (value ? 1 : 0);
-
-function assetRow({ tenantId, asset: a, rawData }: RecordsByKind['asset']): Insertable<AssetTable> {
-  return {
-    tenant_id: tenantId,
-    id: a.id,
-    integration_id: a.integrationId,
-    execution_id: a.executionId,
-    provider: a.provider,
-    name: a.name,
-    name_lc: a.name?.toLowerCase() ?? null,
-    region: a.region,
-    service: a.service,
-    service_lc: a.service?.toLowerCase() ?? null,
-    service_name_lc: serviceName(a.service),
-    resource_type: a.resourceType,
-    first_observed_at: a.firstObservedAt,
-    last_observed_at: a.lastObservedAt,
-    risk_score: a.riskScore,
-    operational_state: a.operationalState,
-    is_publicly_exposed: flag(a.isPubliclyExposed),
-    has_admin_privileges: flag(a.hasAdminPrivileges),
-    has_overly_permissive_privileges: flag(a.hasOverlyPermissivePrivileges),
-    is_susceptible_to_privilege_escalation: flag(a.isSusceptibleToPrivilegeEscalation),
-    n_low_secrets: a.numberOfLowSecrets,
-    n_medium_secrets: a.numberOfMediumSecrets,
-    n_high_secrets: a.numberOfHighSecrets,
-    n_critical_secrets: a.numberOfCriticalSecrets,
-    // Derived columns start empty; recomputeDerived() fills them before the transaction commits.
-    n_low: 0,
-    n_medium: 0,
-    n_high: 0,
-    n_critical: 0,
-    vulnerability_score: 0,
-    is_vulnerable: 0,
-    has_kev: 0,
-    has_exploit: 0,
-    is_exploitable: 0,
-    tags: JSON.stringify(a.tags),
-    scanned: flag(isScannedAsset(rawData)),
-  };
-}
-
-function assetDocumentRow({ tenantId, asset: a, rawData }: RecordsByKind['asset']): Insertable<AssetDocumentTable> {
-  return {
-    tenant_id: tenantId,
-    asset_id: a.id,
-    doc: json(a),
-    raw_data: JSON.stringify(rawData),
-    meta_search: metadataSearchText(rawData),
-  };
-}
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -290,27 +237,7 @@ export function ingestWriter(
         tx,
         'vulnerabilities',
         ['tenant_id', 'asset_id', 'vulnerability_id'],
-        enriched.map(({ record: { tenantId, source }, own, v, id }) => ({
-          tenant_id: tenantId,
-          asset_id: v.assetId,
-          vulnerability_id: v.vulnerabilityId,
-          source: source ?? null,
-          integration_id: v.integrationId,
-          execution_id: v.executionId,
-          provider: v.provider,
-          severity_level_value: v.severityLevelValue,
-          has_kev: flag(v.hasKev),
-          has_exploit: flag(v.hasExploit),
-          is_exploitable: flag(v.isExploitable),
-          has_vendor_fix: flag(v.hasVendorFix),
-          // Recomputed before commit for every finding of a touched asset.
-          is_exempted: 0,
-          first_observed_at: v.firstObservedAt,
-          last_observed_at: v.lastObservedAt,
-          intel: storedIntel(v),
-          own_intel: own === null ? null : JSON.stringify(own),
-          id,
-        })),
+        enriched.map(({ record, own, v, id }) => findingRow(record, v, own, id)),
         enriched.length,
         ['id'],
       );
@@ -321,14 +248,16 @@ export function ingestWriter(
         enriched.map(({ record, id }) => ({
           tenant_id: record.tenantId,
           finding_id: id,
-          // The intel is apart from the document, so the document is the record's own whichever feeds joined it.
-          doc: bytes(record.document ?? findingDocument(record.vulnerability)),
+          doc: findingDocumentBytes(record),
         })),
       );
-      const aliases = records.flatMap(({ tenantId, vulnerability: v, aliases: given }) =>
-        intelKeys(v.vulnerabilityId, given)
-          .filter((alias) => alias !== v.vulnerabilityId)
-          .map((alias) => ({ tenant_id: tenantId, asset_id: v.assetId, vulnerability_id: v.vulnerabilityId, alias })),
+      const aliases = records.flatMap((record) =>
+        findingAliases(record).map((alias) => ({
+          tenant_id: record.tenantId,
+          asset_id: record.vulnerability.assetId,
+          vulnerability_id: record.vulnerability.vulnerabilityId,
+          alias,
+        })),
       );
       const uniqueAliases = [
         ...new Map(
@@ -342,34 +271,15 @@ export function ingestWriter(
         uniqueAliases.map((a) => [a.tenant_id, a.asset_id, a.vulnerability_id, a.alias]),
         'fail',
       );
-      const packageColumns = [
-        'tenant_id',
-        'asset_id',
-        'vulnerability_id',
-        'position',
-        'package_name',
-        'target_name',
-        'target_type',
-        'target_class',
-        'purl',
-      ] as const satisfies readonly (keyof VulnerabilityPackageTable)[];
       // A duplicate finding in one batch would insert its packages twice; keep the last one's.
       const packages = new Map<string, unknown[]>();
-      for (const { tenantId, vulnerability: v, purls } of records)
-        v.packages.forEach((p, position) =>
-          packages.set(`${tenantId}\u0000${v.assetId}\u0000${v.vulnerabilityId}\u0000${position}`, [
-            tenantId,
-            v.assetId,
-            v.vulnerabilityId,
-            position,
-            p.packageName,
-            p.targetName,
-            p.targetType,
-            p.targetClass,
-            purls?.[position] ?? null,
-          ]),
+      for (const record of records) {
+        const { tenantId, vulnerability: v } = record;
+        findingPackages(record).forEach((row, position) =>
+          packages.set(`${tenantId}\u0000${v.assetId}\u0000${v.vulnerabilityId}\u0000${position}`, row),
         );
-      await insertRows(tx, 'vulnerability_packages', packageColumns, [...packages.values()], 'fail');
+      }
+      await insertRows(tx, 'vulnerability_packages', PACKAGE_COLUMNS, [...packages.values()], 'fail');
     },
     risk: (records) =>
       upsert(
@@ -398,6 +308,16 @@ export function ingestWriter(
     pending[kind] = [] as RecordsByKind[K][] as (typeof pending)[K];
     await flushers[kind](records);
   };
+
+  /** Writes the buffered assets or findings when one of them is of the asset. */
+  const flushFor = async (kind: 'asset' | 'vulnerability', tenantId: string, assetId: string): Promise<void> => {
+    const held =
+      kind === 'asset'
+        ? pending.asset.some((r) => r.tenantId === tenantId && r.asset.id === assetId)
+        : pending.vulnerability.some((r) => r.tenantId === tenantId && r.vulnerability.assetId === assetId);
+    if (held) await flush(kind);
+  };
+  const reads = scanReads(tx);
 
   return {
     async write<K extends ImportKind>(kind: K, record: RecordsByKind[K]): Promise<void> {
@@ -438,6 +358,14 @@ export function ingestWriter(
       for (const tenantId of written) await bumpDataVersion(tx, tenantId);
     },
 
+    // What the run holds of the asset was written when its stored state was first read (storedAsset, storedFindings).
+    // The packages and aliases are read by their keys, whose indexes a first import builds at its end: now, then.
+    async unchangedFindings(tenantId, assetId, records) {
+      await beforeReplace();
+      return unchangedFindings(tx, tenantId, assetId, records);
+    },
+    unchangedAsset: (record) => unchangedAsset(tx, record),
+
     async assetExists(tenantId: string, assetId: string): Promise<boolean> {
       const row = await fromTenant(tx, 'assets', tenantId)
         .select('assets.id')
@@ -448,7 +376,17 @@ export function ingestWriter(
 
     tenantOrganization: (tenantId: string): Promise<string | undefined> => tenantOrganization(tx, tenantId),
 
-    ...scanReads(tx),
+    // A read of an asset's stored state first writes what the run holds of that asset: a second report of the same
+    // asset in one run builds on what the first wrote, not on what was stored before the run.
+    async storedAsset(tenantId, assetId) {
+      await flushFor('asset', tenantId, assetId);
+      return reads.storedAsset(tenantId, assetId);
+    },
+
+    async storedFindings(tenantId, assetId) {
+      await flushFor('vulnerability', tenantId, assetId);
+      return reads.storedFindings(tenantId, assetId);
+    },
 
     async replaceVexDocument(tenantId, document): Promise<void> {
       await replaceVexDocument(tx, tenantId, document);
@@ -468,7 +406,7 @@ export function ingestWriter(
 
     async recordChecks(tenantId, assetId, results) {
       const counts = await recordChecks(tx, tenantId, assetId, results);
-      touch(tenantId, assetId);
+      if (counts.added + counts.updated + counts.resolved > 0) touch(tenantId, assetId);
       return counts;
     },
 

@@ -5,7 +5,7 @@ import type { StoredAsset } from '../domain/records.js';
 import { fromTenant } from './scope.js';
 import type { Database } from './tables.js';
 import { dialectOf } from './insert-rows.js';
-import type { IngestWriter } from './types.js';
+import type { IngestWriter, StoredFindingTimes } from './types.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -78,24 +78,25 @@ export const scanReads = (db: Db): Pick<IngestWriter, 'storedAsset' | 'storedFin
     };
   },
 
-  // A page at a time, in key order, and each distinct (first seen, scanner) pair as one object: the findings of a scan
-  // share a handful of them, and a re-scan of a 200,000-finding image held every row, with its own copies of both
-  // strings, besides the map (docs/BENCHMARKS.md, "Ingest").
+  // A page at a time, in key order, and each distinct (first seen, last seen, scanner) triple as one object: the
+  // findings of a scan share a handful of them, and a re-scan of a 200,000-finding image held every row, with its own
+  // copies of the strings, besides the map (docs/BENCHMARKS.md, "Ingest").
   async storedFindings(tenantId, assetId) {
-    const found = new Map<string, { firstObservedAt: string; source: string | null }>();
-    const shared = new Map<string, { firstObservedAt: string; source: string | null }>();
+    const found = new Map<string, StoredFindingTimes>();
+    const shared = new Map<string, StoredFindingTimes>();
     for (let after: string | null = null; ;) {
       let page = fromTenant(db, 'vulnerabilities', tenantId)
-        .select(['vulnerability_id', 'first_observed_at', 'source'])
+        .select(['vulnerability_id', 'first_observed_at', 'last_observed_at', 'source'])
         .where('vulnerabilities.asset_id', '=', assetId);
       if (after !== null) page = page.where('vulnerabilities.vulnerability_id', '>', after);
       const rows = await page.orderBy('vulnerabilities.vulnerability_id').limit(STORED_PAGE).execute();
       for (const r of rows) {
         // A null scanner (an imported finding) apart from any name; a time never holds U+0000.
-        const key = r.source === null ? `-${r.first_observed_at}` : `+${r.source}\u0000${r.first_observed_at}`;
+        const times = `${r.first_observed_at}\u0000${r.last_observed_at}`;
+        const key = r.source === null ? `-${times}` : `+${r.source}\u0000${times}`;
         let stored = shared.get(key);
         if (stored === undefined) {
-          stored = { firstObservedAt: r.first_observed_at, source: r.source };
+          stored = { firstObservedAt: r.first_observed_at, lastObservedAt: r.last_observed_at, source: r.source };
           // Findings imported with times of their own share nothing: then the map stops growing.
           if (shared.size < SHARED_PAIRS) shared.set(key, stored);
         }

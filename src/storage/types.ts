@@ -12,7 +12,7 @@ import type { VexDocument } from '../domain/vex.js';
 import type { RiskDerivation } from './risk-derive.js';
 
 export type { RiskDerivation };
-import type { ImportKind, RecordsByKind, StoredAsset } from '../domain/records.js';
+import type { ImportKind, RecordsByKind, StoredAsset, VulnerabilityRecord } from '../domain/records.js';
 import type { ListRisksQuery } from '../domain/risks.js';
 import type { ListVulnerabilitiesQuery } from '../domain/vulnerabilities.js';
 
@@ -91,6 +91,21 @@ export interface AuthenticatedKey {
   lastUsedAt: string | null;
 }
 
+/** What recording a scan's checks did: failures new, changed and listed again as stored, and failures resolved. */
+export interface CheckCounts {
+  added: number;
+  updated: number;
+  unchanged: number;
+  resolved: number;
+}
+
+/** A stored finding's times and scanner, as a scan of its asset reads them. */
+export interface StoredFindingTimes {
+  firstObservedAt: string;
+  lastObservedAt: string;
+  source: string | null;
+}
+
 /** What an import may do inside its transaction. */
 export interface IngestWriter {
   /** Buffers a normalised record and writes it with others of its kind; a later record with the same identity wins. */
@@ -105,16 +120,24 @@ export interface IngestWriter {
   assetExists(tenantId: string, assetId: string): Promise<boolean>;
   /** The organization a tenant belongs to; undefined for an unknown tenant. */
   tenantOrganization(tenantId: string): Promise<string | undefined>;
-  /** A stored asset as imported (without derived fields) and its raw data; undefined when the tenant has none. */
+  /**
+   * A stored asset as imported (without derived fields) and its raw data; undefined when the tenant has none. What the
+   * run holds of the asset is written first, so a second report of it in one run builds on the first (so does
+   * storedFindings).
+   */
   storedAsset(
     tenantId: string,
     assetId: string,
   ): Promise<{ asset: StoredAsset; rawData: Record<string, unknown> } | undefined>;
-  /** The asset's stored findings by vulnerability id: when each was first observed, and which scanner reported it. */
-  storedFindings(
-    tenantId: string,
-    assetId: string,
-  ): Promise<Map<string, { firstObservedAt: string; source: string | null }>>;
+  /** The asset's stored findings by vulnerability id: when each was first and last observed, which scanner reported it. */
+  storedFindings(tenantId: string, assetId: string): Promise<Map<string, StoredFindingTimes>>;
+  /**
+   * Which of one asset's findings, about to be written, would leave what is stored as it is (src/storage/unchanged.ts).
+   * Asked after storedFindings of the asset, which wrote what the run held of it.
+   */
+  unchangedFindings(tenantId: string, assetId: string, records: readonly VulnerabilityRecord[]): Promise<Set<string>>;
+  /** Whether writing the asset again would leave it as it is; asked after storedAsset of the asset. */
+  unchangedAsset(record: RecordsByKind['asset']): Promise<boolean>;
   /**
    * Resolves the asset's findings that `source` reported before and its new scan (`keep`) does not: they leave the
    * inventory. Returns how many did.
@@ -130,7 +153,7 @@ export interface IngestWriter {
     tenantId: string,
     assetId: string,
     results: CheckResults & { source: string; observedAt: string; resolve: boolean },
-  ): Promise<{ added: number; updated: number; resolved: number }>;
+  ): Promise<CheckCounts>;
   /** Replaces a VEX document's statements in the tenant; its exemptions follow at the next re-match. */
   replaceVexDocument(tenantId: string, document: VexDocument): Promise<void>;
   /**

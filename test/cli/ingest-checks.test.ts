@@ -30,13 +30,13 @@ describe('secinv ingest with failed checks', () => {
     );
     expect(first.stderr).toMatch(
       new RegExp(
-        `${IMAGE}: trivy, asset \\S+ created, findings 1 added, 0 updated, 0 resolved, failed checks 3 \\(3 new\\), 0 resolved\\n`,
+        `${IMAGE}: trivy, asset \\S+ created, findings 1 added, 0 updated, 0 unchanged, 0 resolved, failed checks 3 \\(3 new\\), 0 resolved\\n`,
       ),
     );
     const second = await runCli('ingest', '--tenant', tenant, '--format', 'prowler-ocsf', '--db', db, RESCAN);
     expect(second.code).toBe(0);
     expect(second.stderr).toContain(
-      `${RESCAN}: prowler-ocsf, 4 assets (3 created), failed checks 3 (3 new), 1 resolved\n` +
+      `${RESCAN}: prowler-ocsf, 4 assets (3 created, 0 unchanged), failed checks 3 (3 new), 1 resolved\n` +
         `${RESCAN}: warning: 2 findings without a resource uid were skipped\n`,
     );
     expect(second.stderr.match(/warning/g)).toHaveLength(1);

@@ -48,7 +48,7 @@ describe('secinv ingest', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('ingested: 3 files\n');
     expect(result.stderr).toContain(
-      `${TEAMDOJO}: trivy, asset sirn:assets:${tenant}:gcp:artifactregistry:image:europe-west1:teamdojo:latest created, findings 5 added, 0 updated, 0 resolved\n`,
+      `${TEAMDOJO}: trivy, asset sirn:assets:${tenant}:gcp:artifactregistry:image:europe-west1:teamdojo:latest created, findings 5 added, 0 updated, 0 unchanged, 0 resolved\n`,
     );
     expect(result.stderr).toContain(
       `${gz}: trivy, asset sirn:assets:${tenant}:gcp:artifactregistry:image:europe-west1:other:2 created`,

@@ -178,7 +178,7 @@ describe('from a clean database to answers', () => {
       'us-east-1',
       sample('trivy/trivy-image-teamdojo-multi-target.json'),
     );
-    expect(run.stderr).toContain('findings 0 added, 5 updated, 0 resolved');
+    expect(run.stderr).toMatch(/asset \S+ unchanged, findings 0 added, 0 updated, 5 unchanged, 0 resolved/);
     expect(await all('/v1/tenant/vulnerabilities?sortBy=firstObservedAt')).toEqual(before);
     expect(await all('/v1/tenant/assets')).toEqual(assetsBefore);
   });
@@ -192,7 +192,7 @@ describe('from a clean database to answers', () => {
     const older = join(dir, 'older.json');
     writeFileSync(older, JSON.stringify(report));
     const run = await cli('ingest', '--tenant', tenant, '--provider', 'AWS', '--region', 'us-east-1', older);
-    expect(run.stderr).toContain('findings 0 added, 4 updated, 1 resolved');
+    expect(run.stderr).toContain('findings 0 added, 4 updated, 0 unchanged, 1 resolved');
     const kev = await all('/v1/tenant/vulnerabilities?hasKev=true');
     expect(kev.map((f) => f.vulnerabilityId).sort()).toEqual(['CVE-2021-44228', 'CVE-2021-45046']);
   });

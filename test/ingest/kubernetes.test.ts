@@ -70,9 +70,21 @@ describe('a Trivy Kubernetes report (current layout)', () => {
 
   it('the same report again changes nothing', async () => {
     const before = await k8sAssets();
+    const tag = (await ctx.app.inject({ url: '/v1/tenant/assets', headers: { authorization: `Bearer ${key}` } }))
+      .headers.etag;
     const again = await ingest({ 'minikube.json': MINIKUBE });
-    expect(again.files[0]).toMatchObject({ assets: 13, assetsCreated: 0, added: 0, resolved: 0 });
+    expect(again.files[0]).toMatchObject({
+      assets: 13,
+      assetsCreated: 0,
+      assetsUnchanged: 13,
+      added: 0,
+      updated: 0,
+      resolved: 0,
+    });
     expect(await k8sAssets()).toEqual(before);
+    // Nothing was written: the tenant's data version, and so the tags its clients hold, did not move.
+    const after = await ctx.app.inject({ url: '/v1/tenant/assets', headers: { authorization: `Bearer ${key}` } });
+    expect(after.headers.etag).toBe(tag);
   });
 
   it('--asset does not apply to it', async () => {

@@ -18,7 +18,7 @@ const RESCAN = readFileSync(new URL('../fixtures/ingest-own/prowler-ocsf-aws-res
 
 type Json = Record<string, unknown>;
 
-const { ingest, api, checks } = ingestSuite();
+const { ingest, api, checks, etag } = ingestSuite();
 const asset = async (id: string, tenantId = TENANT_A) =>
   (await api(`/v1/tenant/assets/${encodeURIComponent(id)}?include=rawData`, tenantId)).data as Json;
 const summary = (result: IngestResult, file: string) => {
@@ -169,9 +169,13 @@ describe('the Prowler samples', () => {
       role: await asset(ROLE),
       pod: await api('/v1/tenant/assets?providers=Kubernetes,Azure&perPage=100'),
     };
+    const tag = await etag('/v1/tenant/assets');
     const again = await ingest({ 'aws.json': AWS_ONE, 'azure.json': AZURE, 'k8s.json': KUBERNETES });
     expect(again.problems).toEqual([]);
-    for (const file of again.files) expect(file).toMatchObject({ assetsCreated: 0, checksAdded: 0, checksResolved: 0 });
+    for (const file of again.files)
+      expect(file).toMatchObject({ assetsCreated: 0, assetsUnchanged: file.assets, checksAdded: 0, checksResolved: 0 });
+    // Nothing was written: the tenant's data version did not move.
+    expect(await etag('/v1/tenant/assets')).toBe(tag);
     expect(await checks()).toEqual(before.checks);
     expect(await asset(ROLE)).toEqual(before.role);
     expect(await api('/v1/tenant/assets?providers=Kubernetes,Azure&perPage=100')).toEqual(before.pod);

@@ -14,6 +14,8 @@ export interface IngestSuite {
   ingest: (files: Record<string, string>, options?: Partial<IngestOptions>) => Promise<IngestResult>;
   /** A GET on the API as the tenant (A by default), answered 200. */
   api: (path: string, tenantId?: string) => Promise<Json>;
+  /** The ETag of a GET on the API as the tenant (A by default), answered 200. */
+  etag: (path: string, tenantId?: string) => Promise<string>;
   /** The tenant's stored checks (A by default), optionally of one asset. */
   checks: (tenantId?: string, assetId?: string) => Promise<StoredCheck[]>;
   /** The tenant's finding rows, document rows and orphaned documents (A by default). */
@@ -36,6 +38,11 @@ export function ingestSuite(): IngestSuite {
       const res = await ctx.app.inject({ url: path, headers: { authorization: `Bearer ${keys[tenantId]}` } });
       expect(res.statusCode, res.body).toBe(200);
       return res.json<Json>();
+    },
+    etag: async (path, tenantId = TENANT_A) => {
+      const res = await ctx.app.inject({ url: path, headers: { authorization: `Bearer ${keys[tenantId]}` } });
+      expect(res.statusCode, res.body).toBe(200);
+      return String(res.headers.etag);
     },
     checks: (tenantId = TENANT_A, assetId) => storedChecks(ctx.url, tenantId, assetId),
     documents: (tenantId = TENANT_A) => storedDocumentCounts(ctx.url, tenantId),

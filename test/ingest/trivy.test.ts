@@ -94,9 +94,82 @@ describe('a Trivy image report', () => {
   it('ingested again changes nothing, even without a scan time of its own', async () => {
     const id = `sirn:assets:${TENANT_A}:aws:ecr:image:us-east-1:teamdojo:latest`;
     const before = [await asset(id), await findings(id)];
+    const tag = await suite.etag('/v1/tenant/vulnerabilities');
     const again = await ingest({ 'teamdojo.json': TEAMDOJO }, { now: () => new Date('2026-11-05T00:00:00Z') });
-    expect(again.files[0]).toMatchObject({ assetCreated: false, added: 0, updated: 5, resolved: 0 });
+    expect(again.files[0]).toMatchObject({
+      assetCreated: false,
+      assetUnchanged: true,
+      added: 0,
+      updated: 0,
+      unchanged: 5,
+      resolved: 0,
+    });
     expect([await asset(id), await findings(id)]).toEqual(before);
+    // Nothing was written, so the tenant's data version did not move: a client's tags stay valid.
+    expect(await suite.etag('/v1/tenant/vulnerabilities')).toBe(tag);
+  });
+
+  it('a report of the same time that differs is compared finding by finding: only what differs is written', async () => {
+    const id = `sirn:assets:${TENANT_A}:aws:ecr:image:us-east-1:teamdojo:latest`;
+    const report = JSON.parse(TEAMDOJO) as Json & { Results: { Vulnerabilities?: Json[] }[] };
+    const vulnerabilities = report.Results.flatMap((r) => r.Vulnerabilities ?? []);
+    const ids = [...new Set(vulnerabilities.map((v) => String(v.VulnerabilityID)))].sort();
+    // Each change reaches a different part of what is stored: the document, a package's purl (its row only), the
+    // aliases (their rows only).
+    const changes: [string, (v: Json) => void][] = [
+      ['title', (v) => (v.Title = 'another title')],
+      ['purl', (v) => (v.PkgIdentifier = { PURL: 'pkg:apk/alpine/changed@1.0' })],
+      ['alias', (v) => (v.VendorIDs = ['GHSA-aaaa-bbbb-cccc'])],
+    ];
+    for (const [what, change] of changes) {
+      const tag = await suite.etag('/v1/tenant/vulnerabilities');
+      const changed = structuredClone(report);
+      const target = ids[changes.findIndex(([name]) => name === what)] as string;
+      for (const r of changed.Results)
+        for (const v of r.Vulnerabilities ?? []) if (v.VulnerabilityID === target) change(v);
+      const result = await ingest({ [`${what}.json`]: JSON.stringify(changed) });
+      expect(result.files[0], what).toMatchObject({ assetUnchanged: false, added: 0, updated: 1, unchanged: 4 });
+      expect(await suite.etag('/v1/tenant/vulnerabilities'), what).not.toBe(tag);
+      // The report as it was, again: the one finding it changed is written back; the rest stay as they are.
+      const back = await ingest({ 'teamdojo.json': TEAMDOJO });
+      expect(back.files[0], what).toMatchObject({ added: 0, updated: 1, unchanged: 4 });
+    }
+    const list = await findings(id);
+    expect(list.map((f) => f.title)).not.toContain('another title');
+  });
+
+  it('two scans of one image in one run: the second finds what the first wrote', async () => {
+    const report = { ...(JSON.parse(TEAMDOJO) as Json), ArtifactName: 'teamdojo:twice' };
+    // --no-resolve: resolving writes what the run holds of the asset first, which would hide a read of older rows.
+    const files = {
+      'january.json': JSON.stringify({ ...report, CreatedAt: '2026-01-01T00:00:00Z' }),
+      'february.json': JSON.stringify({ ...report, CreatedAt: '2026-02-01T00:00:00Z' }),
+    };
+    const result = await ingest(files, { resolve: false });
+    expect(result.files.map((f) => [f.assetCreated, f.added, f.updated])).toEqual([
+      [true, 5, 0],
+      [false, 0, 5],
+    ]);
+    const id = idOf(result, 'february.json');
+    for (const f of await findings(id))
+      expect([f.firstObservedAt, f.lastObservedAt]).toEqual(['2026-01-01T00:00:00.000Z', '2026-02-01T00:00:00.000Z']);
+    expect(await asset(id)).toMatchObject({
+      firstObservedAt: '2026-01-01T00:00:00.000Z',
+      lastScannedAt: '2026-02-01T00:00:00.000Z',
+    });
+  });
+
+  it('two files of one run: the second is compared with what the first wrote, not with what was stored before', async () => {
+    const id = `sirn:assets:${TENANT_A}:aws:ecr:image:us-east-1:teamdojo:latest`;
+    const report = JSON.parse(TEAMDOJO) as Json & { Results: { Vulnerabilities?: Json[] }[] };
+    const changed = structuredClone(report);
+    for (const r of changed.Results) for (const v of r.Vulnerabilities ?? []) v.Title = 'a title of the first file';
+    const result = await ingest({ 'changed.json': JSON.stringify(changed), 'teamdojo.json': TEAMDOJO });
+    expect(result.files.map((f) => [f.updated, f.unchanged])).toEqual([
+      [5, 0],
+      [5, 0],
+    ]);
+    expect((await findings(id)).map((f) => f.title)).not.toContain('a title of the first file');
   });
 
   it('a later scan keeps firstObservedAt; one that lists less resolves the rest, unless told not to', async () => {

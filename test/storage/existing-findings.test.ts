@@ -40,18 +40,19 @@ for (const dialect of TEST_DIALECTS)
         expect(foundB.map((r) => r.vulnerability_id).sort()).toEqual(ofB.sort());
         expect(await existingFindings(db, TENANT_A, asset, [])).toEqual([]);
 
-        // What an ingest keeps of the asset's stored findings: each one's first-seen time and scanner, of that tenant.
+        // What an ingest keeps of the asset's stored findings: each one's first- and last-seen times and scanner, of that
+        // tenant.
         const kept = await db
           .selectFrom('vulnerabilities')
-          .select(['tenant_id', 'vulnerability_id', 'first_observed_at', 'source'])
+          .select(['tenant_id', 'vulnerability_id', 'first_observed_at', 'last_observed_at', 'source'])
           .where('asset_id', '=', asset)
           .execute();
         for (const tenant of [TENANT_A, TENANT_B]) {
           const expected = kept
             .filter((r) => r.tenant_id === tenant)
-            .map((r): [string, { firstObservedAt: string; source: string | null }] => [
+            .map((r): [string, { firstObservedAt: string; lastObservedAt: string; source: string | null }] => [
               r.vulnerability_id,
-              { firstObservedAt: r.first_observed_at, source: r.source },
+              { firstObservedAt: r.first_observed_at, lastObservedAt: r.last_observed_at, source: r.source },
             ])
             .sort(([a], [b]) => (a < b ? -1 : 1));
           const read = [...(await scanReads(db).storedFindings(tenant, asset))].sort(([a], [b]) => (a < b ? -1 : 1));

@@ -1,0 +1,150 @@
+// Whether writing a record again would leave what is stored as it is: the same report ingested twice changes nothing
+// (ingest.md §3), so its findings and asset need no write, the run's summary counts them as unchanged, and a run that
+// changes nothing does not move the tenant's data version (the ETags its clients hold stay valid). Each comparison is
+// against the rows the writer would write, built by the same functions (src/storage/finding-rows.ts, asset-rows.ts),
+// so a column the write gains is compared too; a difference of any kind (even of key order in a document written by
+// another path) counts as a change and the record is written as before.
+import { isDeepStrictEqual } from 'node:util';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { ownIntel } from '../domain/intel.js';
+import type { RecordsByKind, VulnerabilityRecord } from '../domain/records.js';
+import { assetDocumentRow, assetRow } from './asset-rows.js';
+import { DERIVED_COLUMNS } from './asset-documents.js';
+import { findingAliases, findingDocumentBytes, findingPackages, findingRow, NOT_THE_RECORDS } from './finding-rows.js';
+import { dialectOf } from './insert-rows.js';
+import { fromTenant } from './scope.js';
+import type { Database } from './tables.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** Findings compared per statement. */
+const CHUNK = 500;
+
+type Row = Record<string, unknown>;
+
+/**
+ * Rows of one asset's findings `ids` from a query of `table` (aliased `t`) whose rows have a `vulnerability_id`. On
+ * PostgreSQL one probe per id, as existingFindings does (src/storage/scans.ts): a plain `in` list planned from the
+ * statistics of before a run's own writes can become a filter over every finding of the asset.
+ */
+async function rowsOf(
+  db: Db,
+  table: 'vulnerabilities' | 'vulnerability_packages' | 'vulnerability_aliases',
+  tenantId: string,
+  assetId: string,
+  ids: string[],
+): Promise<Row[]> {
+  if (dialectOf(db) === 'sqlite')
+    return fromTenant(db, table, tenantId)
+      .selectAll()
+      .where(sql.ref(`${table}.asset_id`), '=', assetId)
+      .where(sql.ref(`${table}.vulnerability_id`), 'in', ids)
+      .execute();
+  const { rows } = await sql<Row>`select t.* from unnest(cast(${ids} as text[])) as i(id)
+    cross join lateral (select * from ${sql.table(table)}
+      where tenant_id = ${tenantId} and asset_id = ${assetId} and vulnerability_id = i.id offset 0) as t`.execute(db);
+  return rows;
+}
+
+/** The columns of a finding's row that the comparison reads: every column the write sets but NOT_THE_RECORDS. */
+let compared: string[] | undefined;
+
+/** Which of one asset's findings about to be written would leave their stored rows and document as they are. */
+export async function unchangedFindings(
+  db: Db,
+  tenantId: string,
+  assetId: string,
+  records: readonly VulnerabilityRecord[],
+): Promise<Set<string>> {
+  const unchanged = new Set<string>();
+  for (let start = 0; start < records.length; start += CHUNK) {
+    const chunk = records.slice(start, start + CHUNK);
+    const ids = chunk.map((r) => r.vulnerability.vulnerabilityId);
+    const stored = new Map(
+      (await rowsOf(db, 'vulnerabilities', tenantId, assetId, ids)).map((r) => [r.vulnerability_id, r]),
+    );
+    if (stored.size === 0) continue;
+    const docs = new Map(
+      (
+        await fromTenant(db, 'vulnerability_documents', tenantId)
+          .select(['finding_id', 'doc'])
+          .where(
+            'vulnerability_documents.finding_id',
+            'in',
+            [...stored.values()].map((r) => Number(r.id)),
+          )
+          .execute()
+      ).map((r) => [Number(r.finding_id), r.doc]),
+    );
+    const packages = grouped(await rowsOf(db, 'vulnerability_packages', tenantId, assetId, ids));
+    const aliases = grouped(await rowsOf(db, 'vulnerability_aliases', tenantId, assetId, ids));
+    for (const record of chunk) {
+      const id = record.vulnerability.vulnerabilityId;
+      const row = stored.get(id);
+      if (row === undefined) continue;
+      const doc = docs.get(Number(row.id));
+      const written = findingRow(record, record.vulnerability, ownIntel(record.vulnerability), 0) as Row;
+      compared ??= Object.keys(written).filter((column) => !NOT_THE_RECORDS.has(column));
+      const same =
+        compared.every((column) => row[column] === written[column]) &&
+        doc !== undefined &&
+        findingDocumentBytes(record).equals(doc) &&
+        samePackages(findingPackages(record), packages.get(id) ?? []) &&
+        isDeepStrictEqual(findingAliases(record).sort(), (aliases.get(id) ?? []).map((a) => a.alias).sort());
+      if (same) unchanged.add(id);
+    }
+  }
+  return unchanged;
+}
+
+const grouped = (rows: Row[]): Map<unknown, Row[]> => {
+  const out = new Map<unknown, Row[]>();
+  for (const row of rows) {
+    const list = out.get(row.vulnerability_id);
+    if (list === undefined) out.set(row.vulnerability_id, [row]);
+    else list.push(row);
+  }
+  return out;
+};
+
+/** The packages' rows the write would insert (in PACKAGE_COLUMNS' order) against the stored ones, position by position. */
+function samePackages(written: unknown[][], stored: Row[]): boolean {
+  if (written.length !== stored.length) return false;
+  const byPosition = new Map(stored.map((r) => [Number(r.position), r]));
+  return written.every((row) => {
+    const found = byPosition.get(row[3] as number);
+    return (
+      found !== undefined &&
+      found.package_name === row[4] &&
+      found.target_name === row[5] &&
+      found.target_type === row[6] &&
+      found.target_class === row[7] &&
+      found.purl === row[8]
+    );
+  });
+}
+
+/** Whether writing the asset again would leave its stored row (but the derived columns) and documents as they are. */
+export async function unchangedAsset(db: Db, record: RecordsByKind['asset']): Promise<boolean> {
+  const stored = (await fromTenant(db as Kysely<Database>, 'assets', record.tenantId)
+    .innerJoin('asset_documents', (join) =>
+      join
+        .onRef('asset_documents.tenant_id', '=', 'assets.tenant_id')
+        .onRef('asset_documents.asset_id', '=', 'assets.id'),
+    )
+    .selectAll(['assets', 'asset_documents'])
+    .where('assets.id', '=', record.asset.id)
+    .executeTakeFirst()) as Row | undefined;
+  if (stored === undefined) return false;
+  const derived = new Set<string>(DERIVED_COLUMNS);
+  const row = Object.entries(assetRow(record)).every(
+    ([column, value]) => derived.has(column) || stored[column] === value,
+  );
+  const { doc, raw_data, meta_search } = assetDocumentRow(record);
+  return (
+    row &&
+    Buffer.from(doc as Uint8Array).equals(stored.doc as Buffer) &&
+    raw_data === stored.raw_data &&
+    meta_search === stored.meta_search
+  );
+}
