@@ -135,8 +135,13 @@ describe('risks from scanner reports', () => {
     );
     expect(dismissed.code).toBe(0);
 
+    // The same reports again write nothing, so no risk is derived again (docs/DESIGN.md §86)…
     const again = await ingest(TEAMDOJO, PROWLER_AWS);
-    expect(again.stderr).toMatch(/\nrisks: \d+ on the 2 assets written \(0 new, 0 changed, 0 gone\)\n$/);
+    expect(again.stderr).toMatch(/\nrisks: 0 on the 0 assets written \(0 new, 0 changed, 0 gone\)\n$/);
+    // …and deriving every risk of the tenant again keeps the dismissal.
+    const derived = await runCli('risks', 'derive', '--tenant', tenant, '--db', ctx.url);
+    expect(derived.code).toBe(0);
+    expect(derived.stderr + derived.stdout).toMatch(/derived: 2 assets, \d+ risks \(0 new, 0 changed, 0 gone\)/);
     const after = await risks();
     expect(after.data.find((r) => r.id === check.id)?.lifecycleState).toBe('DISMISSED_ACCEPTED');
     expect(after.data.map((r) => [r.id, r.score])).toEqual(before.data.map((r) => [r.id, r.score]));
