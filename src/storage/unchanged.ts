@@ -10,7 +10,14 @@ import { ownIntel } from '../domain/intel.js';
 import type { RecordsByKind, VulnerabilityRecord } from '../domain/records.js';
 import { assetDocumentRow, assetRow } from './asset-rows.js';
 import { DERIVED_COLUMNS } from './asset-documents.js';
-import { findingAliases, findingDocumentBytes, findingPackages, findingRow, NOT_THE_RECORDS } from './finding-rows.js';
+import {
+  findingAliases,
+  findingDocumentBytes,
+  findingPackages,
+  findingRow,
+  NOT_THE_RECORDS,
+  PACKAGE_COLUMNS,
+} from './finding-rows.js';
 import { dialectOf } from './insert-rows.js';
 import { sqlDialects } from './dialect.js';
 import { fromTenant } from './scope.js';
@@ -24,9 +31,9 @@ const CHUNK = 500;
 type Row = Record<string, unknown>;
 
 /**
- * Rows of one asset's findings `ids` from a query of `table` (aliased `t`) whose rows have a `vulnerability_id`. On
- * PostgreSQL one probe per id, as existingFindings does (src/storage/scans.ts): a plain `in` list planned from the
- * statistics of before a run's own writes can become a filter over every finding of the asset.
+ * The stored rows of `table` for one asset's findings `ids`. On PostgreSQL one probe per id, as existingFindings does
+ * (src/storage/scans.ts): a plain `in` list planned from the statistics of before a run's own writes can become a
+ * filter over every finding of the asset.
  */
 async function rowsOf(
   db: Db,
@@ -109,20 +116,17 @@ const grouped = (rows: Row[]): Map<unknown, Row[]> => {
   return out;
 };
 
+/** Where a package row's position is, and its columns after the finding's key (tenant, asset, vulnerability). */
+const POSITION = PACKAGE_COLUMNS.indexOf('position');
+const PACKAGE_VALUES = PACKAGE_COLUMNS.slice(POSITION);
+
 /** The packages' rows the write would insert (in PACKAGE_COLUMNS' order) against the stored ones, position by position. */
 function samePackages(written: unknown[][], stored: Row[]): boolean {
   if (written.length !== stored.length) return false;
   const byPosition = new Map(stored.map((r) => [Number(r.position), r]));
   return written.every((row) => {
-    const found = byPosition.get(row[3] as number);
-    return (
-      found !== undefined &&
-      found.package_name === row[4] &&
-      found.target_name === row[5] &&
-      found.target_type === row[6] &&
-      found.target_class === row[7] &&
-      found.purl === row[8]
-    );
+    const found = byPosition.get(row[POSITION] as number);
+    return found !== undefined && PACKAGE_VALUES.every((column, i) => found[column] === row[POSITION + i]);
   });
 }
 
