@@ -183,7 +183,7 @@ export async function applyScan(
   let unchanged = 0;
   // A stored finding last observed at another time than this scan's is changed by it (its lastObservedAt moves): only
   // those observed at this very time (the same report again, or one with the same time) are compared with what is
-  // stored, a batch at a time, and written only if they differ. A re-scan's findings are never read twice.
+  // stored, a batch at a time, and written only if they differ: a re-scan from a new report compares nothing.
   let same: VulnerabilityRecord[] = [];
   const compare = async () => {
     const batch = same;
