@@ -14,29 +14,43 @@ const STORED_PAGE = 5000;
 const SHARED_PAIRS = 1000;
 
 /**
- * Which of `ids` one asset already has. On PostgreSQL, one primary-key probe per id: a plain `in (…)` list is planned
- * from the table's statistics, which during a first ingest (or one that grows an asset far past them) say the asset
- * has a few rows, and the list then became a filter over every finding of the asset: 83 ms per batch of 800 on a
- * 200,000-finding image, quadratic over the run (docs/DESIGN.md §43). A lateral probe cannot be turned into a scan.
+ * The rows of `table` (the findings or their packages or aliases) for one asset's findings `ids`, with `columns` (all
+ * when not given). On PostgreSQL, one key probe per id: a plain `in (…)` list is planned from the table's statistics,
+ * which during a first ingest (or one that grows an asset far past them) say the asset has a few rows, and the list then
+ * became a filter over every finding of the asset: 83 ms per batch of 800 on a 200,000-finding image, quadratic over
+ * the run (docs/DESIGN.md §43). A lateral probe cannot be turned into a scan.
  */
-export async function existingFindings(
+export async function findingRows<R>(
+  db: Db,
+  table: 'vulnerabilities' | 'vulnerability_packages' | 'vulnerability_aliases',
+  tenantId: string,
+  assetId: string,
+  ids: readonly string[],
+  columns?: readonly string[],
+): Promise<R[]> {
+  const selected = columns === undefined ? sql.raw('t.*') : sql.join(columns.map((c) => sql.ref(`t.${c}`)));
+  const { rows } =
+    dialectOf(db) === 'sqlite'
+      ? await sql<R>`select ${selected} from ${sql.table(table)} as t
+          where t.tenant_id = ${tenantId} and t.asset_id = ${assetId} and t.vulnerability_id in (${sql.join(ids)})`.execute(
+          db,
+        )
+      : await sql<R>`select ${selected} from unnest(cast(${ids} as text[])) as i(id)
+          cross join lateral (select * from ${sql.table(table)}
+            where tenant_id = ${tenantId} and asset_id = ${assetId} and vulnerability_id = i.id offset 0) as t`.execute(
+          db,
+        );
+  return rows;
+}
+
+/** Which of `ids` one asset already has (see findingRows). */
+export const existingFindings = (
   db: Db,
   tenantId: string,
   assetId: string,
   ids: string[],
-): Promise<ExistingFinding[]> {
-  if (dialectOf(db) === 'sqlite')
-    return fromTenant(db, 'vulnerabilities', tenantId)
-      .select(['asset_id', 'vulnerability_id', 'id'])
-      .where('vulnerabilities.asset_id', '=', assetId)
-      .where('vulnerabilities.vulnerability_id', 'in', ids)
-      .execute();
-  const { rows } = await sql<ExistingFinding>`
-    select v.asset_id, v.vulnerability_id, v.id from unnest(cast(${ids} as text[])) as i(id)
-    cross join lateral (select asset_id, vulnerability_id, id from vulnerabilities
-      where tenant_id = ${tenantId} and asset_id = ${assetId} and vulnerability_id = i.id offset 0) as v`.execute(db);
-  return rows;
-}
+): Promise<ExistingFinding[]> =>
+  findingRows<ExistingFinding>(db, 'vulnerabilities', tenantId, assetId, ids, ['asset_id', 'vulnerability_id', 'id']);
 
 /** A stored finding's key and integer id. */
 export interface ExistingFinding {

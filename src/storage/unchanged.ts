@@ -5,7 +5,7 @@
 // so a column the write gains is compared too; a difference of any kind (even of key order in a document written by
 // another path) counts as a change and the record is written as before.
 import { isDeepStrictEqual } from 'node:util';
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { ownIntel } from '../domain/intel.js';
 import type { RecordsByKind, VulnerabilityRecord } from '../domain/records.js';
 import { assetDocumentRow, assetRow } from './asset-rows.js';
@@ -20,6 +20,7 @@ import {
 } from './finding-rows.js';
 import { dialectOf } from './insert-rows.js';
 import { sqlDialects } from './dialect.js';
+import { findingRows } from './scans.js';
 import { fromTenant } from './scope.js';
 import type { Database } from './tables.js';
 
@@ -29,30 +30,6 @@ type Db = Kysely<Database> | Transaction<Database>;
 const CHUNK = 500;
 
 type Row = Record<string, unknown>;
-
-/**
- * The stored rows of `table` for one asset's findings `ids`. On PostgreSQL one probe per id, as existingFindings does
- * (src/storage/scans.ts): a plain `in` list planned from the statistics of before a run's own writes can become a
- * filter over every finding of the asset.
- */
-async function rowsOf(
-  db: Db,
-  table: 'vulnerabilities' | 'vulnerability_packages' | 'vulnerability_aliases',
-  tenantId: string,
-  assetId: string,
-  ids: string[],
-): Promise<Row[]> {
-  if (dialectOf(db) === 'sqlite')
-    return fromTenant(db, table, tenantId)
-      .selectAll()
-      .where(sql.ref(`${table}.asset_id`), '=', assetId)
-      .where(sql.ref(`${table}.vulnerability_id`), 'in', ids)
-      .execute();
-  const { rows } = await sql<Row>`select t.* from unnest(cast(${ids} as text[])) as i(id)
-    cross join lateral (select * from ${sql.table(table)}
-      where tenant_id = ${tenantId} and asset_id = ${assetId} and vulnerability_id = i.id offset 0) as t`.execute(db);
-  return rows;
-}
 
 /** The columns of a finding's row that the comparison reads: every column the write sets but NOT_THE_RECORDS. */
 let compared: string[] | undefined;
@@ -69,7 +46,7 @@ export async function unchangedFindings(
     const chunk = records.slice(start, start + CHUNK);
     const ids = chunk.map((r) => r.vulnerability.vulnerabilityId);
     const stored = new Map(
-      (await rowsOf(db, 'vulnerabilities', tenantId, assetId, ids)).map((r) => [r.vulnerability_id, r]),
+      (await findingRows<Row>(db, 'vulnerabilities', tenantId, assetId, ids)).map((r) => [r.vulnerability_id, r]),
     );
     if (stored.size === 0) continue;
     // As text, not as a Buffer each: out of the heap, 200,000 of them took a re-scan's peak RSS 10 MB higher.
@@ -85,8 +62,8 @@ export async function unchangedFindings(
           .execute()
       ).map((r) => [Number(r.finding_id), r.doc]),
     );
-    const packages = grouped(await rowsOf(db, 'vulnerability_packages', tenantId, assetId, ids));
-    const aliases = grouped(await rowsOf(db, 'vulnerability_aliases', tenantId, assetId, ids));
+    const packages = grouped(await findingRows<Row>(db, 'vulnerability_packages', tenantId, assetId, ids));
+    const aliases = grouped(await findingRows<Row>(db, 'vulnerability_aliases', tenantId, assetId, ids));
     for (const record of chunk) {
       const id = record.vulnerability.vulnerabilityId;
       const row = stored.get(id);
