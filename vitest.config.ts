@@ -67,6 +67,7 @@ export default defineConfig({
             'test/feeds/heap-only.test.ts',
             'test/feeds/risk-scope.test.ts',
             'test/feeds/older-feed.test.ts',
+            'test/feeds/turns.test.ts',
             'test/client/transport.test.ts',
             ...dialectFree,
             'test/package/**/*.test.ts',

@@ -4,7 +4,7 @@ import { UserError } from '../domain/errors.js';
 import type { FeedLoad } from '../domain/intel.js';
 import { loadFeedFiles, urlSource, type FeedProblem } from '../feeds/load.js';
 import { feedWord, type FeedSource } from '../feeds/read.js';
-import { openDatabase, withDatabase, type Io } from './io.js';
+import { FEED_READERS, openDatabase, waitingFor, withDatabase, type Io } from './io.js';
 import { countedFile, startProgress, type Progress } from './progress.js';
 import { printTable } from './table.js';
 
@@ -35,7 +35,10 @@ async function load(
   const storage = await openDatabase(config.databaseUrl, io);
   const progress = startProgress(io, { quiet });
   try {
-    const outcome = await loadFeedFiles(storage, sources(progress), { allowOlder });
+    const outcome = await loadFeedFiles(storage, sources(progress), {
+      allowOlder,
+      onWait: waitingFor(io, FEED_READERS),
+    });
     progress.stop();
     report(io, outcome);
   } finally {

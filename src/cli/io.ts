@@ -9,6 +9,19 @@ export interface Io {
   stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
 }
 
+/**
+ * What a bulk write says when it waits for its turn with the feed loads (PostgreSQL, docs/DESIGN.md §87), so that a
+ * command standing still is not taken for a hung one.
+ */
+export const waitingFor =
+  (io: Io, what: string): (() => void) =>
+  () =>
+    void io.stderr.write(`secinv: waiting for ${what} to commit\n`);
+
+/** The writes a feed load waits for, and the one an import, ingest or derivation waits for. */
+export const FEED_LOAD = 'the feed load that is running';
+export const FEED_READERS = 'the writes that are running (imports, ingests, risk derivations, another feed load)';
+
 export async function openDatabase(url: string, io: Io, options: Partial<ConnectOptions> = {}): Promise<Storage> {
   const storage = await openStorage(url, options);
   io.stderr.write(`secinv: database ${displayDatabaseUrl(url)}\n`);

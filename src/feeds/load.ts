@@ -17,12 +17,14 @@ export interface FeedLoadOptions {
   /** Load a file older than the feed loaded (by the dates of their versions); refused otherwise. */
   allowOlder?: boolean;
   now?: () => Date;
+  /** Called when the load waits for the writes that are running to commit (PostgreSQL). */
+  onWait?: () => void;
 }
 
 export async function loadFeedFiles(
   storage: Storage,
   sources: readonly FeedSource[],
-  { allowOlder = false, now = () => new Date() }: FeedLoadOptions = {},
+  { allowOlder = false, now = () => new Date(), onWait }: FeedLoadOptions = {},
 ): Promise<FeedLoadOutcome> {
   const problems: FeedProblem[] = [];
   const feeds: FeedData[] = [];
@@ -69,7 +71,8 @@ export async function loadFeedFiles(
     if (found.length > 0) throw Object.assign(new Error('an older feed'), { olderFeeds: found });
   };
   try {
-    return { load: await storage.loadFeeds(feeds, now().toISOString(), allowOlder ? undefined : older), problems: [] };
+    const load = await storage.loadFeeds(feeds, now().toISOString(), allowOlder ? undefined : older, onWait);
+    return { load, problems: [] };
   } catch (error) {
     const found = (error as { olderFeeds?: FeedProblem[] }).olderFeeds;
     if (found === undefined) throw error;

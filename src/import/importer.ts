@@ -52,6 +52,8 @@ export interface ImportOptions {
   onProgress?: (records: number) => void;
   /** Called at each point of the run (`record:N`, then the storage's: `read`, `settled`…), for fault tests. */
   onPhase?: ((phase: string) => void) | undefined;
+  /** Called when the import waits for a feed load that is running to commit (PostgreSQL). */
+  onWait?: (() => void) | undefined;
   /**
    * Whether the files are read in a thread of their own: by default when every source is a file and they hold at
    * least THREAD_MIN_BYTES.

@@ -37,6 +37,8 @@ export interface IngestOptions {
   resolve: boolean;
   dryRun: boolean;
   now?: () => Date;
+  /** Called when the ingest waits for a feed load that is running to commit (PostgreSQL). */
+  onWait?: (() => void) | undefined;
 }
 
 export interface IngestProblem {
@@ -237,7 +239,7 @@ export async function ingestFiles(
         // The risk rules run over the assets the run wrote, before a dry run rolls back: it reports them too.
         risks = await writer.settle();
       },
-      { dryRun: options.dryRun, deriveRisksAt: now },
+      { dryRun: options.dryRun, deriveRisksAt: now, onWait: options.onWait },
     );
   } catch (error) {
     if (error instanceof Rejected) return { files: [], problems, risks: null };

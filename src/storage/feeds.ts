@@ -333,9 +333,6 @@ const ownOf = (stored: Partial<Intel>): Intel => ({
   exploits: stored.exploits ?? [],
 });
 
-/** The advisory lock feed loads take turns by on PostgreSQL: a fixed key of this application's own. */
-const FEED_LOAD_LOCK = 0x5ec1feed;
-
 /** Every loaded feed, read through the connection or the transaction given. */
 const loadedFeeds = async (db: Kysely<Database>): Promise<FeedStatus[]> =>
   (await db.selectFrom('feeds').selectAll().orderBy('feed').execute()).map((r) => ({
@@ -352,64 +349,70 @@ export function feedStore(db: Kysely<Database>, dialect: Dialect) {
       feeds: readonly FeedData[],
       at: string,
       check?: (loaded: FeedStatus[]) => void | Promise<void>,
+      onWait?: () => void,
     ): Promise<FeedLoad> {
       let stale: string[] = [];
-      const load = await bulkTransaction(db, dialect, async (tx) => {
-        // Loads take turns before reading what is loaded, so that `check` (the older-feed guard) sees the load that
-        // committed just before: on PostgreSQL by a lock held to the commit, on SQLite by taking the write lock first
-        // (a read first would keep a snapshot from before it).
-        if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(${FEED_LOAD_LOCK})`.execute(tx);
-        else await sql`update feeds set feed = feed where 0`.execute(tx);
-        await check?.(await loadedFeeds(tx));
-        const results: FeedLoadResult[] = [];
-        const touched = new Set<string>();
-        let epssChanged = false;
-        for (const data of feeds) {
-          const { changed, entries } = await replaceFeed(tx, data);
-          // EPSS has no field on a finding: it is stored for the risk rules and changes no finding.
-          if (data.feed !== 'epss') for (const key of changed) touched.add(TABLES[data.feed].cveOf(key));
-          else if (changed.length > 0) epssChanged = true;
-          const row = { version: data.version, entries, loaded_at: at, source: data.source };
-          results.push({
-            feed: data.feed,
-            version: row.version,
-            source: row.source,
-            entries: row.entries,
-            changed: changed.length,
-          });
-          await tx
-            .insertInto('feeds')
-            .values({ feed: data.feed, ...row })
-            .onConflict((oc) => oc.column('feed').doUpdateSet(row))
-            .execute();
-        }
-        let findingsUpdated = 0;
-        let risks = NO_DERIVATION;
-        const tenants = await tx.selectFrom('tenants').select('tenant_id').orderBy('tenant_id').execute();
-        const readIntel = feedIntelReader(tx);
-        for (const { tenant_id } of tenants) {
-          const enriched: Enriched =
-            touched.size > 0
-              ? await reEnrichTenant(tx, tenant_id, [...touched].sort(), readIntel, dialect)
-              : { updated: 0, assets: new Set(), cited: new Set() };
-          findingsUpdated += enriched.updated;
-          // EPSS weighs in the likelihood of the findings a risk cites: a changed EPSS file re-derives every asset
-          // that has such a finding (on 1M findings, ~45,000 of 100,000 assets; every asset took 13 s).
-          const scope = epssChanged
-            ? new Set([...enriched.cited, ...(await assetsWithCitableFindings(tx, tenant_id))])
-            : enriched.cited;
-          if (scope.size > 0) risks = addDerivations(risks, await deriveTenantRisks(tx, tenant_id, scope, at));
-          if (scope.size > 0 || enriched.assets.size > 0) await bumpDataVersion(tx, tenant_id);
-        }
-        // The tables a load writes rows of (the findings it only updates): analysed by the load that moved them, not
-        // by the next ingest (a first EPSS load's 300,000 rows took 0.8 s of the next 8-finding ingest on PostgreSQL).
-        stale = await staleTables(tx, dialect, ['feeds', 'feed_kev', 'feed_epss', 'feed_exploits', 'risks']);
-        return {
-          feeds: results,
-          findingsUpdated,
-          risks: { added: risks.added, updated: risks.updated, removed: risks.removed },
-        };
-      });
+      const load = await bulkTransaction(
+        db,
+        dialect,
+        async (tx) => {
+          // Loads take turns before reading what is loaded, so that `check` (the older-feed guard) sees the load that
+          // committed just before, and the findings of every write that committed before it: on PostgreSQL by the
+          // transaction's feed lock (src/storage/scope.ts), on SQLite by taking the write lock first (a read first would
+          // keep a snapshot from before it).
+          if (dialect === 'sqlite') await sql`update feeds set feed = feed where 0`.execute(tx);
+          await check?.(await loadedFeeds(tx));
+          const results: FeedLoadResult[] = [];
+          const touched = new Set<string>();
+          let epssChanged = false;
+          for (const data of feeds) {
+            const { changed, entries } = await replaceFeed(tx, data);
+            // EPSS has no field on a finding: it is stored for the risk rules and changes no finding.
+            if (data.feed !== 'epss') for (const key of changed) touched.add(TABLES[data.feed].cveOf(key));
+            else if (changed.length > 0) epssChanged = true;
+            const row = { version: data.version, entries, loaded_at: at, source: data.source };
+            results.push({
+              feed: data.feed,
+              version: row.version,
+              source: row.source,
+              entries: row.entries,
+              changed: changed.length,
+            });
+            await tx
+              .insertInto('feeds')
+              .values({ feed: data.feed, ...row })
+              .onConflict((oc) => oc.column('feed').doUpdateSet(row))
+              .execute();
+          }
+          let findingsUpdated = 0;
+          let risks = NO_DERIVATION;
+          const tenants = await tx.selectFrom('tenants').select('tenant_id').orderBy('tenant_id').execute();
+          const readIntel = feedIntelReader(tx);
+          for (const { tenant_id } of tenants) {
+            const enriched: Enriched =
+              touched.size > 0
+                ? await reEnrichTenant(tx, tenant_id, [...touched].sort(), readIntel, dialect)
+                : { updated: 0, assets: new Set(), cited: new Set() };
+            findingsUpdated += enriched.updated;
+            // EPSS weighs in the likelihood of the findings a risk cites: a changed EPSS file re-derives every asset
+            // that has such a finding (on 1M findings, ~45,000 of 100,000 assets; every asset took 13 s).
+            const scope = epssChanged
+              ? new Set([...enriched.cited, ...(await assetsWithCitableFindings(tx, tenant_id))])
+              : enriched.cited;
+            if (scope.size > 0) risks = addDerivations(risks, await deriveTenantRisks(tx, tenant_id, scope, at));
+            if (scope.size > 0 || enriched.assets.size > 0) await bumpDataVersion(tx, tenant_id);
+          }
+          // The tables a load writes rows of (the findings it only updates): analysed by the load that moved them, not
+          // by the next ingest (a first EPSS load's 300,000 rows took 0.8 s of the next 8-finding ingest on PostgreSQL).
+          stale = await staleTables(tx, dialect, ['feeds', 'feed_kev', 'feed_epss', 'feed_exploits', 'risks']);
+          return {
+            feeds: results,
+            findingsUpdated,
+            risks: { added: risks.added, updated: risks.updated, removed: risks.removed },
+          };
+        },
+        { feeds: 'load', onWait },
+      );
       await analyzeTables(db, dialect, stale);
       return load;
     },

@@ -163,7 +163,7 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
               // Which tables the run moved by more than a tenth, seen from inside it (src/storage/statistics.ts).
               stale = await staleTables(tx, dialect, undefined, filled);
             },
-            !ingestOptions.dryRun,
+            { takeFile: !ingestOptions.dryRun, onWait: ingestOptions.onWait },
           );
         } catch (error) {
           if (!(error instanceof Rollback)) throw error;

@@ -13,23 +13,28 @@ import type { Dialect } from './types.js';
 /** The risk operations of the CLI, each in a transaction of its own that bumps the tenant's data version. */
 export function riskWriteStore(db: Kysely<Database>, dialect: Dialect) {
   return {
-    deriveRisks: async (tenantId: string, at: string) => {
+    deriveRisks: async (tenantId: string, at: string, onWait?: () => void) => {
       // A first derivation starts from an empty risks table: without the bulk settings PostgreSQL scanned the
       // tenant's risks for every batch of assets.
       let stale: string[] = [];
-      const result = await bulkTransaction(db, dialect, async (tx) => {
-        const known = await tx
-          .selectFrom('tenants')
-          .select('tenant_id')
-          .where('tenant_id', '=', tenantId)
-          .executeTakeFirst();
-        if (!known) return undefined;
-        const derived = await deriveTenantRisks(tx, tenantId, 'all', at);
-        await bumpDataVersion(tx, tenantId);
-        // Fresh statistics for the risk list's filters and sorts after a change of more than a tenth of the risks.
-        if (derived.added + derived.updated + derived.removed > 0) stale = await staleTables(tx, dialect, ['risks']);
-        return derived;
-      });
+      const result = await bulkTransaction(
+        db,
+        dialect,
+        async (tx) => {
+          const known = await tx
+            .selectFrom('tenants')
+            .select('tenant_id')
+            .where('tenant_id', '=', tenantId)
+            .executeTakeFirst();
+          if (!known) return undefined;
+          const derived = await deriveTenantRisks(tx, tenantId, 'all', at);
+          await bumpDataVersion(tx, tenantId);
+          // Fresh statistics for the risk list's filters and sorts after a change of more than a tenth of the risks.
+          if (derived.added + derived.updated + derived.removed > 0) stale = await staleTables(tx, dialect, ['risks']);
+          return derived;
+        },
+        { onWait },
+      );
       await analyzeTables(db, dialect, stale);
       return result;
     },

@@ -27,6 +27,22 @@ export function fromTenant<T extends TenantTableName>(
   return db.selectFrom(name).where(sql.ref(`${table}.tenant_id`), '=', tenantId);
 }
 
+/** The advisory lock by which bulk writes take turns with feed loads on PostgreSQL: a fixed key of this application's. */
+export const FEED_LOCK = 0x5ec1feed;
+
+export interface BulkOptions {
+  /** False for a dry run, which must not touch the file: leaving WAL and coming back rewrites its header. */
+  takeFile?: boolean;
+  /**
+   * A feed load takes the feeds for itself (`load`); every other bulk write reads them (`read`, the default): its
+   * findings' intel, their EPSS for the rules. On PostgreSQL a `load` waits for the writes that read the feeds and they
+   * wait for it, so none works from feeds another is replacing (docs/DESIGN.md §87). SQLite has one writer at a time.
+   */
+  feeds?: 'read' | 'load';
+  /** Called once when the transaction has to wait for its turn (a feed load, or the writes before one). */
+  onWait?: (() => void) | undefined;
+}
+
 /**
  * A transaction for a bulk write (import, ingest, feeds, risk derivation). Rows written in it are invisible to
  * autoanalyze, so PostgreSQL would plan its key lookups for the tables as they were before it (empty, for a first
@@ -37,12 +53,23 @@ export const bulkTransaction = <T>(
   db: Kysely<Database>,
   dialect: Dialect,
   work: (tx: Transaction<Database>) => Promise<T>,
-  /** False for a dry run, which must not touch the file: leaving WAL and coming back rewrites its header. */
-  takeFile = true,
+  { takeFile = true, feeds = 'read', onWait }: BulkOptions = {},
 ): Promise<T> => {
   const run = () =>
     db.transaction().execute(async (tx) => {
-      if (dialect === 'postgres') await sql`set local enable_seqscan = off`.execute(tx);
+      if (dialect === 'postgres') {
+        // First, before any read: READ COMMITTED gives each later statement a snapshot taken after the turn began.
+        const [tryLock, lock] =
+          feeds === 'load'
+            ? [sql`pg_try_advisory_xact_lock`, sql`pg_advisory_xact_lock`]
+            : [sql`pg_try_advisory_xact_lock_shared`, sql`pg_advisory_xact_lock_shared`];
+        const { rows } = await sql<{ ok: boolean }>`select ${tryLock}(${FEED_LOCK}) as ok`.execute(tx);
+        if (rows[0]?.ok !== true) {
+          onWait?.();
+          await sql`select ${lock}(${FEED_LOCK})`.execute(tx);
+        }
+        await sql`set local enable_seqscan = off`.execute(tx);
+      }
       return work(tx);
     });
   return dialect === 'sqlite' && takeFile ? underBulkJournal(db, run) : run();

@@ -185,6 +185,8 @@ export interface WriteRunOptions {
    * (deferred indexes built; the commit is next), `committed`, `analyzed`. For fault tests (docs/RELIABILITY.md).
    */
   onPhase?: ((phase: string) => void) | undefined;
+  /** Called when the write waits for a feed load that is running to commit (PostgreSQL; docs/DESIGN.md §87). */
+  onWait?: (() => void) | undefined;
 }
 
 export interface Storage {
@@ -251,7 +253,7 @@ export interface Storage {
 
   // Risks (docs/RISKS.md).
   /** Re-runs the risk rules over every asset of a tenant, in one transaction; undefined for an unknown tenant. */
-  deriveRisks(tenantId: string, at: string): Promise<RiskDerivation | undefined>;
+  deriveRisks(tenantId: string, at: string, onWait?: () => void): Promise<RiskDerivation | undefined>;
   /** Sets a risk's lifecycle state, in one transaction; false (and nothing changed) when the tenant has no such risk. */
   setRiskLifecycle(tenantId: string, riskId: string, state: LifecycleState, at: string): Promise<boolean>;
 
@@ -260,12 +262,14 @@ export interface Storage {
    * Replaces each given feed (by difference) and re-enriches the findings of every tenant whose id or alias is among
    * the CVEs that changed, with their assets' derived fields, in one transaction. `check` sees the loaded feeds first,
    * inside it, after the loads of other connections before it have committed (feed loads take turns); what it throws
-   * rolls everything back.
+   * rolls everything back. On PostgreSQL a load also waits for the imports, ingests and derivations that are running,
+   * and they for it (docs/DESIGN.md §87); `onWait` is called when it has to.
    */
   loadFeeds(
     feeds: readonly FeedData[],
     at: string,
     check?: (loaded: FeedStatus[]) => void | Promise<void>,
+    onWait?: () => void,
   ): Promise<FeedLoad>;
   /** Every loaded feed: version, entries, when and from where. */
   feedStatus(): Promise<FeedStatus[]>;

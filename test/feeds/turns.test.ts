@@ -1,0 +1,163 @@
+// On PostgreSQL a feed load and the bulk writes that read the feeds (imports, ingests, risk derivations) take turns
+// (src/storage/scope.ts, docs/DESIGN.md §87). Without them an ingest that read the feeds before a load committed, and
+// committed after the load had re-enriched the findings it could see, kept findings without the load's intel: a
+// finding whose CVE the loaded catalog lists, with hasKev false, until the next load changed that CVE. SQLite has one
+// writer at a time: a second write waits for the lock or is refused, never works from the feeds another replaces.
+import { PassThrough, Readable } from 'node:stream';
+import { sql, type Kysely } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FeedData } from '../../src/domain/intel.js';
+import { loadFeedFiles } from '../../src/feeds/load.js';
+import { readFeed } from '../../src/feeds/read.js';
+import { ingestFiles } from '../../src/ingest/ingest.js';
+import { openStorage, type Storage } from '../../src/storage/index.js';
+import { connect } from '../../src/storage/connect.js';
+import type { Database } from '../../src/storage/tables.js';
+import { openTestStorage, ORG_A, TENANT_A, TEST_DIALECTS, type TestStorage } from '../helpers.js';
+import { kevCatalog } from './kev-catalog.js';
+
+const CVE = 'CVE-2026-4242';
+const trivy = (app: string, cves: string[]) =>
+  JSON.stringify({
+    SchemaVersion: 2,
+    CreatedAt: '2026-11-20T00:00:00Z',
+    ArtifactName: `123456789012.dkr.ecr.us-east-1.amazonaws.com/${app}:1.0`,
+    ArtifactType: 'container_image',
+    Metadata: {
+      OS: { Family: 'debian', Name: '12.5' },
+      RepoDigests: [`123456789012.dkr.ecr.us-east-1.amazonaws.com/${app}@sha256:${'ab'.repeat(32)}`],
+    },
+    Results: [
+      {
+        Target: 'app',
+        Class: 'lang-pkgs',
+        Type: 'jar',
+        Vulnerabilities: cves.map((id) => ({
+          VulnerabilityID: id,
+          PkgName: 'org.example:lib',
+          InstalledVersion: '1.0.0',
+          Severity: 'HIGH',
+          Title: `a flaw (${id})`,
+        })),
+      },
+    ],
+  });
+const kevData = async (version: string): Promise<FeedData> => {
+  const read = await readFeed({
+    name: 'kev.json',
+    open: () => Readable.from([Buffer.from(kevCatalog(version, [CVE]))]),
+  });
+  if (!('data' in read)) throw new Error(read.problems.join('; '));
+  return read.data;
+};
+/** A promise, the function that settles it, and whether it has been. */
+const signal = () => {
+  let settle!: () => void;
+  const state = { settled: false, done: new Promise<void>((resolve) => (settle = resolve)), settle: () => {} };
+  state.settle = () => {
+    state.settled = true;
+    settle();
+  };
+  return state;
+};
+const ingest = (storage: Storage, sources: { name: string; open: () => Readable }[], onWait?: () => void) =>
+  ingestFiles(storage, sources, {
+    tenantId: TENANT_A,
+    format: 'auto',
+    resolve: true,
+    dryRun: false,
+    now: () => new Date('2026-11-20T10:00:00Z'),
+    onWait,
+  });
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const text = (name: string, body: string) => ({ name, open: () => Readable.from([Buffer.from(body)]) });
+
+if (TEST_DIALECTS.includes('postgres'))
+  describe('feed loads and the writes that read the feeds, on postgres', () => {
+    let t: TestStorage;
+    let db: Kysely<Database>;
+    beforeAll(async () => {
+      t = await openTestStorage('postgres');
+      ({ db } = await connect(t.url));
+      await t.storage.createTenant({ tenantId: TENANT_A, organizationId: ORG_A, name: 'a' });
+      // A tenant with findings already: a first ingest into empty tables takes them whole until it commits (their
+      // indexes dropped and built again, docs/DESIGN.md §42), which would make any load wait for it anyway.
+      expect((await ingest(t.storage, [text('zero.json', trivy('zero', ['CVE-2026-0000']))])).problems).toEqual([]);
+    });
+    afterAll(async () => {
+      await db?.destroy();
+      await t?.dispose();
+    });
+    /** Each stored finding of the CVE: its image and whether it has the flag. */
+    const flagged = async () =>
+      (
+        await sql<{ asset_id: string; has_kev: number }>`select asset_id, has_kev from vulnerabilities
+          where vulnerability_id = ${CVE} order by asset_id`.execute(db)
+      ).rows.map((r) => [r.asset_id.replace(/.*amazonaws\.com\/(\w+)@.*/, '$1'), r.has_kev]);
+
+    it('a load that starts while an ingest runs waits for its commit, then flags what it wrote', async () => {
+      // The ingest's first report is written (its findings' intel read from the feeds as they were), then it waits
+      // inside its transaction for the second report's bytes.
+      const second = new PassThrough();
+      const opened = signal();
+      const running = ingest(t.storage, [
+        text('first.json', trivy('first', [CVE])),
+        {
+          name: 'second.json',
+          open: () => {
+            opened.settle();
+            return second;
+          },
+        },
+      ]);
+      await opened.done;
+      const waited = signal();
+      const load = loadFeedFiles(t.storage, [text('kev.json', kevCatalog('2026.11.24', [CVE]))], {
+        onWait: waited.settle,
+      });
+      // Without the turn the load went on at once, re-enriched the findings it could see (not the ingest's), and then
+      // waited for the ingest's row locks: the ingest is let go on after a while so that the outcome shows.
+      await Promise.race([waited.done, load, pause(3000)]);
+      second.end(trivy('second', ['CVE-2026-0001']));
+      expect((await running).problems).toEqual([]);
+      const loaded = await load;
+      expect(loaded.problems).toEqual([]);
+      expect({ waited: waited.settled, reEnriched: loaded.load?.findingsUpdated, flagged: await flagged() }).toEqual({
+        waited: true,
+        reEnriched: 1,
+        flagged: [['first', 1]],
+      });
+    });
+
+    it('an ingest or a derivation that starts while a load runs waits for its commit, then reads its feeds', async () => {
+      // A newer catalog, held inside its transaction (its turn taken) until the test lets it go on.
+      const other = await openStorage(t.url);
+      try {
+        const entered = signal();
+        const gate = signal();
+        const load = other.loadFeeds([await kevData('2026.11.25')], '2026-11-25T00:00:00.000Z', async () => {
+          entered.settle();
+          await gate.done;
+        });
+        await entered.done;
+        const ingestWaited = signal();
+        const running = ingest(t.storage, [text('third.json', trivy('third', [CVE]))], ingestWaited.settle);
+        const deriveWaited = signal();
+        const deriving = t.storage.deriveRisks(TENANT_A, '2026-11-25T00:00:00.000Z', deriveWaited.settle);
+        await Promise.race([Promise.all([ingestWaited.done, deriveWaited.done]), pause(3000)]);
+        gate.settle();
+        await load;
+        expect((await running).problems).toEqual([]);
+        expect(await deriving).toBeDefined();
+        expect({ waited: [ingestWaited.settled, deriveWaited.settled], flagged: await flagged() }).toEqual({
+          waited: [true, true],
+          flagged: [
+            ['first', 1],
+            ['third', 1],
+          ],
+        });
+      } finally {
+        await other.close();
+      }
+    });
+  });
