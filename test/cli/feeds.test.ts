@@ -6,7 +6,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../helpers.js';
+import pg from 'pg';
+import { FEED_LOCK } from '../../src/storage/scope.js';
+import { createTestDatabase, TEST_DIALECT } from '../helpers.js';
 import { runCli } from './run.js';
 
 const real = (path: string) => new URL(`../fixtures/ingest/${path}`, import.meta.url).pathname;
@@ -186,5 +188,49 @@ describe('secinv feeds update', () => {
     );
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(`http://127.0.0.1:${port}/kev.json: cannot download: ECONNREFUSED\n`);
+  });
+});
+
+describe.runIf(TEST_DIALECT === 'postgres')('a feed load beside the writes that read the feeds (PostgreSQL)', () => {
+  /**
+   * Holds the feed lock as a running ingest (`shared`) or feed load (`exclusive`) does, runs the command, lets the lock
+   * go once the command waits for it (PostgreSQL lists its request as not granted), and returns the command's run.
+   */
+  const besideHolder = async (mode: 'shared' | 'exclusive', ...argv: string[]) => {
+    const holder = new pg.Client({ connectionString: db });
+    await holder.connect();
+    try {
+      await holder.query('begin');
+      await holder.query(`select pg_advisory_xact_lock${mode === 'shared' ? '_shared' : ''}($1)`, [FEED_LOCK]);
+      const run = runCli(...argv);
+      for (let tries = 0; ; tries += 1) {
+        const waiting = await holder.query(
+          "select 1 from pg_locks where locktype = 'advisory' and objid = $1 and not granted",
+          [FEED_LOCK],
+        );
+        if (waiting.rowCount === 1) break;
+        if (tries > 400) throw new Error('the command did not wait for the feed lock');
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      await holder.query('commit');
+      return await run;
+    } finally {
+      await holder.end();
+    }
+  };
+
+  it('a load waits for a running ingest, and an ingest for a running load, each saying so', async () => {
+    const tenant = await runCli('tenants', 'create', '--name', 'A', '--db', db);
+    expect(tenant.code).toBe(0);
+    const load = await besideHolder('shared', 'feeds', 'load', '--db', db, KEV);
+    expect(load.code).toBe(0);
+    expect(load.stderr).toContain(
+      'secinv: waiting for the writes that are running (imports, ingests, risk derivations, another feed load) to commit\n',
+    );
+    const report = real('trivy/trivy-image-teamdojo-multi-target.json');
+    const args = ['--tenant', tenant.stdout.trim(), '--provider', 'AWS', '--region', 'us-east-1', '--db', db];
+    const ingest = await besideHolder('exclusive', 'ingest', ...args, report);
+    expect(ingest.code).toBe(0);
+    expect(ingest.stderr).toContain('secinv: waiting for the feed load that is running to commit\n');
   });
 });
