@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import pg from 'pg';
 import { loadFeedFiles } from '../src/feeds/load.js';
 import { ingestFiles } from '../src/ingest/ingest.js';
 import { openStorage, type Storage } from '../src/storage/index.js';
@@ -57,6 +58,25 @@ async function smallIngests(storage: Storage): Promise<void> {
   }
 }
 
+/**
+ * The PostgreSQL server's version and memory and WAL settings, printed beside the figures so that each run says what
+ * server it measured (4 GB of shared buffers instead of 128 MB moved these loads by less than their noise here).
+ */
+async function serverSettings(url: string): Promise<string> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const names = ['server_version', 'shared_buffers', 'max_wal_size', 'checkpoint_timeout', 'work_mem'];
+    const { rows } = await client.query<{ name: string; value: string }>(
+      'select name, current_setting(name) as value from unnest($1::text[]) as name',
+      [names],
+    );
+    return `PostgreSQL ${rows.map((r) => `${r.name} ${r.value}`).join(', ')}`;
+  } finally {
+    await client.end();
+  }
+}
+
 /** Times the loads, in a process of its own so that its peak RSS (maxRSS) is the loads' and not the import's. */
 async function measure(dir: string): Promise<void> {
   type Run = { url: string; rows: Record<string, number> };
@@ -64,7 +84,9 @@ async function measure(dir: string): Promise<void> {
   const storage = await openStorage(url);
   try {
     const findings = (await storage.tenantSummaries()).reduce((sum, t) => sum + t.findings, 0);
-    process.stdout.write(`feeds ${storage.dialect}: ${findings.toLocaleString('en-US')} findings\n\n`);
+    process.stdout.write(`feeds ${storage.dialect}: ${findings.toLocaleString('en-US')} findings\n`);
+    if (storage.dialect === 'postgres') process.stdout.write(`${await serverSettings(url)}\n`);
+    process.stdout.write('\n');
     // CPU seconds (every thread of this process) beside the wall time: on a shared or throttled machine the wall time
     // of one load varied by a third between runs, its CPU much less.
     const columns = ['load', 'seconds', 'CPU seconds', 'rows in file', 'rows stored', 'rows changed'];
