@@ -1,6 +1,12 @@
 // What every command writes to, and how every command opens its database: the line naming it goes to stderr, so a
 // user always sees which database a command used (stdout stays for results, e.g. the key of `keys create`).
-import { displayDatabaseUrl, openStorage, type ConnectOptions, type Storage } from '../storage/index.js';
+import {
+  displayDatabaseUrl,
+  openStorage,
+  type ConnectOptions,
+  type Storage,
+  type WaitReason,
+} from '../storage/index.js';
 
 export interface Io {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
@@ -14,9 +20,12 @@ export interface Io {
  * command standing still is not taken for a hung one.
  */
 export const waitingFor =
-  (io: Io, what: string): (() => void) =>
-  () =>
-    void io.stderr.write(`secinv: waiting for ${what} to commit\n`);
+  (io: Io, feeds: string): ((reason?: WaitReason) => void) =>
+  (reason = 'feeds') =>
+    void io.stderr.write(`secinv: waiting for ${reason === 'feeds' ? feeds : TENANT_WRITE} to commit\n`);
+
+/** What an import, ingest or derivation waits for beside another write to the same tenant. */
+const TENANT_WRITE = 'another write to the same tenant';
 
 /** The writes a feed load waits for, and the one an import, ingest or derivation waits for. */
 export const FEED_LOAD = 'the feed load that is running';

@@ -3,7 +3,7 @@
 import { createReadStream, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { importKinds, type ImportKind, type RecordsByKind } from '../domain/records.js';
-import type { IngestWriter, Storage } from '../storage/index.js';
+import type { IngestWriter, Storage, WaitReason } from '../storage/index.js';
 import { bundleArrays, readSources, type ImportProblem, type ReadItem } from './reader.js';
 import { readInThread, type ThreadFile } from './read-thread.js';
 
@@ -52,8 +52,8 @@ export interface ImportOptions {
   onProgress?: (records: number) => void;
   /** Called at each point of the run (`record:N`, then the storage's: `read`, `settled`…), for fault tests. */
   onPhase?: ((phase: string) => void) | undefined;
-  /** Called when the import waits for a feed load that is running to commit (PostgreSQL). */
-  onWait?: (() => void) | undefined;
+  /** Called when the import waits for a feed load, or another write to a tenant it writes, to commit (PostgreSQL). */
+  onWait?: ((reason: WaitReason) => void) | undefined;
   /**
    * Whether the files are read in a thread of their own: by default when every source is a file and they hold at
    * least THREAD_MIN_BYTES.

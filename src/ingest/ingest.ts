@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
 import { isUuid } from '../domain/ids.js';
 import { UserError } from '../domain/errors.js';
 import type { Provider } from '../domain/enums.js';
-import type { RiskDerivation, Storage, VexDocumentMatch } from '../storage/index.js';
+import type { RiskDerivation, Storage, VexDocumentMatch, WaitReason } from '../storage/index.js';
 import { NO_DERIVATION } from '../storage/index.js';
 import { applyScan, type ApplyResult } from './apply.js';
 import { detectFormat, type Detection } from './detect.js';
@@ -37,8 +37,8 @@ export interface IngestOptions {
   resolve: boolean;
   dryRun: boolean;
   now?: () => Date;
-  /** Called when the ingest waits for a feed load that is running to commit (PostgreSQL). */
-  onWait?: (() => void) | undefined;
+  /** Called when the ingest waits for a feed load, or another write to its tenant, to commit (PostgreSQL). */
+  onWait?: ((reason: WaitReason) => void) | undefined;
 }
 
 export interface IngestProblem {

@@ -20,6 +20,7 @@ import type { WriteRunOptions, IngestWriter, Storage } from './types.js';
 
 export type * from './types.js';
 export type { ConnectOptions } from './connect.js';
+export type { WaitReason } from './scope.js';
 export { NoInventoryError } from './connect.js';
 export { displayDatabaseUrl, parseDatabaseUrl } from './url.js';
 export { NO_DERIVATION } from './risk-derive.js';
@@ -66,6 +67,19 @@ export function isUnavailable(error: unknown): boolean {
   );
 }
 
+/**
+ * What an unavailable database means to the one who ran the command (the API answers its own 503 body): a write beside
+ * another on SQLite, or two writes that PostgreSQL could not both let through, says to run it again.
+ */
+export function unavailableMessage(error: unknown): string {
+  const code = (error as { code?: unknown })?.code;
+  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED')
+    return 'the database is busy: another process is writing it (retry when that write ends)';
+  if (code === '40P01' || code === '40001')
+    return 'this write conflicted with another that ran at the same time, and nothing was written: run it again';
+  return 'the database is unavailable';
+}
+
 /** Wraps every function of an object so database unavailability surfaces as UnavailableError. */
 function guarded<T extends Record<string, unknown>>(methods: T): T {
   const out: Record<string, unknown> = {};
@@ -77,7 +91,7 @@ function guarded<T extends Record<string, unknown>>(methods: T): T {
             try {
               return await (fn as (...a: unknown[]) => Promise<unknown>)(...args);
             } catch (error) {
-              if (isUnavailable(error)) throw new UnavailableError('the database is unavailable', { cause: error });
+              if (isUnavailable(error)) throw new UnavailableError(unavailableMessage(error), { cause: error });
               throw error;
             }
           };
@@ -141,6 +155,7 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
               const filled: string[] = [];
               const writer = ingestWriter(tx, {
                 deriveRisksAt: ingestOptions.deriveRisksAt,
+                onWait: ingestOptions.onWait,
                 beforeReplace: deferred.keys,
                 beforeSettle: async () => {
                   const analysed = await analyzeFilled(

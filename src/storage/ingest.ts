@@ -20,7 +20,7 @@ import {
 import { hasVexStatements, rematchVex, replaceVexDocument } from './vex.js';
 import { unchangedAsset, unchangedFindings } from './unchanged.js';
 import { bumpDataVersion, tenantOrganization } from './tenants.js';
-import { appendTo, fromTenant } from './scope.js';
+import { appendTo, fromTenant, takeTenantTurn, type WaitReason } from './scope.js';
 import type { Database } from './tables.js';
 import { assetDocumentRow, assetRow } from './asset-rows.js';
 import { dialectOf, insertRows, upsertRows } from './insert-rows.js';
@@ -64,9 +64,13 @@ export function ingestWriter(
     beforeReplace?: () => Promise<void>;
     /** Runs once the buffered rows are written, before settling reads them back (statistics of filled tables). */
     beforeSettle?: () => Promise<void>;
+    /** Called when the run waits for another write to a tenant to commit (PostgreSQL). */
+    onWait?: ((reason: WaitReason) => void) | undefined;
   } = {},
 ): IngestWriter {
   const beforeReplace = options.beforeReplace ?? (() => Promise.resolve());
+  /** The tenants this run has taken its turn with. */
+  const turns = new Set<string>();
   const pending: { [K in ImportKind]: RecordsByKind[K][] } = {
     tenant: [],
     environment: [],
@@ -374,7 +378,15 @@ export function ingestWriter(
       return row !== undefined;
     },
 
-    tenantOrganization: (tenantId: string): Promise<string | undefined> => tenantOrganization(tx, tenantId),
+    // Every run asks for a tenant's organization before it reads or writes anything of that tenant (the ingest for its
+    // one tenant, an import for each tenant at its first record): the run takes its turn with the tenant there.
+    async tenantOrganization(tenantId: string): Promise<string | undefined> {
+      if (!turns.has(tenantId)) {
+        turns.add(tenantId);
+        await takeTenantTurn(tx, dialectOf(tx), tenantId, options.onWait);
+      }
+      return tenantOrganization(tx, tenantId);
+    },
 
     // A read of an asset's stored state first writes what the run holds of that asset: a second report of the same
     // asset in one run builds on what the first wrote, not on what was stored before the run.

@@ -6,14 +6,14 @@ import { deriveTenantRisks } from './risk-derive.js';
 import { setRiskLifecycle } from './risk-lifecycle.js';
 import type { Database } from './tables.js';
 import { bumpDataVersion } from './tenants.js';
-import { bulkTransaction } from './scope.js';
+import { bulkTransaction, takeTenantTurn, type WaitReason } from './scope.js';
 import { analyzeTables, staleTables } from './statistics.js';
 import type { Dialect } from './types.js';
 
 /** The risk operations of the CLI, each in a transaction of its own that bumps the tenant's data version. */
 export function riskWriteStore(db: Kysely<Database>, dialect: Dialect) {
   return {
-    deriveRisks: async (tenantId: string, at: string, onWait?: () => void) => {
+    deriveRisks: async (tenantId: string, at: string, onWait?: (reason: WaitReason) => void) => {
       // A first derivation starts from an empty risks table: without the bulk settings PostgreSQL scanned the
       // tenant's risks for every batch of assets.
       let stale: string[] = [];
@@ -21,6 +21,7 @@ export function riskWriteStore(db: Kysely<Database>, dialect: Dialect) {
         db,
         dialect,
         async (tx) => {
+          await takeTenantTurn(tx, dialect, tenantId, onWait);
           const known = await tx
             .selectFrom('tenants')
             .select('tenant_id')

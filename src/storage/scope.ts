@@ -29,6 +29,32 @@ export function fromTenant<T extends TenantTableName>(
 
 /** The advisory lock by which bulk writes take turns with feed loads on PostgreSQL: a fixed key of this application's. */
 export const FEED_LOCK = 0x5ec1feed;
+/** The class of the advisory locks by which writes to one tenant take turns (the second key: a hash of its id). */
+export const TENANT_LOCK_CLASS = 0x5ec1a5e7;
+
+/** What a bulk write waits for: its turn with the feed loads, or with another write to the same tenant. */
+export type WaitReason = 'feeds' | 'tenant';
+
+/**
+ * On PostgreSQL, waits for any other bulk write to the tenant to commit and holds the tenant until this transaction
+ * ends: an import, an ingest or a derivation reads a tenant's assets, findings and risks and writes what it made of
+ * them, so two at once would each work from a state without the other's writes (two ingests of a new image: both
+ * insert it, one fails on the key; a derivation beside an ingest: risks from findings the ingest was replacing).
+ * Called before the first read of the tenant's data. SQLite has one writer at a time.
+ */
+export async function takeTenantTurn(
+  tx: Transaction<Database>,
+  dialect: Dialect,
+  tenantId: string,
+  onWait?: (reason: WaitReason) => void,
+): Promise<void> {
+  if (dialect !== 'postgres') return;
+  const key = sql`${TENANT_LOCK_CLASS}::int, hashtext(${tenantId})`;
+  const { rows } = await sql<{ ok: boolean }>`select pg_try_advisory_xact_lock(${key}) as ok`.execute(tx);
+  if (rows[0]?.ok === true) return;
+  onWait?.('tenant');
+  await sql`select pg_advisory_xact_lock(${key})`.execute(tx);
+}
 
 export interface BulkOptions {
   /** False for a dry run, which must not touch the file: leaving WAL and coming back rewrites its header. */
@@ -39,8 +65,8 @@ export interface BulkOptions {
    * wait for it, so none works from feeds another is replacing (docs/DESIGN.md §87). SQLite has one writer at a time.
    */
   feeds?: 'read' | 'load';
-  /** Called once when the transaction has to wait for its turn (a feed load, or the writes before one). */
-  onWait?: (() => void) | undefined;
+  /** Called when the transaction has to wait for its turn (a feed load, or the writes before one). */
+  onWait?: ((reason: WaitReason) => void) | undefined;
 }
 
 /**
@@ -65,7 +91,7 @@ export const bulkTransaction = <T>(
             : [sql`pg_try_advisory_xact_lock_shared`, sql`pg_advisory_xact_lock_shared`];
         const { rows } = await sql<{ ok: boolean }>`select ${tryLock}(${FEED_LOCK}) as ok`.execute(tx);
         if (rows[0]?.ok !== true) {
-          onWait?.();
+          onWait?.('feeds');
           await sql`select ${lock}(${FEED_LOCK})`.execute(tx);
         }
         await sql`set local enable_seqscan = off`.execute(tx);

@@ -10,6 +10,7 @@ import type { LifecycleState } from '../domain/enums.js';
 import type { FeedData, FeedLoad, FeedStatus } from '../domain/intel.js';
 import type { VexDocument } from '../domain/vex.js';
 import type { RiskDerivation } from './risk-derive.js';
+import type { WaitReason } from './scope.js';
 
 export type { RiskDerivation };
 import type { ImportKind, RecordsByKind, StoredAsset, VulnerabilityRecord } from '../domain/records.js';
@@ -185,8 +186,11 @@ export interface WriteRunOptions {
    * (deferred indexes built; the commit is next), `committed`, `analyzed`. For fault tests (docs/RELIABILITY.md).
    */
   onPhase?: ((phase: string) => void) | undefined;
-  /** Called when the write waits for a feed load that is running to commit (PostgreSQL; docs/DESIGN.md §87). */
-  onWait?: (() => void) | undefined;
+  /**
+   * Called when the write waits for its turn (PostgreSQL; docs/DESIGN.md §87): for a feed load that is running to
+   * commit (`feeds`), or for another write to the same tenant (`tenant`).
+   */
+  onWait?: ((reason: WaitReason) => void) | undefined;
 }
 
 export interface Storage {
@@ -253,7 +257,7 @@ export interface Storage {
 
   // Risks (docs/RISKS.md).
   /** Re-runs the risk rules over every asset of a tenant, in one transaction; undefined for an unknown tenant. */
-  deriveRisks(tenantId: string, at: string, onWait?: () => void): Promise<RiskDerivation | undefined>;
+  deriveRisks(tenantId: string, at: string, onWait?: (reason: WaitReason) => void): Promise<RiskDerivation | undefined>;
   /** Sets a risk's lifecycle state, in one transaction; false (and nothing changed) when the tenant has no such risk. */
   setRiskLifecycle(tenantId: string, riskId: string, state: LifecycleState, at: string): Promise<boolean>;
 

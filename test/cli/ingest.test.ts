@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../helpers.js';
+import Database from 'better-sqlite3';
+import { createTestDatabase, TEST_DIALECT } from '../helpers.js';
 import { runCli } from './run.js';
 
 const TEAMDOJO = fileURLToPath(
@@ -106,5 +107,27 @@ describe('secinv ingest', () => {
     expect(result).toMatchObject({ code: 0, stdout: 'validated (dry run, nothing written): 1 file\n' });
     const listed = JSON.parse((await runCli('tenants', 'list', '--json', '--db', db)).stdout) as { assets: number }[];
     expect(listed[0]?.assets).toBe(0);
+  });
+});
+
+describe.runIf(TEST_DIALECT === 'sqlite')('secinv ingest beside another write (SQLite)', () => {
+  it('fails at once saying another process is writing, and writes nothing', async () => {
+    // Another process's write, holding SQLite's write lock. The ingest's transaction reads first, and SQLite refuses a
+    // reading transaction the write lock at once rather than wait for it (waiting could deadlock).
+    const other = new Database(db.replace(/^sqlite:/, ''));
+    try {
+      other.pragma('journal_mode = wal');
+      other.exec('begin immediate');
+      const cloud = ['--provider', 'AWS', '--region', 'us-east-1'];
+      const run = await runCli('ingest', '--tenant', tenant, ...cloud, '--db', db, TEAMDOJO);
+      other.exec('rollback');
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(
+        'secinv: the database is busy: another process is writing it (retry when that write ends)\n',
+      );
+      expect(other.prepare('select count(*) as n from assets').get()).toEqual({ n: 0 });
+    } finally {
+      other.close();
+    }
   });
 });

@@ -9,39 +9,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FeedData } from '../../src/domain/intel.js';
 import { loadFeedFiles } from '../../src/feeds/load.js';
 import { readFeed } from '../../src/feeds/read.js';
-import { ingestFiles } from '../../src/ingest/ingest.js';
-import { openStorage, type Storage } from '../../src/storage/index.js';
+import { openStorage } from '../../src/storage/index.js';
 import { connect } from '../../src/storage/connect.js';
 import type { Database } from '../../src/storage/tables.js';
 import { openTestStorage, ORG_A, TENANT_A, TEST_DIALECTS, type TestStorage } from '../helpers.js';
+import { ingestInto, pause, textSource as text, trivyImage as trivy } from '../ingest/beside.js';
 import { kevCatalog } from './kev-catalog.js';
 
 const CVE = 'CVE-2026-4242';
-const trivy = (app: string, cves: string[]) =>
-  JSON.stringify({
-    SchemaVersion: 2,
-    CreatedAt: '2026-11-20T00:00:00Z',
-    ArtifactName: `123456789012.dkr.ecr.us-east-1.amazonaws.com/${app}:1.0`,
-    ArtifactType: 'container_image',
-    Metadata: {
-      OS: { Family: 'debian', Name: '12.5' },
-      RepoDigests: [`123456789012.dkr.ecr.us-east-1.amazonaws.com/${app}@sha256:${'ab'.repeat(32)}`],
-    },
-    Results: [
-      {
-        Target: 'app',
-        Class: 'lang-pkgs',
-        Type: 'jar',
-        Vulnerabilities: cves.map((id) => ({
-          VulnerabilityID: id,
-          PkgName: 'org.example:lib',
-          InstalledVersion: '1.0.0',
-          Severity: 'HIGH',
-          Title: `a flaw (${id})`,
-        })),
-      },
-    ],
-  });
 const kevData = async (version: string): Promise<FeedData> => {
   const read = await readFeed({
     name: 'kev.json',
@@ -60,18 +35,6 @@ const signal = () => {
   };
   return state;
 };
-const ingest = (storage: Storage, sources: { name: string; open: () => Readable }[], onWait?: () => void) =>
-  ingestFiles(storage, sources, {
-    tenantId: TENANT_A,
-    format: 'auto',
-    resolve: true,
-    dryRun: false,
-    now: () => new Date('2026-11-20T10:00:00Z'),
-    onWait,
-  });
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const text = (name: string, body: string) => ({ name, open: () => Readable.from([Buffer.from(body)]) });
-
 if (TEST_DIALECTS.includes('postgres'))
   describe('feed loads and the writes that read the feeds, on postgres', () => {
     let t: TestStorage;
@@ -82,7 +45,9 @@ if (TEST_DIALECTS.includes('postgres'))
       await t.storage.createTenant({ tenantId: TENANT_A, organizationId: ORG_A, name: 'a' });
       // A tenant with findings already: a first ingest into empty tables takes them whole until it commits (their
       // indexes dropped and built again, docs/DESIGN.md §42), which would make any load wait for it anyway.
-      expect((await ingest(t.storage, [text('zero.json', trivy('zero', ['CVE-2026-0000']))])).problems).toEqual([]);
+      expect(
+        (await ingestInto(t.storage, TENANT_A, [text('zero.json', trivy('zero', ['CVE-2026-0000']))])).problems,
+      ).toEqual([]);
     });
     afterAll(async () => {
       await db?.destroy();
@@ -100,7 +65,7 @@ if (TEST_DIALECTS.includes('postgres'))
       // inside its transaction for the second report's bytes.
       const second = new PassThrough();
       const opened = signal();
-      const running = ingest(t.storage, [
+      const running = ingestInto(t.storage, TENANT_A, [
         text('first.json', trivy('first', [CVE])),
         {
           name: 'second.json',
@@ -141,7 +106,12 @@ if (TEST_DIALECTS.includes('postgres'))
         });
         await entered.done;
         const ingestWaited = signal();
-        const running = ingest(t.storage, [text('third.json', trivy('third', [CVE]))], ingestWaited.settle);
+        const running = ingestInto(
+          t.storage,
+          TENANT_A,
+          [text('third.json', trivy('third', [CVE]))],
+          ingestWaited.settle,
+        );
         const deriveWaited = signal();
         const deriving = t.storage.deriveRisks(TENANT_A, '2026-11-25T00:00:00.000Z', deriveWaited.settle);
         await Promise.race([Promise.all([ingestWaited.done, deriveWaited.done]), pause(3000)]);

@@ -1,0 +1,81 @@
+// On PostgreSQL the bulk writes to one tenant (imports, ingests, risk derivations) take turns (src/storage/scope.ts
+// takeTenantTurn, docs/DESIGN.md §87): each reads the tenant's assets, findings and risks and writes what it made of
+// them. Without the turn, two ingests of one new image at once both read no image, both inserted it, and the second
+// failed on the key with PostgreSQL's own message; a derivation beside an ingest wrote risks from findings the ingest
+// was replacing. Writes to different tenants still run side by side. SQLite has one writer at a time.
+import { PassThrough } from 'node:stream';
+import { sql, type Kysely } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect } from '../../src/storage/connect.js';
+import type { Database } from '../../src/storage/tables.js';
+import type { IngestResult } from '../../src/ingest/ingest.js';
+import { ingestInto as ingest, pause, textSource as text, trivyImage as trivy } from '../ingest/beside.js';
+import { openTestStorage, ORG_A, ORG_B, TENANT_A, TENANT_B, TEST_DIALECTS, type TestStorage } from '../helpers.js';
+
+if (TEST_DIALECTS.includes('postgres'))
+  describe('bulk writes to one tenant, on postgres', () => {
+    let t: TestStorage;
+    let beside: Kysely<Database>;
+    beforeAll(async () => {
+      t = await openTestStorage('postgres');
+      // A session beside the writes, as a running server keeps: alone with the database, a write that fills an empty
+      // table (here the aliases and risks) takes it whole until it commits (docs/DESIGN.md §42), and everything waits.
+      ({ db: beside } = await connect(t.url));
+      await sql`select 1`.execute(beside);
+      await t.storage.createTenant({ tenantId: TENANT_A, organizationId: ORG_A, name: 'a' });
+      await t.storage.createTenant({ tenantId: TENANT_B, organizationId: ORG_B, name: 'b' });
+      for (const tenant of [TENANT_A, TENANT_B])
+        expect(
+          (await ingest(t.storage, tenant, [text('zero.json', trivy('zero', ['CVE-2026-0000']))])).problems,
+        ).toEqual([]);
+    });
+    afterAll(async () => {
+      await beside?.destroy();
+      await t?.dispose();
+    });
+
+    it('take turns: a second ingest of a new image and a derivation wait for the first; another tenant does not', async () => {
+      // The first ingest writes the new image, then waits inside its transaction for its second report's bytes.
+      const rest = new PassThrough();
+      let opened!: () => void;
+      const written = new Promise<void>((resolve) => (opened = resolve));
+      const first = ingest(t.storage, TENANT_A, [
+        text('image.json', trivy('image', ['CVE-2026-1111', 'CVE-2026-2222'])),
+        {
+          name: 'rest.json',
+          open: () => {
+            opened();
+            return rest;
+          },
+        },
+      ]);
+      await written;
+      const waits: string[] = [];
+      const second = ingest(
+        t.storage,
+        TENANT_A,
+        [text('image.json', trivy('image', ['CVE-2026-1111', 'CVE-2026-2222']))],
+        (r) => waits.push(`ingest ${r}`),
+      );
+      const deriving = t.storage.deriveRisks(TENANT_A, '2026-11-20T11:00:00.000Z', (r) => waits.push(`derive ${r}`));
+      // Another tenant's ingest runs through while the first holds tenant A.
+      const other = await ingest(t.storage, TENANT_B, [text('image.json', trivy('image', ['CVE-2026-1111']))]);
+      expect(other.problems).toEqual([]);
+      for (let tries = 0; waits.length < 2 && tries < 100; tries += 1) await pause(30);
+      rest.end(trivy('rest', ['CVE-2026-3333']));
+      const outcomes = await Promise.allSettled([first, second, deriving]);
+      /** What a run said of its first file's image and findings, or why it failed. */
+      const said = (o: PromiseSettledResult<unknown>) => {
+        if (o.status === 'rejected') return String(o.reason);
+        const f = (o.value as IngestResult).files[0];
+        return f && { created: f.assetsCreated, unchanged: f.assetsUnchanged, added: f.added, same: f.unchanged };
+      };
+      // The second read the image as the first had written it: the same findings again change nothing.
+      expect({ waits: waits.sort(), first: said(outcomes[0]), second: said(outcomes[1]) }).toEqual({
+        waits: ['derive tenant', 'ingest tenant'],
+        first: { created: 1, unchanged: 0, added: 2, same: 0 },
+        second: { created: 0, unchanged: 1, added: 0, same: 2 },
+      });
+      expect(outcomes[2].status).toBe('fulfilled');
+    });
+  });
