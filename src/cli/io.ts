@@ -16,8 +16,8 @@ export interface Io {
 }
 
 /**
- * What a bulk write says when it waits for its turn with the feed loads (PostgreSQL, docs/DESIGN.md §87), so that a
- * command standing still is not taken for a hung one.
+ * What a bulk write says when it waits for its turn, with the feed loads or with another write to the same tenant
+ * (PostgreSQL, docs/DESIGN.md §87), so that a command standing still is not taken for a hung one.
  */
 export const waitingFor =
   (io: Io, feeds: string): ((reason?: WaitReason) => void) =>
