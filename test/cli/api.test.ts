@@ -1,6 +1,6 @@
 // `secinv api …` end to end: the command line in process, a real server on a loopback port over a real database of
 // each dialect. Every record once in every format, the filters as flags, the profiles file, and each failure's message.
-import { chmodSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -27,7 +27,11 @@ beforeEach(() => {
   vi.stubEnv('SECINV_API_KEY', '');
   vi.stubEnv('SECINV_PROFILE', undefined);
 });
-afterAll(() => vi.unstubAllEnvs());
+afterAll(() => {
+  vi.unstubAllEnvs();
+  // The profiles files hold the keys the tests made.
+  rmSync(dir, { recursive: true, force: true });
+});
 
 async function run(argv: string[], options: { stdin?: string; columns?: number } = {}) {
   const stdout = Object.assign(new PassThrough(), options.columns ? { isTTY: true, columns: options.columns } : {});

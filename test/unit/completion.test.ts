@@ -1,7 +1,7 @@
 // Completion scripts are written from the command tree: every command and flag is in them, and the bash one, run by
 // bash, completes subcommands, flags and a flag's choices at any depth.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -36,20 +36,25 @@ describe('completion scripts', () => {
   });
 
   it.skipIf(!hasBash)('bash completes what may come next at each depth', () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'secinv-completion-')), 'secinv.bash');
+    const dir = mkdtempSync(join(tmpdir(), 'secinv-completion-'));
+    const file = join(dir, 'secinv.bash');
     writeFileSync(file, completionScript(program, 'bash'));
-    const complete = (...words: string[]) =>
-      execFileSync('bash', [
-        '-c',
-        `source ${file}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _secinv; echo "\${COMPREPLY[*]}"`,
-      ])
-        .toString()
-        .trim()
-        .split(' ');
-    expect(complete('secinv', 'ap')).toEqual(['api']);
-    expect(complete('secinv', 'api', '')).toEqual(expect.arrayContaining(['risks', 'assets', 'asset', 'configure']));
-    expect(complete('secinv', 'api', 'risks', '--severity-levels', 'HIGH', '--lif')).toEqual(['--lifecycle-states']);
-    expect(complete('secinv', 'api', 'risks', '-o', '')).toEqual(['table', 'json', 'ndjson', 'csv', 'yaml']);
-    expect(complete('secinv', 'ingest', '--format', 'tri')).toEqual(['trivy', 'trivy-k8s', 'trivy-operator']);
+    try {
+      const complete = (...words: string[]) =>
+        execFileSync('bash', [
+          '-c',
+          `source ${file}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _secinv; echo "\${COMPREPLY[*]}"`,
+        ])
+          .toString()
+          .trim()
+          .split(' ');
+      expect(complete('secinv', 'ap')).toEqual(['api']);
+      expect(complete('secinv', 'api', '')).toEqual(expect.arrayContaining(['risks', 'assets', 'asset', 'configure']));
+      expect(complete('secinv', 'api', 'risks', '--severity-levels', 'HIGH', '--lif')).toEqual(['--lifecycle-states']);
+      expect(complete('secinv', 'api', 'risks', '-o', '')).toEqual(['table', 'json', 'ndjson', 'csv', 'yaml']);
+      expect(complete('secinv', 'ingest', '--format', 'tri')).toEqual(['trivy', 'trivy-k8s', 'trivy-operator']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
