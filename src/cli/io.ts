@@ -20,8 +20,8 @@ export interface Io {
  * (PostgreSQL, docs/DESIGN.md §87), so that a command standing still is not taken for a hung one.
  */
 export const waitingFor =
-  (io: Io, feeds: string): ((reason?: WaitReason) => void) =>
-  (reason = 'feeds') =>
+  (io: Io, feeds: string): ((reason: WaitReason) => void) =>
+  (reason) =>
     void io.stderr.write(`secinv: waiting for ${reason === 'feeds' ? feeds : TENANT_WRITE} to commit\n`);
 
 /** What an import, ingest or derivation waits for beside another write to the same tenant. */

@@ -2,7 +2,7 @@
 // transaction with the re-enrichment of every tenant's findings. Any problem in any file writes nothing.
 import { Readable } from 'node:stream';
 import { isOlderFeed, type FeedData, type FeedLoad, type FeedStatus } from '../domain/intel.js';
-import type { Storage } from '../storage/index.js';
+import type { Storage, WaitReason } from '../storage/index.js';
 import { readProblem } from '../ingest/source.js';
 import { feedWord, readFeed, type FeedSource } from './read.js';
 
@@ -18,7 +18,7 @@ export interface FeedLoadOptions {
   allowOlder?: boolean;
   now?: () => Date;
   /** Called when the load waits for the writes that are running to commit (PostgreSQL). */
-  onWait?: () => void;
+  onWait?: (reason: WaitReason) => void;
 }
 
 export async function loadFeedFiles(

@@ -24,7 +24,7 @@ import {
   NO_DERIVATION,
 } from './risk-derive.js';
 import { feedIntelReader, intelOf, type FeedIntel } from './intel.js';
-import { appendTo, bulkTransaction } from './scope.js';
+import { appendTo, bulkTransaction, type WaitReason } from './scope.js';
 import { analyzeTables, staleTables } from './statistics.js';
 import type { Database } from './tables.js';
 import type { Dialect } from './types.js';
@@ -349,7 +349,7 @@ export function feedStore(db: Kysely<Database>, dialect: Dialect) {
       feeds: readonly FeedData[],
       at: string,
       check?: (loaded: FeedStatus[]) => void | Promise<void>,
-      onWait?: () => void,
+      onWait?: (reason: WaitReason) => void,
     ): Promise<FeedLoad> {
       let stale: string[] = [];
       const load = await bulkTransaction(

@@ -1,6 +1,7 @@
 import {
   sql,
   type Compilable,
+  type RawBuilder,
   type CompiledQuery,
   type Kysely,
   type SelectQueryBuilder,
@@ -48,12 +49,25 @@ export async function takeTenantTurn(
   tenantId: string,
   onWait?: (reason: WaitReason) => void,
 ): Promise<void> {
-  if (dialect !== 'postgres') return;
-  const key = sql`${TENANT_LOCK_CLASS}::int, hashtext(${tenantId})`;
-  const { rows } = await sql<{ ok: boolean }>`select pg_try_advisory_xact_lock(${key}) as ok`.execute(tx);
+  if (dialect === 'postgres')
+    await takeTurn(tx, 'exclusive', sql`${TENANT_LOCK_CLASS}::int, hashtext(${tenantId})`, () => onWait?.('tenant'));
+}
+
+/**
+ * Takes a PostgreSQL advisory lock held to the transaction's end: at once if it is free, else after calling `onWait`
+ * (so that a command standing still says why) and waiting for it.
+ */
+async function takeTurn(
+  tx: Transaction<Database>,
+  mode: 'shared' | 'exclusive',
+  key: RawBuilder<unknown>,
+  onWait: () => void,
+): Promise<void> {
+  const suffix = sql.raw(mode === 'shared' ? '_shared' : '');
+  const { rows } = await sql<{ ok: boolean }>`select pg_try_advisory_xact_lock${suffix}(${key}) as ok`.execute(tx);
   if (rows[0]?.ok === true) return;
-  onWait?.('tenant');
-  await sql`select pg_advisory_xact_lock(${key})`.execute(tx);
+  onWait();
+  await sql`select pg_advisory_xact_lock${suffix}(${key})`.execute(tx);
 }
 
 export interface BulkOptions {
@@ -85,15 +99,7 @@ export const bulkTransaction = <T>(
     db.transaction().execute(async (tx) => {
       if (dialect === 'postgres') {
         // First, before any read: READ COMMITTED gives each later statement a snapshot taken after the turn began.
-        const [tryLock, lock] =
-          feeds === 'load'
-            ? [sql`pg_try_advisory_xact_lock`, sql`pg_advisory_xact_lock`]
-            : [sql`pg_try_advisory_xact_lock_shared`, sql`pg_advisory_xact_lock_shared`];
-        const { rows } = await sql<{ ok: boolean }>`select ${tryLock}(${FEED_LOCK}) as ok`.execute(tx);
-        if (rows[0]?.ok !== true) {
-          onWait?.('feeds');
-          await sql`select ${lock}(${FEED_LOCK})`.execute(tx);
-        }
+        await takeTurn(tx, feeds === 'load' ? 'exclusive' : 'shared', sql`${FEED_LOCK}`, () => onWait?.('feeds'));
         await sql`set local enable_seqscan = off`.execute(tx);
       }
       return work(tx);

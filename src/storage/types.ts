@@ -273,7 +273,7 @@ export interface Storage {
     feeds: readonly FeedData[],
     at: string,
     check?: (loaded: FeedStatus[]) => void | Promise<void>,
-    onWait?: () => void,
+    onWait?: (reason: WaitReason) => void,
   ): Promise<FeedLoad>;
   /** Every loaded feed: version, entries, when and from where. */
   feedStatus(): Promise<FeedStatus[]>;

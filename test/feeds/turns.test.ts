@@ -2,18 +2,24 @@
 // (src/storage/scope.ts, docs/DESIGN.md §87). Without them an ingest that read the feeds before a load committed, and
 // committed after the load had re-enriched the findings it could see, kept findings without the load's intel: a
 // finding whose CVE the loaded catalog lists, with hasKev false, until the next load changed that CVE. SQLite has one
-// writer at a time: a second write waits for the lock or is refused, never works from the feeds another replaces.
-import { PassThrough, Readable } from 'node:stream';
+// writer at a time: a second write is refused (test/cli/ingest.test.ts), never works from feeds another replaces.
+import { Readable } from 'node:stream';
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FeedData } from '../../src/domain/intel.js';
 import { loadFeedFiles } from '../../src/feeds/load.js';
 import { readFeed } from '../../src/feeds/read.js';
 import { openStorage } from '../../src/storage/index.js';
-import { connect } from '../../src/storage/connect.js';
 import type { Database } from '../../src/storage/tables.js';
-import { openTestStorage, ORG_A, TENANT_A, TEST_DIALECTS, type TestStorage } from '../helpers.js';
-import { ingestInto, pause, textSource as text, trivyImage as trivy } from '../ingest/beside.js';
+import { ORG_A, TENANT_A, TEST_DIALECTS, type TestStorage } from '../helpers.js';
+import {
+  besideDatabase,
+  heldIngest,
+  ingestInto,
+  pause,
+  textSource as text,
+  trivyImage as trivy,
+} from '../ingest/beside.js';
 import { kevCatalog } from './kev-catalog.js';
 
 const CVE = 'CVE-2026-4242';
@@ -39,20 +45,11 @@ if (TEST_DIALECTS.includes('postgres'))
   describe('feed loads and the writes that read the feeds, on postgres', () => {
     let t: TestStorage;
     let db: Kysely<Database>;
+    let close: () => Promise<void>;
     beforeAll(async () => {
-      t = await openTestStorage('postgres');
-      ({ db } = await connect(t.url));
-      await t.storage.createTenant({ tenantId: TENANT_A, organizationId: ORG_A, name: 'a' });
-      // A tenant with findings already: a first ingest into empty tables takes them whole until it commits (their
-      // indexes dropped and built again, docs/DESIGN.md §42), which would make any load wait for it anyway.
-      expect(
-        (await ingestInto(t.storage, TENANT_A, [text('zero.json', trivy('zero', ['CVE-2026-0000']))])).problems,
-      ).toEqual([]);
+      ({ t, db, close } = await besideDatabase([[TENANT_A, ORG_A]]));
     });
-    afterAll(async () => {
-      await db?.destroy();
-      await t?.dispose();
-    });
+    afterAll(async () => close?.());
     /** Each stored finding of the CVE: its image and whether it has the flag. */
     const flagged = async () =>
       (
@@ -63,19 +60,7 @@ if (TEST_DIALECTS.includes('postgres'))
     it('a load that starts while an ingest runs waits for its commit, then flags what it wrote', async () => {
       // The ingest's first report is written (its findings' intel read from the feeds as they were), then it waits
       // inside its transaction for the second report's bytes.
-      const second = new PassThrough();
-      const opened = signal();
-      const running = ingestInto(t.storage, TENANT_A, [
-        text('first.json', trivy('first', [CVE])),
-        {
-          name: 'second.json',
-          open: () => {
-            opened.settle();
-            return second;
-          },
-        },
-      ]);
-      await opened.done;
+      const { running, release } = await heldIngest(t.storage, TENANT_A, text('first.json', trivy('first', [CVE])));
       const waited = signal();
       const load = loadFeedFiles(t.storage, [text('kev.json', kevCatalog('2026.11.24', [CVE]))], {
         onWait: waited.settle,
@@ -83,7 +68,7 @@ if (TEST_DIALECTS.includes('postgres'))
       // Without the turn the load went on at once, re-enriched the findings it could see (not the ingest's), and then
       // waited for the ingest's row locks: the ingest is let go on after a while so that the outcome shows.
       await Promise.race([waited.done, load, pause(3000)]);
-      second.end(trivy('second', ['CVE-2026-0001']));
+      release(trivy('second', ['CVE-2026-0001']));
       expect((await running).problems).toEqual([]);
       const loaded = await load;
       expect(loaded.problems).toEqual([]);

@@ -3,66 +3,42 @@
 // them. Without the turn, two ingests of one new image at once both read no image, both inserted it, and the second
 // failed on the key with PostgreSQL's own message; a derivation beside an ingest wrote risks from findings the ingest
 // was replacing. Writes to different tenants still run side by side. SQLite has one writer at a time.
-import { PassThrough } from 'node:stream';
-import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect } from '../../src/storage/connect.js';
-import type { Database } from '../../src/storage/tables.js';
 import type { IngestResult } from '../../src/ingest/ingest.js';
-import { ingestInto as ingest, pause, textSource as text, trivyImage as trivy } from '../ingest/beside.js';
-import { openTestStorage, ORG_A, ORG_B, TENANT_A, TENANT_B, TEST_DIALECTS, type TestStorage } from '../helpers.js';
+import {
+  besideDatabase,
+  heldIngest,
+  ingestInto as ingest,
+  pause,
+  textSource as text,
+  trivyImage as trivy,
+} from '../ingest/beside.js';
+import { ORG_A, ORG_B, TENANT_A, TENANT_B, TEST_DIALECTS, type TestStorage } from '../helpers.js';
 
 if (TEST_DIALECTS.includes('postgres'))
   describe('bulk writes to one tenant, on postgres', () => {
     let t: TestStorage;
-    let beside: Kysely<Database>;
+    let close: () => Promise<void>;
     beforeAll(async () => {
-      t = await openTestStorage('postgres');
-      // A session beside the writes, as a running server keeps: alone with the database, a write that fills an empty
-      // table (here the aliases and risks) takes it whole until it commits (docs/DESIGN.md §42), and everything waits.
-      ({ db: beside } = await connect(t.url));
-      await sql`select 1`.execute(beside);
-      await t.storage.createTenant({ tenantId: TENANT_A, organizationId: ORG_A, name: 'a' });
-      await t.storage.createTenant({ tenantId: TENANT_B, organizationId: ORG_B, name: 'b' });
-      for (const tenant of [TENANT_A, TENANT_B])
-        expect(
-          (await ingest(t.storage, tenant, [text('zero.json', trivy('zero', ['CVE-2026-0000']))])).problems,
-        ).toEqual([]);
+      ({ t, close } = await besideDatabase([
+        [TENANT_A, ORG_A],
+        [TENANT_B, ORG_B],
+      ]));
     });
-    afterAll(async () => {
-      await beside?.destroy();
-      await t?.dispose();
-    });
+    afterAll(async () => close?.());
 
     it('take turns: a second ingest of a new image and a derivation wait for the first; another tenant does not', async () => {
       // The first ingest writes the new image, then waits inside its transaction for its second report's bytes.
-      const rest = new PassThrough();
-      let opened!: () => void;
-      const written = new Promise<void>((resolve) => (opened = resolve));
-      const first = ingest(t.storage, TENANT_A, [
-        text('image.json', trivy('image', ['CVE-2026-1111', 'CVE-2026-2222'])),
-        {
-          name: 'rest.json',
-          open: () => {
-            opened();
-            return rest;
-          },
-        },
-      ]);
-      await written;
+      const image = trivy('image', ['CVE-2026-1111', 'CVE-2026-2222']);
+      const { running: first, release } = await heldIngest(t.storage, TENANT_A, text('image.json', image));
       const waits: string[] = [];
-      const second = ingest(
-        t.storage,
-        TENANT_A,
-        [text('image.json', trivy('image', ['CVE-2026-1111', 'CVE-2026-2222']))],
-        (r) => waits.push(`ingest ${r}`),
-      );
+      const second = ingest(t.storage, TENANT_A, [text('image.json', image)], (r) => waits.push(`ingest ${r}`));
       const deriving = t.storage.deriveRisks(TENANT_A, '2026-11-20T11:00:00.000Z', (r) => waits.push(`derive ${r}`));
       // Another tenant's ingest runs through while the first holds tenant A.
       const other = await ingest(t.storage, TENANT_B, [text('image.json', trivy('image', ['CVE-2026-1111']))]);
       expect(other.problems).toEqual([]);
       for (let tries = 0; waits.length < 2 && tries < 100; tries += 1) await pause(30);
-      rest.end(trivy('rest', ['CVE-2026-3333']));
+      release(trivy('rest', ['CVE-2026-3333']));
       const outcomes = await Promise.allSettled([first, second, deriving]);
       /** What a run said of its first file's image and findings, or why it failed. */
       const said = (o: PromiseSettledResult<unknown>) => {
