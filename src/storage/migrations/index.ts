@@ -21,6 +21,7 @@ import { migration as risksSingleAssetIndex } from './0014_risks_single_asset_in
 import { migration as flagPartialIndexes } from './0015_flag_partial_indexes.js';
 import { migration as findingsHeapOnlyUpdates } from './0016_findings_heap_only_updates.js';
 import { migration as documentsLz4 } from './0017_documents_lz4.js';
+import { migration as feedLoadRoom } from './0018_feed_load_room.js';
 
 const ordered: Record<string, FrozenMigration> = {
   '0001_initial': initial,
@@ -40,6 +41,7 @@ const ordered: Record<string, FrozenMigration> = {
   '0015_flag_partial_indexes': flagPartialIndexes,
   '0016_findings_heap_only_updates': findingsHeapOnlyUpdates,
   '0017_documents_lz4': documentsLz4,
+  '0018_feed_load_room': feedLoadRoom,
 };
 
 export const migrations = (dialect: Dialect): MigrationProvider => ({
