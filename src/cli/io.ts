@@ -17,15 +17,19 @@ export interface Io {
 
 /**
  * What a bulk write says when it waits for its turn, with the feed loads or with another write to the same tenant
- * (PostgreSQL, docs/DESIGN.md §87), so that a command standing still is not taken for a hung one.
+ * (PostgreSQL, docs/DESIGN.md §87) or with another process's write (SQLite, §89), so that a command standing still is
+ * not taken for a hung one.
  */
 export const waitingFor =
   (io: Io, feeds: string): ((reason: WaitReason) => void) =>
   (reason) =>
-    void io.stderr.write(`secinv: waiting for ${reason === 'feeds' ? feeds : TENANT_WRITE} to commit\n`);
+    void io.stderr.write(`secinv: waiting for ${reason === 'feeds' ? feeds : OTHER_WRITES[reason]} to commit\n`);
 
-/** What an import, ingest or derivation waits for beside another write to the same tenant. */
-const TENANT_WRITE = 'another write to the same tenant';
+/** What an import, ingest or derivation waits for beside another write to the same tenant, or to the SQLite file. */
+const OTHER_WRITES = {
+  tenant: 'another write to the same tenant',
+  database: "another process's write to the database",
+} as const;
 
 /** The writes a feed load waits for, and the one an import, ingest or derivation waits for. */
 export const FEED_LOAD = 'the feed load that is running';

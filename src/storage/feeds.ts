@@ -3,7 +3,7 @@
 // alias is among their CVEs are re-enriched, so loading the same file twice writes nothing and a newer catalog costs
 // what it changed. Everything happens in one transaction: the feeds, the findings of every tenant, their assets'
 // derived fields (hasKev, hasExploit) and the tenants' data versions.
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import {
   intelKeys,
   storedIntel,
@@ -358,9 +358,7 @@ export function feedStore(db: Kysely<Database>, dialect: Dialect) {
         async (tx) => {
           // Loads take turns before reading what is loaded, so that `check` (the older-feed guard) sees the load that
           // committed just before, and the findings of every write that committed before it: on PostgreSQL by the
-          // transaction's feed lock (src/storage/scope.ts), on SQLite by taking the write lock first (a read first would
-          // keep a snapshot from before it).
-          if (dialect === 'sqlite') await sql`update feeds set feed = feed where 0`.execute(tx);
+          // transaction's feed lock, on SQLite by its write lock, both taken before its first read (scope.ts).
           await check?.(await loadedFeeds(tx));
           const results: FeedLoadResult[] = [];
           const touched = new Set<string>();

@@ -40,7 +40,51 @@ export async function underBulkJournal<T>(db: Kysely<Database>, work: () => Prom
   try {
     return await work();
   } finally {
-    await pragma(db, 'journal_mode = wal');
+    await backToWal(db);
     await pragma(db, 'synchronous = normal');
+  }
+}
+
+async function backToWal(db: Kysely<Database>): Promise<void> {
+  try {
+    await pragma(db, 'journal_mode = wal');
+  } catch (error) {
+    // Another process that opened the file meanwhile now holds its write lock (it waited for this write's commit,
+    // takeWriteLock below): the work is committed, so this write succeeded. The file stays under the rollback journal
+    // until a connection opens it, which sets WAL again (src/storage/connect.ts).
+    if (!isBusy(error)) throw error;
+  }
+}
+
+/** SQLite's answer when another connection holds the lock a statement needs. */
+export const isBusy = (error: unknown): boolean =>
+  typeof (error as { code?: unknown } | null)?.code === 'string' &&
+  (error as { code: string }).code.startsWith('SQLITE_BUSY');
+
+/** How long a bulk write waits for another process's write: as long as it runs (SQLite's largest busy timeout). */
+const WRITE_WAIT_MS = 2 ** 31 - 1;
+
+/**
+ * Takes SQLite's write lock as the transaction's first statement, waiting for another process's write to commit, and
+ * calling `onWait` first so that a command standing still says why. SQLite makes a transaction wait for the lock only
+ * while it has read nothing: one that has read is refused at once (waiting could deadlock, and under WAL its snapshot
+ * would be stale). So every bulk write takes it before its first read, and then reads what the other write committed.
+ * A no-op update takes the lock as any write does.
+ */
+export async function takeWriteLock(tx: Kysely<Database>, onWait: () => void): Promise<void> {
+  const lock = sql`update feeds set feed = feed where 0`;
+  await pragma(tx, 'busy_timeout = 0');
+  try {
+    try {
+      await lock.execute(tx);
+      return;
+    } catch (error) {
+      if (!isBusy(error)) throw error;
+    }
+    onWait();
+    await pragma(tx, `busy_timeout = ${WRITE_WAIT_MS}`);
+    await lock.execute(tx);
+  } finally {
+    await pragma(tx, `busy_timeout = ${BUSY_TIMEOUT_MS}`);
   }
 }

@@ -10,7 +10,7 @@ import {
 import type { Database, TENANT_TABLES } from './tables.js';
 import type { Dialect } from './types.js';
 import { gatheredPerTurn } from './gathered-reads.js';
-import { underBulkJournal } from './journal.js';
+import { takeWriteLock, underBulkJournal } from './journal.js';
 
 type TenantTableName = (typeof TENANT_TABLES)[number];
 
@@ -33,8 +33,11 @@ export const FEED_LOCK = 0x5ec1feed;
 /** The class of the advisory locks by which writes to one tenant take turns (the second key: a hash of its id). */
 export const TENANT_LOCK_CLASS = 0x5ec1a5e7;
 
-/** What a bulk write waits for: its turn with the feed loads, or with another write to the same tenant. */
-export type WaitReason = 'feeds' | 'tenant';
+/**
+ * What a bulk write waits for: on PostgreSQL its turn with the feed loads, or with another write to the same tenant; on
+ * SQLite, which has one writer at a time, another process's write to the database.
+ */
+export type WaitReason = 'feeds' | 'tenant' | 'database';
 
 /**
  * On PostgreSQL, waits for any other bulk write to the tenant to commit and holds the tenant until this transaction
@@ -79,7 +82,7 @@ export interface BulkOptions {
    * wait for it, so none works from feeds another is replacing (docs/DESIGN.md §87). SQLite has one writer at a time.
    */
   feeds?: 'read' | 'load';
-  /** Called when the transaction has to wait for its turn (a feed load, or the writes before one). */
+  /** Called when the transaction has to wait for its turn (a feed load, the writes before one, another process's). */
   onWait?: ((reason: WaitReason) => void) | undefined;
 }
 
@@ -87,7 +90,8 @@ export interface BulkOptions {
  * A transaction for a bulk write (import, ingest, feeds, risk derivation). Rows written in it are invisible to
  * autoanalyze, so PostgreSQL would plan its key lookups for the tables as they were before it (empty, for a first
  * import or derivation) and scan ever larger ones; every lookup of a bulk write is by key, so it uses the indexes. On
- * SQLite it runs under a rollback journal when the process has the file to itself (src/storage/journal.ts).
+ * SQLite it runs under a rollback journal when the process has the file to itself, and takes the write lock first,
+ * waiting for another process's write rather than failing (src/storage/journal.ts).
  */
 export const bulkTransaction = <T>(
   db: Kysely<Database>,
@@ -101,7 +105,7 @@ export const bulkTransaction = <T>(
         // First, before any read: READ COMMITTED gives each later statement a snapshot taken after the turn began.
         await takeTurn(tx, feeds === 'load' ? 'exclusive' : 'shared', sql`${FEED_LOCK}`, () => onWait?.('feeds'));
         await sql`set local enable_seqscan = off`.execute(tx);
-      }
+      } else await takeWriteLock(tx, () => onWait?.('database'));
       return work(tx);
     });
   return dialect === 'sqlite' && takeFile ? underBulkJournal(db, run) : run();

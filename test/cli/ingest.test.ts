@@ -6,6 +6,7 @@ import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { createTestDatabase, TEST_DIALECT } from '../helpers.js';
+import { spawnCli } from '../http/serve-process.js';
 import { runCli } from './run.js';
 
 const TEAMDOJO = fileURLToPath(
@@ -111,21 +112,31 @@ describe('secinv ingest', () => {
 });
 
 describe.runIf(TEST_DIALECT === 'sqlite')('secinv ingest beside another write (SQLite)', () => {
-  it('fails at once saying another process is writing, and writes nothing', async () => {
-    // Another process's write, holding SQLite's write lock. The ingest's transaction reads first, and SQLite refuses a
-    // reading transaction the write lock at once rather than wait for it (waiting could deadlock).
+  it("waits for the other process's write to commit, says so, then writes", async () => {
+    // Another process's write, holding SQLite's write lock, as a second CI job's ingest would beside a running server.
+    // The ingest runs in a process of its own: SQLite waits for a lock in the waiting thread.
     const other = new Database(db.replace(/^sqlite:/, ''));
     try {
       other.pragma('journal_mode = wal');
       other.exec('begin immediate');
+      other.prepare("update tenants set name = 'renamed' where tenant_id = ?").run(tenant);
       const cloud = ['--provider', 'AWS', '--region', 'us-east-1'];
-      const run = await runCli('ingest', '--tenant', tenant, ...cloud, '--db', db, TEAMDOJO);
-      other.exec('rollback');
-      expect(run.code).toBe(1);
-      expect(run.stderr).toContain(
-        'secinv: the database is busy: another process is writing it (retry when that write ends)\n',
-      );
+      const child = spawnCli(['ingest', '--tenant', tenant, ...cloud, '--db', db, TEAMDOJO]);
+      let stderr = '';
+      child.stdout?.resume();
+      child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+      const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+      const waiting = "secinv: waiting for another process's write to the database to commit\n";
+      for (let tries = 0; !stderr.includes(waiting); tries += 1) {
+        if (tries > 600 || child.exitCode !== null) throw new Error(`the ingest did not wait: ${stderr}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       expect(other.prepare('select count(*) as n from assets').get()).toEqual({ n: 0 });
+      other.exec('commit');
+      expect(await closed).toBe(0);
+      expect(stderr.split(waiting)).toHaveLength(2);
+      expect(other.prepare('select count(*) as n from assets').get()).toEqual({ n: 1 });
+      expect(other.prepare('select name from tenants').get()).toEqual({ name: 'renamed' });
     } finally {
       other.close();
     }

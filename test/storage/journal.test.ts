@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { connect } from '../../src/storage/connect.js';
 import { openStorage } from '../../src/storage/index.js';
+import { underBulkJournal } from '../../src/storage/journal.js';
 import { bulkTransaction } from '../../src/storage/scope.js';
 import { fixture } from '../fixtures.js';
 import { createTestDatabase, importRecords } from '../helpers.js';
@@ -122,6 +123,39 @@ describe('the journal of a bulk write on SQLite', () => {
       await database.drop();
     }
   });
+
+  it('succeeds when another process takes the write lock between its commit and the return to WAL', async () => {
+    // That process opened the file while the write held it, waited for its commit (src/storage/journal.ts
+    // takeWriteLock), and now writes: the return to WAL cannot have the file, and the committed write must not fail.
+    const database = await createTestDatabase('sqlite');
+    try {
+      const path = database.url.slice('sqlite:'.length);
+      await modeIn(database.url);
+      const { db } = await connect(database.url);
+      let other: Sqlite.Database | undefined;
+      try {
+        const result = await underBulkJournal(db, async () => {
+          await db.transaction().execute(async (tx) => {
+            await sql`insert into probe values (2)`.execute(tx);
+          });
+          other = new Sqlite(path);
+          other.exec('begin immediate');
+          return 'committed';
+        });
+        expect(result).toBe('committed');
+        expect(other?.prepare('select count(*) as n from probe').get()).toEqual({ n: 2 });
+        other?.exec('commit');
+      } finally {
+        other?.close();
+        await db.destroy();
+      }
+      // The next connection to open the file sets WAL again.
+      await (await connect(database.url)).db.destroy();
+      expect(headerMode(path)).toBe('wal');
+    } finally {
+      await database.drop();
+    }
+  }, 20_000);
 
   it('writes the same import alone as beside a reader', async () => {
     const digests: Record<string, string>[] = [];
