@@ -36,7 +36,9 @@ export const FEED_LOAD = 'the feed load that is running';
 export const FEED_READERS = 'the writes that are running (imports, ingests, risk derivations, another feed load)';
 
 export async function openDatabase(url: string, io: Io, options: Partial<ConnectOptions> = {}): Promise<Storage> {
-  const storage = await openStorage(url, options);
+  // A command waits for another process's write that holds the SQLite file; the server (the API role) does not.
+  const onLocked = () => waitingFor(io, FEED_READERS)('database');
+  const storage = await openStorage(url, options.role === 'api' ? options : { onLocked, ...options });
   io.stderr.write(`secinv: database ${displayDatabaseUrl(url)}\n`);
   return storage;
 }

@@ -9,7 +9,7 @@ import { migrations } from './migrations/index.js';
 import { API_ROLE } from './roles.js';
 import type { Database } from './tables.js';
 import { lruCache } from './scope.js';
-import { BUSY_TIMEOUT_MS } from './journal.js';
+import { BUSY_TIMEOUT_MS, isBusy } from './journal.js';
 import { displayDatabaseUrl, parseDatabaseUrl } from './url.js';
 
 /** Where every message about an unusable database says the location came from. */
@@ -74,6 +74,12 @@ export interface ConnectOptions {
   /** Called when a pooled connection fails (the database restarted…); the pool replaces it. */
   onConnectionError?: (error: Error) => void;
   /**
+   * SQLite: given, an open that finds the file held by another process's write (one that had the file to itself, under
+   * a rollback journal) calls it once and waits for that write to commit; without it the open is refused at once, as
+   * the server's is: started during a first import, it must not serve a half-empty inventory (docs/DESIGN.md §89).
+   */
+  onLocked?: (() => void) | undefined;
+  /**
    * `apply` (default) migrates the schema to the latest version. `verify` changes nothing: a database whose schema is
    * behind is refused (dry runs write nothing, not even a migration).
    */
@@ -98,7 +104,7 @@ export async function connect(url: string, options: ConnectOptions = defaultConn
     if (options.migrations === 'verify' && location.path !== ':memory:' && !existsSync(location.path)) {
       throw new NoInventoryError(`the database ${displayDatabaseUrl(url)} does not exist`);
     }
-    const connection = openSqlite(location.path, options);
+    const connection = await openSqlite(location.path, options);
     try {
       await migrateOrClose(connection, options);
     } catch (error) {
@@ -206,7 +212,32 @@ function ensureFolder(folder: string): void {
   mkdirSync(folder);
 }
 
-function openSqlite(path: string, options: ConnectOptions): Connection {
+/** How often an open that waits for another process's write tries the file again. */
+const LOCKED_RETRY_MS = 100;
+
+/**
+ * Puts the file in WAL. While another process's write holds the file under a rollback journal (src/storage/journal.ts)
+ * SQLite refuses this at once, without its busy timeout: the open holds the file's shared lock while it asks for more,
+ * and waiting could deadlock. So an open that may wait tries again, holding nothing between tries, until it succeeds.
+ */
+async function walOrWait(database: SQLite.Database, onLocked: (() => void) | undefined): Promise<void> {
+  // Each try fails at once rather than after the busy timeout, so that the command says it waits from the start (the
+  // caller sets the timeout afterwards).
+  if (onLocked !== undefined) database.pragma('busy_timeout = 0');
+  for (let told = false; ;) {
+    try {
+      database.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      if (onLocked === undefined || !isBusy(error)) throw error;
+      if (!told) onLocked();
+      told = true;
+    }
+    await new Promise((resolve) => setTimeout(resolve, LOCKED_RETRY_MS));
+  }
+}
+
+async function openSqlite(path: string, options: ConnectOptions): Promise<Connection> {
   const fail = (reason: string) => new UserError(`cannot open the SQLite database ${path} ${FROM_FLAG}: ${reason}`);
   if (path !== ':memory:') {
     try {
@@ -223,7 +254,7 @@ function openSqlite(path: string, options: ConnectOptions): Connection {
     // JSON documents (1-3 KB) off overflow pages; WAL lets readers run beside an import.
     if (options.migrations !== 'verify') {
       database.pragma('page_size = 16384');
-      database.pragma('journal_mode = WAL');
+      await walOrWait(database, options.onLocked);
     }
     // NORMAL is durable across application crashes in WAL mode and much faster than FULL for imports.
     database.pragma('synchronous = NORMAL');

@@ -6,7 +6,7 @@ import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { createTestDatabase, TEST_DIALECT } from '../helpers.js';
-import { spawnCli } from '../http/serve-process.js';
+import { runCli as runServe, spawnCli } from '../http/serve-process.js';
 import { runCli } from './run.js';
 
 const TEAMDOJO = fileURLToPath(
@@ -112,33 +112,85 @@ describe('secinv ingest', () => {
 });
 
 describe.runIf(TEST_DIALECT === 'sqlite')('secinv ingest beside another write (SQLite)', () => {
-  it("waits for the other process's write to commit, says so, then writes", async () => {
-    // Another process's write, holding SQLite's write lock, as a second CI job's ingest would beside a running server.
-    // The ingest runs in a process of its own: SQLite waits for a lock in the waiting thread.
+  const cloud = ['--provider', 'AWS', '--region', 'us-east-1'];
+  const waiting = "secinv: waiting for another process's write to the database to commit\n";
+
+  /**
+   * Starts the ingest in a process of its own (SQLite waits for a lock in the waiting thread) and resolves once it
+   * says it waits, with its exit code and what it wrote to stderr by then.
+   */
+  async function waitingIngest(): Promise<{ closed: Promise<number | null>; stderr: () => string }> {
+    const child = spawnCli(['ingest', '--tenant', tenant, ...cloud, '--db', db, TEAMDOJO]);
+    let stderr = '';
+    child.stdout?.resume();
+    child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+    const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+    for (let tries = 0; !stderr.includes(waiting); tries += 1) {
+      if (tries > 600 || child.exitCode !== null) throw new Error(`the ingest did not wait: ${stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return { closed, stderr: () => stderr };
+  }
+
+  /**
+   * Another process's write in progress (it renames the tenant): under WAL, as beside a running server, or holding the
+   * file whole under a rollback journal, as a lone bulk write does (src/storage/journal.ts).
+   */
+  const otherWrite = (journal: 'wal' | 'delete'): Database.Database => {
     const other = new Database(db.replace(/^sqlite:/, ''));
+    other.pragma(`journal_mode = ${journal}`);
+    other.exec(journal === 'wal' ? 'begin immediate' : 'begin exclusive');
+    other.prepare("update tenants set name = 'renamed' where tenant_id = ?").run(tenant);
+    return other;
+  };
+
+  it("waits for the other process's write to commit, says so, then writes", async () => {
+    // As a second CI job's ingest would hold it beside a running server.
+    const other = otherWrite('wal');
     try {
-      other.pragma('journal_mode = wal');
-      other.exec('begin immediate');
-      other.prepare("update tenants set name = 'renamed' where tenant_id = ?").run(tenant);
-      const cloud = ['--provider', 'AWS', '--region', 'us-east-1'];
-      const child = spawnCli(['ingest', '--tenant', tenant, ...cloud, '--db', db, TEAMDOJO]);
-      let stderr = '';
-      child.stdout?.resume();
-      child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
-      const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
-      const waiting = "secinv: waiting for another process's write to the database to commit\n";
-      for (let tries = 0; !stderr.includes(waiting); tries += 1) {
-        if (tries > 600 || child.exitCode !== null) throw new Error(`the ingest did not wait: ${stderr}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      const ingest = await waitingIngest();
       expect(other.prepare('select count(*) as n from assets').get()).toEqual({ n: 0 });
       other.exec('commit');
-      expect(await closed).toBe(0);
-      expect(stderr.split(waiting)).toHaveLength(2);
+      expect(await ingest.closed).toBe(0);
+      expect(ingest.stderr().split(waiting)).toHaveLength(2);
       expect(other.prepare('select count(*) as n from assets').get()).toEqual({ n: 1 });
       expect(other.prepare('select name from tenants').get()).toEqual({ name: 'renamed' });
     } finally {
       other.close();
+    }
+  });
+
+  it('does not make the server wait: started while a write holds the file whole, it is refused', async () => {
+    const other = otherWrite('delete');
+    try {
+      const serve = await runServe(['serve', '--db', db, '--port', '0']);
+      expect(serve.code).toBe(1);
+      expect(serve.stderr).toContain('another process is writing it: retry when that write ends');
+      expect(serve.stderr).not.toContain(waiting);
+      other.exec('rollback');
+    } finally {
+      other.close();
+    }
+  });
+
+  it('waits as well for a write that holds the file whole, with no server beside it', async () => {
+    const other = otherWrite('delete');
+    try {
+      const ingest = await waitingIngest();
+      other.exec('commit');
+      other.close();
+      expect(await ingest.closed).toBe(0);
+      expect(ingest.stderr().split(waiting)).toHaveLength(2);
+      const after = new Database(db.replace(/^sqlite:/, ''), { readonly: true });
+      try {
+        expect(after.prepare('select count(*) as n from assets').get()).toEqual({ n: 1 });
+        expect(after.prepare('select name from tenants').get()).toEqual({ name: 'renamed' });
+        expect(after.pragma('journal_mode', { simple: true })).toBe('wal');
+      } finally {
+        after.close();
+      }
+    } finally {
+      if (other.open) other.close();
     }
   });
 });
