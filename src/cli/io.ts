@@ -22,8 +22,19 @@ export interface Io {
  */
 export const waitingFor =
   (io: Io, feeds: string): ((reason: WaitReason) => void) =>
-  (reason) =>
-    void io.stderr.write(`secinv: waiting for ${reason === 'feeds' ? feeds : OTHER_WRITES[reason]} to commit\n`);
+  (reason) => {
+    // Once per command and message: on SQLite a command may wait at its open and again at its write, for the same
+    // reason, and two identical lines would read as a loop.
+    const line = `secinv: waiting for ${reason === 'feeds' ? feeds : OTHER_WRITES[reason]} to commit\n`;
+    const said = saidTo.get(io) ?? new Set<string>();
+    saidTo.set(io, said);
+    if (said.has(line)) return;
+    said.add(line);
+    io.stderr.write(line);
+  };
+
+/** The waiting lines each command's output has been given. */
+const saidTo = new WeakMap<Io, Set<string>>();
 
 /** What an import, ingest or derivation waits for beside another write to the same tenant, or to the SQLite file. */
 const OTHER_WRITES = {
