@@ -75,8 +75,9 @@ export interface ConnectOptions {
   onConnectionError?: (error: Error) => void;
   /**
    * SQLite: given, an open that finds the file held by another process's write (one that had the file to itself, under
-   * a rollback journal) calls it once and waits for that write to commit; without it the open is refused at once, as
-   * the server's is: started during a first import, it must not serve a half-empty inventory (docs/DESIGN.md §89).
+   * a rollback journal) calls it once and waits for that write to commit; without it the open is refused (after the
+   * busy timeout at most), as the server's is: started during a first import, it must not serve a half-empty inventory
+   * (docs/DESIGN.md §89).
    */
   onLocked?: (() => void) | undefined;
   /**
@@ -217,8 +218,9 @@ const LOCKED_RETRY_MS = 100;
 
 /**
  * Puts the file in WAL. While another process's write holds the file under a rollback journal (src/storage/journal.ts)
- * SQLite refuses this at once, without its busy timeout: the open holds the file's shared lock while it asks for more,
- * and waiting could deadlock. So an open that may wait tries again, holding nothing between tries, until it succeeds.
+ * SQLite refuses this: after its busy timeout while the write holds the file exclusively, at once while it holds only
+ * its reserved lock (the open then holds the shared lock while it asks for more, and waiting could deadlock). So an
+ * open that may wait tries again, holding nothing between tries, until it succeeds.
  */
 async function walOrWait(database: SQLite.Database, onLocked: (() => void) | undefined): Promise<void> {
   // Each try fails at once rather than after the busy timeout, so that the command says it waits from the start (the

@@ -18,8 +18,8 @@ const pragma = async (db: Kysely<Database>, text: string): Promise<string | unde
  * Runs `work` under a rollback journal when no other connection has the SQLite database open, and under WAL, as
  * always, when one has: WAL is what lets the server read beside a write, so a write never takes it from a reader. SQLite
  * refuses to leave WAL while another connection has the file open, which is the test: it is tried once, without waiting.
- * While the rollback journal is on, the write holds the file as a whole: a process that opens it meanwhile is refused
- * (SQLITE_BUSY, reported as such by src/storage/connect.ts) and one that has not read it yet waits for the commit.
+ * While the rollback journal is on, the write holds the file as a whole: a server that opens it meanwhile is refused
+ * (SQLITE_BUSY, reported as such by src/storage/connect.ts), a command's open waits for the commit (`onLocked`).
  * Synchronous is FULL meanwhile, which a rollback journal needs to survive a power loss; WAL and NORMAL come back
  * before `work`'s result is returned. A kill leaves a hot journal that the next connection to open the file rolls back.
  */
