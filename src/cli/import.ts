@@ -2,7 +2,7 @@ import type { Config } from '../config.js';
 import { UserError } from '../domain/errors.js';
 import { fileSource, importSources, summaryLine, type ImportSource } from '../import/importer.js';
 import { NoInventoryError, openStorage, type Storage } from '../storage/index.js';
-import { FEED_LOAD, openDatabase, waitingFor, type Io } from './io.js';
+import { openDatabase, waitingFor, type Io } from './io.js';
 import { countedFile, startProgress, type Progress } from './progress.js';
 
 /** A file to import, its bytes counted on the progress line by whichever thread reads it. */
@@ -52,7 +52,7 @@ export async function importCommand(
     const result = await importSources(
       storage,
       files.map((file) => countedSource(progress, file)),
-      { dryRun, onProgress: (n: number) => progress.records(n), onPhase, onWait: waitingFor(io, FEED_LOAD) },
+      { dryRun, onProgress: (n: number) => progress.records(n), onPhase, onWait: waitingFor(io) },
     );
     progress.stop();
     if (result.problemCount > 0) {

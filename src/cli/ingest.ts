@@ -3,7 +3,7 @@ import { UserError } from '../domain/errors.js';
 import type { Provider } from '../domain/enums.js';
 import type { IngestFormat } from '../ingest/formats.js';
 import { ingestFiles } from '../ingest/ingest.js';
-import { FEED_LOAD, openDatabase, waitingFor, type Io } from './io.js';
+import { openDatabase, waitingFor, type Io } from './io.js';
 import { countedFile, startProgress } from './progress.js';
 
 export interface IngestFlags {
@@ -41,7 +41,7 @@ export async function ingestCommand(
         integrationId: flags.integration,
         resolve: flags.resolve,
         dryRun: flags.dryRun,
-        onWait: waitingFor(io, FEED_LOAD),
+        onWait: waitingFor(io),
       },
     );
     progress.stop();

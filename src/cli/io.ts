@@ -15,13 +15,17 @@ export interface Io {
   stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
 }
 
+/** The feed load an import, ingest or derivation waits for, and the writes a feed load waits for. */
+const FEED_LOAD = 'the feed load that is running';
+export const FEED_READERS = 'the writes that are running (imports, ingests, risk derivations, another feed load)';
+
 /**
  * What a bulk write says when it waits for its turn, with the feed loads or with another write to the same tenant
  * (PostgreSQL, docs/DESIGN.md §87) or with another process's write (SQLite, §89), so that a command standing still is
  * not taken for a hung one.
  */
 export const waitingFor =
-  (io: Io, feeds: string): ((reason: WaitReason) => void) =>
+  (io: Io, feeds: string = FEED_LOAD): ((reason: WaitReason) => void) =>
   (reason) => {
     // Once per command and message: on SQLite a command may wait at its open and again at its write, for the same
     // reason, and two identical lines would read as a loop.
@@ -42,13 +46,9 @@ const OTHER_WRITES = {
   database: "another process's write to the database",
 } as const;
 
-/** The writes a feed load waits for, and the one an import, ingest or derivation waits for. */
-export const FEED_LOAD = 'the feed load that is running';
-export const FEED_READERS = 'the writes that are running (imports, ingests, risk derivations, another feed load)';
-
 export async function openDatabase(url: string, io: Io, options: Partial<ConnectOptions> = {}): Promise<Storage> {
   // A command waits for another process's write that holds the SQLite file; the server (the API role) does not.
-  const onLocked = () => waitingFor(io, FEED_READERS)('database');
+  const onLocked = () => waitingFor(io)('database');
   const storage = await openStorage(url, options.role === 'api' ? options : { onLocked, ...options });
   io.stderr.write(`secinv: database ${displayDatabaseUrl(url)}\n`);
   return storage;

@@ -3,7 +3,7 @@
 import type { Config } from '../config.js';
 import type { LifecycleState } from '../domain/enums.js';
 import { UserError } from '../domain/errors.js';
-import { FEED_LOAD, waitingFor, withDatabase, type Io } from './io.js';
+import { waitingFor, withDatabase, type Io } from './io.js';
 
 const counted = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
@@ -14,7 +14,7 @@ export async function risksDerive(
 ): Promise<void> {
   const at = (opts.now ?? (() => new Date()))().toISOString();
   const result = await withDatabase(config.databaseUrl, io, (storage) =>
-    storage.deriveRisks(opts.tenant, at, waitingFor(io, FEED_LOAD)),
+    storage.deriveRisks(opts.tenant, at, waitingFor(io)),
   );
   if (result === undefined)
     throw new UserError(`unknown tenant '${opts.tenant}' (create it with \`secinv tenants create\`)`);

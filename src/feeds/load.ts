@@ -17,7 +17,7 @@ export interface FeedLoadOptions {
   /** Load a file older than the feed loaded (by the dates of their versions); refused otherwise. */
   allowOlder?: boolean;
   now?: () => Date;
-  /** Called when the load waits for the writes that are running to commit (PostgreSQL). */
+  /** Called when the load waits for the writes that are running (PostgreSQL) or another process's (SQLite). */
   onWait?: (reason: WaitReason) => void;
 }
 

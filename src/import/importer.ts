@@ -52,7 +52,7 @@ export interface ImportOptions {
   onProgress?: (records: number) => void;
   /** Called at each point of the run (`record:N`, then the storage's: `read`, `settled`…), for fault tests. */
   onPhase?: ((phase: string) => void) | undefined;
-  /** Called when the import waits for a feed load, or another write to a tenant it writes, to commit (PostgreSQL). */
+  /** Called when the import waits for another write to commit: a feed load, another write to a tenant it writes. */
   onWait?: ((reason: WaitReason) => void) | undefined;
   /**
    * Whether the files are read in a thread of their own: by default when every source is a file and they hold at

@@ -37,7 +37,7 @@ export interface IngestOptions {
   resolve: boolean;
   dryRun: boolean;
   now?: () => Date;
-  /** Called when the ingest waits for a feed load, or another write to its tenant, to commit (PostgreSQL). */
+  /** Called when the ingest waits for another write to commit: a feed load, another write to its tenant. */
   onWait?: ((reason: WaitReason) => void) | undefined;
 }
 

@@ -20,7 +20,7 @@ const reasonOf = (error: unknown): string => {
   const message = typeof e.message === 'string' ? (e.message.split('\n')[0] ?? '') : String(error);
   const text = typeof e.code === 'string' && !message.includes(e.code) ? `${e.code}: ${message}` : message;
   // A bulk write that started with the file to itself holds it until it commits (src/storage/journal.ts).
-  return e.code === 'SQLITE_BUSY' ? `${text} (another process is writing it: retry when that write ends)` : text;
+  return isBusy(error) ? `${text} (another process is writing it: retry when that write ends)` : text;
 };
 
 /**

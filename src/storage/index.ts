@@ -14,6 +14,7 @@ import { tenantStore } from './tenants.js';
 import { riskStore } from './risks.js';
 import { PACKAGE_WALK_ROWS, vulnerabilityStore } from './vulnerabilities.js';
 import { bulkTransaction, singleStatementReader, tenantReader } from './scope.js';
+import { isBusy } from './journal.js';
 import { deferIndexes, emptyBulkTables } from './bulk-indexes.js';
 import { analyzeFilled, analyzeTables, staleTables } from './statistics.js';
 import type { WriteRunOptions, IngestWriter, Storage } from './types.js';
@@ -73,7 +74,7 @@ export function isUnavailable(error: unknown): boolean {
  */
 export function unavailableMessage(error: unknown): string {
   const code = (error as { code?: unknown })?.code;
-  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED')
+  if (isBusy(error) || code === 'SQLITE_LOCKED')
     return 'the database is busy: another process is writing it (retry when that write ends)';
   if (code === '40P01' || code === '40001')
     return 'this write conflicted with another that ran at the same time, and nothing was written: run it again';

@@ -57,9 +57,10 @@ async function backToWal(db: Kysely<Database>): Promise<void> {
 }
 
 /** SQLite's answer when another connection holds the lock a statement needs. */
-export const isBusy = (error: unknown): boolean =>
-  typeof (error as { code?: unknown } | null)?.code === 'string' &&
-  (error as { code: string }).code.startsWith('SQLITE_BUSY');
+export const isBusy = (error: unknown): boolean => {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+};
 
 /** How long a bulk write waits for another process's write: as long as it runs (SQLite's largest busy timeout). */
 const WRITE_WAIT_MS = 2 ** 31 - 1;

@@ -187,8 +187,9 @@ export interface WriteRunOptions {
    */
   onPhase?: ((phase: string) => void) | undefined;
   /**
-   * Called when the write waits for its turn (PostgreSQL; docs/DESIGN.md §87): for a feed load that is running to
-   * commit (`feeds`), or for another write to the same tenant (`tenant`).
+   * Called when the write waits for its turn: on PostgreSQL for a feed load that is running to commit (`feeds`) or for
+   * another write to the same tenant (`tenant`, docs/DESIGN.md §87), on SQLite for another process's write
+   * (`database`, §89).
    */
   onWait?: ((reason: WaitReason) => void) | undefined;
 }

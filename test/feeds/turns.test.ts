@@ -2,7 +2,7 @@
 // (src/storage/scope.ts, docs/DESIGN.md §87). Without them an ingest that read the feeds before a load committed, and
 // committed after the load had re-enriched the findings it could see, kept findings without the load's intel: a
 // finding whose CVE the loaded catalog lists, with hasKev false, until the next load changed that CVE. SQLite has one
-// writer at a time: a second write is refused (test/cli/ingest.test.ts), never works from feeds another replaces.
+// writer at a time: a second write waits for the first to commit before its first read (test/cli/ingest.test.ts).
 import { Readable } from 'node:stream';
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -2,7 +2,7 @@
 // a command may wait at its open and again at its write).
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { FEED_LOAD, waitingFor, type Io } from '../../src/cli/io.js';
+import { waitingFor, type Io } from '../../src/cli/io.js';
 
 const capture = (): { io: Io; text: () => string } => {
   const stderr = new PassThrough();
@@ -14,8 +14,8 @@ const capture = (): { io: Io; text: () => string } => {
 describe('the waiting lines of a command', () => {
   it('says each reason once per command, from every place that waits', () => {
     const { io, text } = capture();
-    const atOpen = waitingFor(io, FEED_LOAD);
-    const atWrite = waitingFor(io, FEED_LOAD);
+    const atOpen = waitingFor(io);
+    const atWrite = waitingFor(io);
     atOpen('database');
     atWrite('database');
     atWrite('tenant');
@@ -31,7 +31,7 @@ describe('the waiting lines of a command', () => {
     );
     // Another command's output is told again.
     const other = capture();
-    waitingFor(other.io, FEED_LOAD)('database');
+    waitingFor(other.io)('database');
     expect(other.text()).toBe("secinv: waiting for another process's write to the database to commit\n");
   });
 });
