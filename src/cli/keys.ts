@@ -1,8 +1,8 @@
 import type { Config } from '../config.js';
 import { UserError } from '../domain/errors.js';
 import { newKey } from '../domain/keys.js';
-import type { Storage } from '../storage/index.js';
-import { withDatabase, type Io } from './io.js';
+import type { Storage, WaitReason } from '../storage/index.js';
+import { waitingFor, withDatabase, type Io } from './io.js';
 import { printTable } from './table.js';
 
 /** Creates a key for a tenant in the store and returns it; the key exists nowhere else afterwards. */
@@ -11,21 +11,25 @@ export async function createTenantKey(
   tenantId: string,
   name: string | null,
   expiresInDays?: number,
+  onWait?: (reason: WaitReason) => void,
 ): Promise<{ id: string; key: string; expiresAt: string | null }> {
   if ((await storage.tenantOrganization(tenantId)) === undefined)
     throw new UserError(`unknown tenant '${tenantId}' (import it first)`);
   const key = newKey();
   const now = Date.now();
   const expiresAt = expiresInDays === undefined ? null : new Date(now + expiresInDays * 86_400_000).toISOString();
-  await storage.insertKey({
-    id: key.id,
-    tenantId,
-    name,
-    prefix: key.prefix,
-    keyHash: key.keyHash,
-    createdAt: new Date(now).toISOString(),
-    expiresAt,
-  });
+  await storage.insertKey(
+    {
+      id: key.id,
+      tenantId,
+      name,
+      prefix: key.prefix,
+      keyHash: key.keyHash,
+      createdAt: new Date(now).toISOString(),
+      expiresAt,
+    },
+    onWait,
+  );
   return { id: key.id, key: key.key, expiresAt };
 }
 
@@ -35,7 +39,7 @@ export async function keysCreate(
   io: Io,
 ): Promise<void> {
   await withDatabase(config.databaseUrl, io, async (storage) => {
-    const created = await createTenantKey(storage, opts.tenant, opts.name ?? null, opts.expiresIn);
+    const created = await createTenantKey(storage, opts.tenant, opts.name ?? null, opts.expiresIn, waitingFor(io));
     // The key alone on stdout, so `KEY=$(secinv keys create --tenant T)` works; the rest is for people.
     io.stdout.write(`${created.key}\n`);
     io.stderr.write(
@@ -71,7 +75,8 @@ export async function keysList(
 
 export async function keysRevoke(config: Readonly<Config>, keyId: string, io: Io): Promise<void> {
   await withDatabase(config.databaseUrl, io, async (storage) => {
-    if (!(await storage.revokeKey(keyId, new Date().toISOString()))) throw new UserError(`no key with id '${keyId}'`);
+    if (!(await storage.revokeKey(keyId, new Date().toISOString(), waitingFor(io))))
+      throw new UserError(`no key with id '${keyId}'`);
     io.stderr.write(`revoked key ${keyId}\n`);
   });
 }

@@ -31,7 +31,7 @@ export async function risksSetState(
 ): Promise<void> {
   const at = (opts.now ?? (() => new Date()))().toISOString();
   const changed = await withDatabase(config.databaseUrl, io, (storage) =>
-    storage.setRiskLifecycle(opts.tenant, riskId, opts.state, at),
+    storage.setRiskLifecycle(opts.tenant, riskId, opts.state, at, waitingFor(io)),
   );
   // Another tenant's risk is indistinguishable from a missing one.
   if (!changed) throw new UserError(`tenant ${opts.tenant} has no risk '${riskId}'`);

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.js';
 import { UserError } from '../domain/errors.js';
 import { isUuid } from '../domain/ids.js';
-import { withDatabase, type Io } from './io.js';
+import { waitingFor, withDatabase, type Io } from './io.js';
 import { printTable } from './table.js';
 
 const uuidOption = (value: string | undefined, flag: string): string => {
@@ -25,7 +25,7 @@ export async function tenantsCreate(
     name,
   };
   await withDatabase(config.databaseUrl, io, async (storage) => {
-    if (!(await storage.createTenant(tenant)))
+    if (!(await storage.createTenant(tenant, waitingFor(io))))
       throw new UserError(`a tenant with id '${tenant.tenantId}' already exists`);
   });
   // The id alone on stdout, so `TENANT=$(secinv tenants create --name x)` works.

@@ -22,6 +22,11 @@ const unauthorized = () =>
 const TOUCH_INTERVAL_MS = 60_000;
 
 export function authenticate(storage: Storage, now: () => Date = () => new Date()) {
+  // When this server last wrote or tried to write each key's use. Beside another process's write on SQLite the write
+  // is skipped (touchKey is false), and the key's stored lastUsedAt stays old: without this, every request with the key
+  // would try again. One entry per key used.
+  const tried = new Map<string, number>();
+  const due = (last: number | undefined, at: Date) => last === undefined || at.getTime() - last > TOUCH_INTERVAL_MS;
   return async (request: FastifyRequest): Promise<void> => {
     const key = bearerKey(request.headers.authorization);
     if (key === undefined) throw unauthorized();
@@ -31,10 +36,15 @@ export function authenticate(storage: Storage, now: () => Date = () => new Date(
     if (!found || !keyUsable(found, iso)) throw unauthorized();
     request.tenant = { tenantId: found.tenantId, dataVersion: found.dataVersion };
     request.apiKeyId = found.keyId;
-    if (found.lastUsedAt === null || at.getTime() - Date.parse(found.lastUsedAt) > TOUCH_INTERVAL_MS) {
-      storage
-        .touchKey(found.keyId, iso)
-        .catch((error: unknown) => request.log.warn({ err: error }, 'could not record key use'));
+    const stored = found.lastUsedAt === null ? undefined : Date.parse(found.lastUsedAt);
+    if (due(stored, at) && due(tried.get(found.keyId), at)) {
+      tried.set(found.keyId, at.getTime());
+      storage.touchKey(found.keyId, iso).then(
+        (recorded) => {
+          if (!recorded) request.log.debug('key use not recorded: another process is writing the database');
+        },
+        (error: unknown) => request.log.warn({ err: error }, 'could not record key use'),
+      );
     }
   };
 }

@@ -105,8 +105,8 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
   const read = tenantReader(db, dialect);
 
   const storage: Omit<Storage, 'dialect' | 'poolStats'> = guarded({
-    ...keyStore(db),
-    ...tenantStore(db),
+    ...keyStore(db, dialect),
+    ...tenantStore(db, dialect),
     ...assetStore(
       { read, readOne: singleStatementReader(db, dialect) },
       sqlDialects[dialect],

@@ -62,6 +62,28 @@ export const isBusy = (error: unknown): boolean => {
   return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 };
 
+/**
+ * Runs one small write on SQLite without waiting for another connection's write lock: false, with nothing written, when
+ * another process holds it. For the server's own writes: better-sqlite3 waits for a lock on the thread that asked, so a
+ * write that waited out the busy timeout stood the whole server still for 5 s, and again at the next request (the
+ * key's `lastUsedAt` beside a long ingest: every request took 5-10 s). The statements run on the one connection, with
+ * the timeout set back before anything else runs on it.
+ */
+export async function unlessLocked(db: Kysely<Database>, work: (db: Kysely<Database>) => Promise<unknown>) {
+  return db.connection().execute(async (connection) => {
+    await pragma(connection, 'busy_timeout = 0');
+    try {
+      await work(connection);
+      return true;
+    } catch (error) {
+      if (isBusy(error)) return false;
+      throw error;
+    } finally {
+      await pragma(connection, `busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    }
+  });
+}
+
 /** How long a bulk write waits for another process's write: as long as it runs (SQLite's largest busy timeout). */
 const WRITE_WAIT_MS = 2 ** 31 - 1;
 

@@ -1,9 +1,10 @@
 // API keys: stored as a SHA-256 hash and a short display prefix, never the key itself.
 import type { Kysely } from 'kysely';
+import { unlessLocked } from './journal.js';
 import { perTurn } from './per-turn.js';
-import { compiledOnce } from './scope.js';
+import { compiledOnce, smallTransaction } from './scope.js';
 import type { Database } from './tables.js';
-import type { AuthenticatedKey, KeyInfo, NewKey, Storage } from './types.js';
+import type { AuthenticatedKey, Dialect, KeyInfo, Storage } from './types.js';
 
 type KeyStore = Pick<Storage, 'insertKey' | 'listKeys' | 'revokeKey' | 'findKeyByHash' | 'findKeyById' | 'touchKey'>;
 
@@ -40,7 +41,7 @@ export function freshShared<T>(lookup: (value: string) => Promise<T>): (value: s
   return (value) => new Promise<T>((resolve) => gather(value, resolve));
 }
 
-export function keyStore(db: Kysely<Database>): KeyStore {
+export function keyStore(db: Kysely<Database>, dialect: Dialect): KeyStore {
   // Every request looks its key up: built and compiled once (docs/DESIGN.md §38).
   const lookup = (by: 'key_hash' | 'id') =>
     compiledOnce((db, value: string) =>
@@ -73,21 +74,27 @@ export function keyStore(db: Kysely<Database>): KeyStore {
   };
 
   return {
-    async insertKey(row: NewKey): Promise<void> {
-      await db
-        .insertInto('api_keys')
-        .values({
-          id: row.id,
-          tenant_id: row.tenantId,
-          name: row.name,
-          prefix: row.prefix,
-          key_hash: row.keyHash,
-          created_at: row.createdAt,
-          expires_at: row.expiresAt,
-          revoked_at: null,
-          last_used_at: null,
-        })
-        .execute();
+    async insertKey(row, onWait) {
+      await smallTransaction(
+        db,
+        dialect,
+        (tx) =>
+          tx
+            .insertInto('api_keys')
+            .values({
+              id: row.id,
+              tenant_id: row.tenantId,
+              name: row.name,
+              prefix: row.prefix,
+              key_hash: row.keyHash,
+              created_at: row.createdAt,
+              expires_at: row.expiresAt,
+              revoked_at: null,
+              last_used_at: null,
+            })
+            .execute(),
+        onWait,
+      );
     },
 
     async listKeys(tenantId: string): Promise<KeyInfo[]> {
@@ -110,13 +117,23 @@ export function keyStore(db: Kysely<Database>): KeyStore {
     },
 
     /** Revokes a key; false when no key has that id. Revoking twice keeps the first time. */
-    async revokeKey(id: string, at: string): Promise<boolean> {
-      const key = await db.selectFrom('api_keys').select(['id', 'revoked_at']).where('id', '=', id).executeTakeFirst();
-      if (!key) return false;
-      if (key.revoked_at === null)
-        await db.updateTable('api_keys').set({ revoked_at: at }).where('id', '=', id).execute();
-      return true;
-    },
+    revokeKey: (id, at, onWait) =>
+      smallTransaction(
+        db,
+        dialect,
+        async (tx) => {
+          const key = await tx
+            .selectFrom('api_keys')
+            .select(['id', 'revoked_at'])
+            .where('id', '=', id)
+            .executeTakeFirst();
+          if (!key) return false;
+          if (key.revoked_at === null)
+            await tx.updateTable('api_keys').set({ revoked_at: at }).where('id', '=', id).execute();
+          return true;
+        },
+        onWait,
+      ),
 
     /** The key with this hash and its tenant's data version; undefined when no such key or tenant exists. */
     findKeyByHash: freshShared((keyHash: string) => findKey('key_hash', keyHash)),
@@ -124,8 +141,12 @@ export function keyStore(db: Kysely<Database>): KeyStore {
     /** The key with this id, as findKeyByHash finds it (a download link names the key that asked for it). */
     findKeyById: (id: string) => findKey('id', id),
 
-    async touchKey(id: string, at: string): Promise<void> {
-      await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
+    async touchKey(id: string, at: string): Promise<boolean> {
+      const touch = (db: Kysely<Database>) =>
+        db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
+      // PostgreSQL locks rows, and no other write holds a key's row for long.
+      if (dialect === 'postgres') return touch(db).then(() => true);
+      return unlessLocked(db, touch);
     },
   };
 }

@@ -39,11 +39,26 @@ export function riskWriteStore(db: Kysely<Database>, dialect: Dialect) {
       await analyzeTables(db, dialect, stale);
       return result;
     },
-    setRiskLifecycle: (tenantId: string, riskId: string, state: LifecycleState, at: string) =>
-      db.transaction().execute(async (tx) => {
-        const changed = await setRiskLifecycle(tx, tenantId, riskId, state, at);
-        if (changed) await bumpDataVersion(tx, tenantId);
-        return changed;
-      }),
+    // Takes the turns a derivation takes: a derivation reads each risk's state and writes it back in the risk's
+    // document, so a state set between the two was lost on PostgreSQL (the document said OPEN, the column DISMISSED
+    // until the next derivation), and on SQLite the command failed once the other write had run 5 s.
+    setRiskLifecycle: (
+      tenantId: string,
+      riskId: string,
+      state: LifecycleState,
+      at: string,
+      onWait?: (reason: WaitReason) => void,
+    ) =>
+      bulkTransaction(
+        db,
+        dialect,
+        async (tx) => {
+          await takeTenantTurn(tx, dialect, tenantId, onWait);
+          const changed = await setRiskLifecycle(tx, tenantId, riskId, state, at);
+          if (changed) await bumpDataVersion(tx, tenantId);
+          return changed;
+        },
+        { takeFile: false, onWait },
+      ),
   };
 }

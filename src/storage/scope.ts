@@ -43,8 +43,9 @@ export type WaitReason = 'feeds' | 'tenant' | 'database';
  * On PostgreSQL, waits for any other bulk write to the tenant to commit and holds the tenant until this transaction
  * ends: an import, an ingest or a derivation reads a tenant's assets, findings and risks and writes what it made of
  * them, so two at once would each work from a state without the other's writes (two ingests of a new image: both
- * insert it, one fails on the key; a derivation beside an ingest: risks from findings the ingest was replacing).
- * Called before the first read of the tenant's data. SQLite has one writer at a time.
+ * insert it, one fails on the key; a derivation beside an ingest: risks from findings the ingest was replacing). A
+ * risk's state takes it too: a derivation writes back each risk's state as it read it. Called before the first read of
+ * the tenant's data. SQLite has one writer at a time.
  */
 export async function takeTenantTurn(
   tx: Transaction<Database>,
@@ -110,6 +111,23 @@ export const bulkTransaction = <T>(
     });
   return dialect === 'sqlite' && takeFile ? underBulkJournal(db, run) : run();
 };
+
+/**
+ * A small write of its own (a tenant, a key) in a transaction. On SQLite it takes the write lock first, as a bulk write
+ * does: beside another process's write it waits for its commit, calling `onWait`, instead of failing after the busy
+ * timeout (`tenants create` beside a feed load failed after 5 s). PostgreSQL locks rows: two such writes at once are
+ * one another's business only on the same row, for an instant.
+ */
+export const smallTransaction = <T>(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  work: (tx: Transaction<Database>) => Promise<T>,
+  onWait?: (reason: WaitReason) => void,
+): Promise<T> =>
+  db.transaction().execute(async (tx) => {
+    if (dialect === 'sqlite') await takeWriteLock(tx, () => onWait?.('database'));
+    return work(tx);
+  });
 
 /** Splits a list for `in (…)` lists of a bounded length. */
 export const chunks = <T>(items: readonly T[], size = 500): T[][] => {

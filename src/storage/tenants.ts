@@ -1,8 +1,9 @@
 // Tenants: the global table every tenant record hangs from. Creating one is a CLI operation; the counts of a listing
 // are read per table with one grouped query each.
 import type { Kysely } from 'kysely';
+import { smallTransaction } from './scope.js';
 import type { Database } from './tables.js';
-import type { Storage, TenantInfo, TenantSummary } from './types.js';
+import type { Dialect, Storage, TenantInfo, TenantSummary } from './types.js';
 
 /** The organization a tenant belongs to; undefined for an unknown tenant. */
 export async function tenantOrganization(db: Kysely<Database>, tenantId: string): Promise<string | undefined> {
@@ -24,7 +25,7 @@ export const bumpDataVersion = (db: Kysely<Database>, tenantId: string): Promise
 
 type TenantStore = Pick<Storage, 'tenantOrganization' | 'listTenants' | 'createTenant' | 'tenantSummaries'>;
 
-export function tenantStore(db: Kysely<Database>): TenantStore {
+export function tenantStore(db: Kysely<Database>, dialect: Dialect): TenantStore {
   const countsBy = async (table: 'assets' | 'vulnerabilities' | 'risks' | 'api_keys'): Promise<Map<string, number>> => {
     const rows = await db
       .selectFrom(table)
@@ -43,12 +44,18 @@ export function tenantStore(db: Kysely<Database>): TenantStore {
     tenantOrganization: (tenantId) => tenantOrganization(db, tenantId),
     listTenants,
 
-    async createTenant(tenant: TenantInfo): Promise<boolean> {
-      const result = await db
-        .insertInto('tenants')
-        .values({ tenant_id: tenant.tenantId, organization_id: tenant.organizationId, name: tenant.name })
-        .onConflict((oc) => oc.column('tenant_id').doNothing())
-        .executeTakeFirst();
+    async createTenant(tenant, onWait) {
+      const result = await smallTransaction(
+        db,
+        dialect,
+        (tx) =>
+          tx
+            .insertInto('tenants')
+            .values({ tenant_id: tenant.tenantId, organization_id: tenant.organizationId, name: tenant.name })
+            .onConflict((oc) => oc.column('tenant_id').doNothing())
+            .executeTakeFirst(),
+        onWait,
+      );
       return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
     },
 

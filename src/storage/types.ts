@@ -232,23 +232,27 @@ export interface Storage {
     assetId: string,
   ): Promise<{ vulnerabilityId: string; position: number; purl: string }[]>;
 
-  // Tenants and keys.
+  // Tenants and keys. A write here waits for another process's write to a SQLite file, calling `onWait` first.
   listTenants(): Promise<TenantInfo[]>;
   /** Creates a tenant; false (and nothing changed) when one with this id exists. */
-  createTenant(tenant: TenantInfo): Promise<boolean>;
+  createTenant(tenant: TenantInfo, onWait?: (reason: WaitReason) => void): Promise<boolean>;
   /** Every tenant with the number of its assets, findings, risks and keys. */
   tenantSummaries(): Promise<TenantSummary[]>;
   /** The organization a tenant belongs to; undefined for an unknown tenant. */
   tenantOrganization(tenantId: string): Promise<string | undefined>;
-  insertKey(key: NewKey): Promise<void>;
+  insertKey(key: NewKey, onWait?: (reason: WaitReason) => void): Promise<void>;
   listKeys(tenantId: string): Promise<KeyInfo[]>;
   /** Revokes a key; false when no key has that id. Revoking twice keeps the first time. */
-  revokeKey(id: string, at: string): Promise<boolean>;
+  revokeKey(id: string, at: string, onWait?: (reason: WaitReason) => void): Promise<boolean>;
   /** The key with this hash; undefined when no such key or its tenant does not exist. */
   findKeyByHash(keyHash: string): Promise<AuthenticatedKey | undefined>;
   /** The key with this id; undefined when no such key or its tenant does not exist. */
   findKeyById(id: string): Promise<AuthenticatedKey | undefined>;
-  touchKey(id: string, at: string): Promise<void>;
+  /**
+   * Records a key's use. False, with nothing written, while another process's write holds the SQLite database: the
+   * server does not wait for it (src/storage/journal.ts unlessLocked).
+   */
+  touchKey(id: string, at: string): Promise<boolean>;
 
   /**
    * Runs an import in one transaction: all of it is written, or (when `work` throws, or on a dry run) none of it.
@@ -259,8 +263,17 @@ export interface Storage {
   // Risks (docs/RISKS.md).
   /** Re-runs the risk rules over every asset of a tenant, in one transaction; undefined for an unknown tenant. */
   deriveRisks(tenantId: string, at: string, onWait?: (reason: WaitReason) => void): Promise<RiskDerivation | undefined>;
-  /** Sets a risk's lifecycle state, in one transaction; false (and nothing changed) when the tenant has no such risk. */
-  setRiskLifecycle(tenantId: string, riskId: string, state: LifecycleState, at: string): Promise<boolean>;
+  /**
+   * Sets a risk's lifecycle state, in one transaction that waits for the writes to the tenant and for a feed load, as a
+   * derivation does; false (and nothing changed) when the tenant has no such risk.
+   */
+  setRiskLifecycle(
+    tenantId: string,
+    riskId: string,
+    state: LifecycleState,
+    at: string,
+    onWait?: (reason: WaitReason) => void,
+  ): Promise<boolean>;
 
   // Threat-intel feeds, shared by every tenant.
   /**

@@ -6,7 +6,8 @@ import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { createTestDatabase, TEST_DIALECT } from '../helpers.js';
-import { runCli as runServe, spawnCli } from '../http/serve-process.js';
+import { runCli as runServe } from '../http/serve-process.js';
+import { otherWrite as otherWriteTo, waitingCommand, WAITING } from './other-write.js';
 import { runCli } from './run.js';
 
 const TEAMDOJO = fileURLToPath(
@@ -113,36 +114,10 @@ describe('secinv ingest', () => {
 
 describe.runIf(TEST_DIALECT === 'sqlite')('secinv ingest beside another write (SQLite)', () => {
   const cloud = ['--provider', 'AWS', '--region', 'us-east-1'];
-  const waiting = "secinv: waiting for another process's write to the database to commit\n";
+  const waiting = WAITING;
 
-  /**
-   * Starts the ingest in a process of its own (SQLite waits for a lock in the waiting thread) and resolves once it
-   * says it waits, with its exit code and what it wrote to stderr by then.
-   */
-  async function waitingIngest(): Promise<{ closed: Promise<number | null>; stderr: () => string }> {
-    const child = spawnCli(['ingest', '--tenant', tenant, ...cloud, '--db', db, TEAMDOJO]);
-    let stderr = '';
-    child.stdout?.resume();
-    child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
-    const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
-    for (let tries = 0; !stderr.includes(waiting); tries += 1) {
-      if (tries > 600 || child.exitCode !== null) throw new Error(`the ingest did not wait: ${stderr}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    return { closed, stderr: () => stderr };
-  }
-
-  /**
-   * Another process's write in progress (it renames the tenant): under WAL, as beside a running server, or holding the
-   * file whole under a rollback journal, as a lone bulk write does (src/storage/journal.ts).
-   */
-  const otherWrite = (journal: 'wal' | 'delete'): Database.Database => {
-    const other = new Database(db.replace(/^sqlite:/, ''));
-    other.pragma(`journal_mode = ${journal}`);
-    other.exec(journal === 'wal' ? 'begin immediate' : 'begin exclusive');
-    other.prepare("update tenants set name = 'renamed' where tenant_id = ?").run(tenant);
-    return other;
-  };
+  const waitingIngest = () => waitingCommand(['ingest', '--tenant', tenant, ...cloud, '--db', db, TEAMDOJO]);
+  const otherWrite = (journal: 'wal' | 'delete') => otherWriteTo(db, tenant, journal);
 
   it("waits for the other process's write to commit, says so, then writes", async () => {
     // As a second CI job's ingest would hold it beside a running server.

@@ -158,7 +158,7 @@ for (const dialect of TEST_DIALECTS) {
         revokedAt: null,
         expiresAt: '2027-01-01T00:00:00.000Z',
       });
-      await storage.touchKey(key.id, '2026-02-01T00:00:00.000Z');
+      expect(await storage.touchKey(key.id, '2026-02-01T00:00:00.000Z')).toBe(true);
       expect(await storage.listKeys(TENANT_B)).toEqual([
         {
           id: key.id,
