@@ -1,7 +1,8 @@
 // Feeds benchmark: `secinv feeds load` at full feed sizes (KEV ~1,500 entries, EPSS ~300,000 scores, Exploit-DB ~50,000
 // rows) over a tenant of ~1,000,000 generated findings, through loadFeedFiles as the CLI calls it. Prints, per load, the
 // seconds, the process's CPU seconds (on PostgreSQL the server's are not in them), rows, rows changed, findings
-// re-enriched and the peak RSS. Feed files go to a temporary folder.
+// re-enriched and the peak RSS; the seconds also split by step (the feeds stored and the findings re-enriched, the risks
+// derived, the commit). Feed files go to a temporary folder.
 // Usage: npm run bench:feeds [-- --db sqlite|postgres --assets N --findings-per-asset N] (or SECINV_BENCH_DB=postgres)
 import { spawnSync } from 'node:child_process';
 import { createReadStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,7 +13,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { loadFeedFiles } from '../src/feeds/load.js';
 import { ingestFiles } from '../src/ingest/ingest.js';
-import { openStorage, type Storage } from '../src/storage/index.js';
+import { openStorage, type FeedLoadPhase, type Storage } from '../src/storage/index.js';
 import { EDB, EPSS, KEV, KEV2, writeFeeds } from './feed-files.js';
 import { benchOptions, tenantDatabase } from './tenant.js';
 
@@ -89,13 +90,26 @@ async function measure(dir: string): Promise<void> {
     process.stdout.write('\n');
     // CPU seconds (every thread of this process) beside the wall time: on a shared or throttled machine the wall time
     // of one load varied by a third between runs, its CPU much less.
-    const columns = ['load', 'seconds', 'CPU seconds', 'rows in file', 'rows stored', 'rows changed'];
-    process.stdout.write(`| ${columns.join(' | ')} | findings re-enriched | peak RSS |\n${'|---'.repeat(8)}|\n`);
+    // The seconds split by step: storing the feeds and re-enriching the findings and their assets' fields, deriving the
+    // risks (docs/RISKS.md), and committing and taking the statistics.
+    const columns = ['load', 'seconds', 'feeds, findings', 'risks', 'commit', 'CPU seconds', 'rows in file'];
+    const more = ['rows stored', 'rows changed', 'findings re-enriched', 'peak RSS'];
+    process.stdout.write(`| ${[...columns, ...more].join(' | ')} |\n${'|---'.repeat(11)}|\n`);
     for (const [label, name] of STEPS) {
       const path = join(dir, name);
       const started = performance.now();
       const cpu = process.cpuUsage();
-      const outcome = await loadFeedFiles(storage, [{ name: path, open: () => createReadStream(path) }]).catch(String);
+      const steps = { enriched: 0, derived: 0, committed: 0 };
+      let last = started;
+      const onPhase = (phase: FeedLoadPhase) => {
+        const now = performance.now();
+        const step =
+          phase === 'derived' ? 'derived' : phase === 'committed' || phase === 'analyzed' ? 'committed' : 'enriched';
+        steps[step] += (now - last) / 1000;
+        last = now;
+      };
+      const source = { name: path, open: () => createReadStream(path) };
+      const outcome = await loadFeedFiles(storage, [source], { onPhase }).catch(String);
       const seconds = (performance.now() - started) / 1000;
       const used = process.cpuUsage(cpu);
       const cpuSeconds = (used.user + used.system) / 1e6;
@@ -108,9 +122,11 @@ async function measure(dir: string): Promise<void> {
       }
       const f = outcome.load.feeds[0];
       const counts = [rows[name], f?.entries, f?.changed, outcome.load.findingsUpdated];
+      const split = [steps.enriched, steps.derived, steps.committed].map((s) => s.toFixed(1));
       const cells = [
         label,
         seconds.toFixed(1),
+        ...split,
         cpuSeconds.toFixed(1),
         ...counts.map((n) => n?.toLocaleString('en-US')),
       ];

@@ -2,7 +2,7 @@
 // transaction with the re-enrichment of every tenant's findings. Any problem in any file writes nothing.
 import { Readable } from 'node:stream';
 import { isOlderFeed, type FeedData, type FeedLoad, type FeedStatus } from '../domain/intel.js';
-import type { Storage, WaitReason } from '../storage/index.js';
+import type { FeedLoadPhase, Storage, WaitReason } from '../storage/index.js';
 import { readProblem } from '../ingest/source.js';
 import { feedWord, readFeed, type FeedSource } from './read.js';
 
@@ -19,12 +19,14 @@ export interface FeedLoadOptions {
   now?: () => Date;
   /** Called when the load waits for the writes that are running (PostgreSQL) or another process's (SQLite). */
   onWait?: (reason: WaitReason) => void;
+  /** Called as each step of the load ends (Storage.loadFeeds). */
+  onPhase?: (phase: FeedLoadPhase) => void;
 }
 
 export async function loadFeedFiles(
   storage: Storage,
   sources: readonly FeedSource[],
-  { allowOlder = false, now = () => new Date(), onWait }: FeedLoadOptions = {},
+  { allowOlder = false, now = () => new Date(), onWait, onPhase }: FeedLoadOptions = {},
 ): Promise<FeedLoadOutcome> {
   const problems: FeedProblem[] = [];
   const feeds: FeedData[] = [];
@@ -71,7 +73,7 @@ export async function loadFeedFiles(
     if (found.length > 0) throw Object.assign(new Error('an older feed'), { olderFeeds: found });
   };
   try {
-    const load = await storage.loadFeeds(feeds, now().toISOString(), allowOlder ? undefined : older, onWait);
+    const load = await storage.loadFeeds(feeds, now().toISOString(), allowOlder ? undefined : older, onWait, onPhase);
     return { load, problems: [] };
   } catch (error) {
     const found = (error as { olderFeeds?: FeedProblem[] }).olderFeeds;

@@ -19,6 +19,9 @@ import type { ListVulnerabilitiesQuery } from '../domain/vulnerabilities.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
+/** The steps of a feed load, in order (Storage.loadFeeds); `enriched` and `derived` come once per tenant. */
+export type FeedLoadPhase = 'stored' | 'enriched' | 'derived' | 'committed' | 'analyzed';
+
 /** Which tenant a request acts for, and the version of its data (bumped by every import that touches it). */
 export interface TenantScope {
   tenantId: string;
@@ -281,13 +284,15 @@ export interface Storage {
    * the CVEs that changed, with their assets' derived fields, in one transaction. `check` sees the loaded feeds first,
    * inside it, after the loads of other connections before it have committed (feed loads take turns); what it throws
    * rolls everything back. On PostgreSQL a load also waits for the imports, ingests and derivations that are running,
-   * and they for it (docs/DESIGN.md §87); `onWait` is called when it has to.
+   * and they for it (docs/DESIGN.md §87); `onWait` is called when it has to. `onPhase` is called as each step ends:
+   * the feeds stored, then per tenant its findings re-enriched and its risks derived, the commit, the statistics.
    */
   loadFeeds(
     feeds: readonly FeedData[],
     at: string,
     check?: (loaded: FeedStatus[]) => void | Promise<void>,
     onWait?: (reason: WaitReason) => void,
+    onPhase?: (phase: FeedLoadPhase) => void,
   ): Promise<FeedLoad>;
   /** Every loaded feed: version, entries, when and from where. */
   feedStatus(): Promise<FeedStatus[]>;

@@ -33,12 +33,16 @@ beforeAll(async () => {
 afterAll(async () => ctx.close());
 
 // The tests go back and forth between catalogs of different dates: the refusal of an older one is test/cli/feeds.test.ts's.
-const load = (...files: string[]) =>
-  loadFeedFiles(
+/** The steps the last `load` went through. */
+let phases: string[] = [];
+const load = (...files: string[]) => {
+  phases = [];
+  return loadFeedFiles(
     ctx.storage,
     files.map((file) => ({ name: file, open: openPath(file) })),
-    { allowOlder: true, now: () => new Date('2026-11-10T08:00:00Z') },
+    { allowOlder: true, now: () => new Date('2026-11-10T08:00:00Z'), onPhase: (phase) => phases.push(phase) },
   );
+};
 const loadTexts = (files: Record<string, string>) =>
   loadFeedFiles(
     ctx.storage,
@@ -71,6 +75,8 @@ describe('feeds load', () => {
       // 35 rows: duplicates (one exploit per tag) and exploits without a CVE leave 24 (CVE, exploit) pairs.
       ['exploitdb', '2023-07-11', 24],
     ]);
+    // Each tenant's findings re-enriched, then its risks derived; then the commit and the statistics.
+    expect(phases).toEqual(['stored', 'enriched', 'derived', 'enriched', 'derived', 'committed', 'analyzed']);
     const status = await ctx.storage.feedStatus();
     expect(status.map((s) => [s.feed, s.entries, s.loadedAt, s.source])).toEqual([
       ['epss', 71, '2026-11-10T08:00:00.000Z', REAL_EPSS],
