@@ -64,6 +64,7 @@ export default defineConfig({
             'test/ingest/stream.test.ts',
             'test/feeds/read.test.ts',
             'test/feeds/intel-flags.test.ts',
+            'test/feeds/finding-intel.test.ts',
             'test/feeds/heap-only.test.ts',
             'test/feeds/risk-scope.test.ts',
             'test/feeds/older-feed.test.ts',
