@@ -99,13 +99,15 @@ async function measure(dir: string): Promise<void> {
       const path = join(dir, name);
       const started = performance.now();
       const cpu = process.cpuUsage();
-      const steps = { enriched: 0, derived: 0, committed: 0 };
+      // Each step's seconds, from its start to the next one's; a wait for the load's turn is in none of them.
+      const steps = { findings: 0, risks: 0, commit: 0 };
+      let current: keyof typeof steps | null = null;
       let last = started;
       const onPhase = (phase: FeedLoadPhase) => {
         const now = performance.now();
-        const step =
-          phase === 'derived' ? 'derived' : phase === 'committed' || phase === 'analyzed' ? 'committed' : 'enriched';
-        steps[step] += (now - last) / 1000;
+        if (current !== null) steps[current] += (now - last) / 1000;
+        const commit = phase === 'committing' || phase === 'analyzing';
+        current = phase === 'done' ? null : phase === 'deriving' ? 'risks' : commit ? 'commit' : 'findings';
         last = now;
       };
       const source = { name: path, open: () => createReadStream(path) };
@@ -122,7 +124,7 @@ async function measure(dir: string): Promise<void> {
       }
       const f = outcome.load.feeds[0];
       const counts = [rows[name], f?.entries, f?.changed, outcome.load.findingsUpdated];
-      const split = [steps.enriched, steps.derived, steps.committed].map((s) => s.toFixed(1));
+      const split = [steps.findings, steps.risks, steps.commit].map((s) => s.toFixed(1));
       const cells = [
         label,
         seconds.toFixed(1),

@@ -6,6 +6,7 @@ import { loadFeedFiles, urlSource, type FeedProblem } from '../feeds/load.js';
 import { feedWord, type FeedSource } from '../feeds/read.js';
 import { FEED_READERS, openDatabase, waitingFor, withDatabase, type Io } from './io.js';
 import { countedFile, startProgress, type Progress } from './progress.js';
+import type { FeedLoadPhase } from '../storage/index.js';
 import { printTable } from './table.js';
 
 function report(io: Io, outcome: { load: FeedLoad | null; problems: FeedProblem[] }): void {
@@ -26,6 +27,15 @@ function report(io: Io, outcome: { load: FeedLoad | null; problems: FeedProblem[
   );
 }
 
+/** What the progress line calls each step of a load. */
+const STEPS: Record<Exclude<FeedLoadPhase, 'done'>, string> = {
+  storing: 'storing the feeds',
+  enriching: 're-enriching findings',
+  deriving: 'deriving risks',
+  committing: 'committing',
+  analyzing: 'updating statistics',
+};
+
 async function load(
   config: Readonly<Config>,
   sources: (progress: Progress) => FeedSource[],
@@ -38,6 +48,8 @@ async function load(
     const outcome = await loadFeedFiles(storage, sources(progress), {
       allowOlder,
       onWait: waitingFor(io, FEED_READERS),
+      // Once the files are read, the line says which step the load is at, and for how long.
+      onPhase: (phase) => (phase === 'done' ? progress.stop() : progress.step(STEPS[phase])),
     });
     progress.stop();
     report(io, outcome);

@@ -50,6 +50,9 @@ export function progressLine(
   return `${label}: ${Math.floor(share * 100)}% of ${unit === 'bytes' ? size(total) : `about ${amount(total)}`}, ${perSecond}${counted}${left}`;
 }
 
+/** The line of a step without a measure of its own (a feed load's work in the database): `label: 12 s`. */
+export const stepLine = (label: string, elapsedMs: number): string => `${label}: ${duration(elapsedMs / 1000)}`;
+
 export interface Progress {
   /** Counts bytes read (records, for a progress in records). */
   add(bytes: number): void;
@@ -57,6 +60,8 @@ export interface Progress {
   records(n: number): void;
   /** Starts counting a new input. */
   next(label: string, total: number | null): void;
+  /** Shows a step and the time it has taken so far, in place of the counts. */
+  step(label: string): void;
   /** Clears the line. */
   stop(): void;
 }
@@ -64,7 +69,13 @@ export interface Progress {
 /** A progress line on stderr, redrawn every 200 ms, when stderr is a terminal and not quiet; otherwise nothing. */
 export function startProgress(io: Io, options: { quiet?: boolean; unit?: 'bytes' | 'records' } = {}): Progress {
   if (io.stderr.isTTY !== true || options.quiet === true)
-    return { add: () => undefined, records: () => undefined, next: () => undefined, stop: () => undefined };
+    return {
+      add: () => undefined,
+      records: () => undefined,
+      next: () => undefined,
+      step: () => undefined,
+      stop: () => undefined,
+    };
   // null once stopped.
   let label: string | null = '';
   let total: number | null = null;
@@ -72,10 +83,14 @@ export function startProgress(io: Io, options: { quiet?: boolean; unit?: 'bytes'
   let records: number | null = null;
   let started = Date.now();
   let drawn = 0;
+  let stepping = false;
   const draw = () => {
     drawn = Date.now();
-    if (label)
-      io.stderr.write(`\r\x1b[K${progressLine(label, done, total, drawn - started, records, options.unit ?? 'bytes')}`);
+    if (!label) return;
+    const line = stepping
+      ? stepLine(label, drawn - started)
+      : progressLine(label, done, total, drawn - started, records, options.unit ?? 'bytes');
+    io.stderr.write(`\r\x1b[K${line}`);
   };
   // Drawn from the timer, and from the counters too: work that never yields to the event loop (a generated input read
   // synchronously) would otherwise leave the line blank until it ends.
@@ -97,7 +112,15 @@ export function startProgress(io: Io, options: { quiet?: boolean; unit?: 'bytes'
       label = nextLabel;
       total = nextTotal;
       done = 0;
+      stepping = false;
       started = Date.now();
+    },
+    step: (stepLabel) => {
+      if (label === null) return;
+      label = stepLabel;
+      stepping = true;
+      started = Date.now();
+      draw();
     },
     stop: () => {
       if (label === null) return;

@@ -19,7 +19,7 @@ export interface FeedLoadOptions {
   now?: () => Date;
   /** Called when the load waits for the writes that are running (PostgreSQL) or another process's (SQLite). */
   onWait?: (reason: WaitReason) => void;
-  /** Called as each step of the load ends (Storage.loadFeeds). */
+  /** Called as each step of the load starts (Storage.loadFeeds). */
   onPhase?: (phase: FeedLoadPhase) => void;
 }
 

@@ -370,6 +370,7 @@ export function feedStore(db: Kysely<Database>, dialect: Dialect) {
           // committed just before, and the findings of every write that committed before it: on PostgreSQL by the
           // transaction's feed lock, on SQLite by its write lock, both taken before its first read (scope.ts).
           await check?.(await loadedFeeds(tx));
+          onPhase?.('storing');
           const results: FeedLoadResult[] = [];
           const touched = new Set<string>();
           let epssChanged = false;
@@ -392,18 +393,18 @@ export function feedStore(db: Kysely<Database>, dialect: Dialect) {
               .onConflict((oc) => oc.column('feed').doUpdateSet(row))
               .execute();
           }
-          onPhase?.('stored');
           let findingsUpdated = 0;
           let risks = NO_DERIVATION;
           const tenants = await tx.selectFrom('tenants').select('tenant_id').orderBy('tenant_id').execute();
           const readIntel = feedIntelReader(tx);
           for (const { tenant_id } of tenants) {
+            onPhase?.('enriching');
             const enriched: Enriched =
               touched.size > 0
                 ? await reEnrichTenant(tx, tenant_id, [...touched].sort(), readIntel, dialect)
                 : { updated: 0, assets: new Set(), cited: new Set() };
             findingsUpdated += enriched.updated;
-            onPhase?.('enriched');
+            onPhase?.('deriving');
             // EPSS weighs in the likelihood of the findings a risk cites: a changed EPSS file re-derives every asset
             // that has such a finding (on 1M findings, ~45,000 of 100,000 assets; every asset took 13 s).
             const scope = epssChanged
@@ -411,11 +412,11 @@ export function feedStore(db: Kysely<Database>, dialect: Dialect) {
               : enriched.cited;
             if (scope.size > 0) risks = addDerivations(risks, await deriveTenantRisks(tx, tenant_id, scope, at));
             if (scope.size > 0 || enriched.assets.size > 0) await bumpDataVersion(tx, tenant_id);
-            onPhase?.('derived');
           }
           // The tables a load writes rows of (the findings it only updates): analysed by the load that moved them, not
           // by the next ingest (a first EPSS load's 300,000 rows took 0.8 s of the next 8-finding ingest on PostgreSQL).
           stale = await staleTables(tx, dialect, ['feeds', 'feed_kev', 'feed_epss', 'feed_exploits', 'risks']);
+          onPhase?.('committing');
           return {
             feeds: results,
             findingsUpdated,
@@ -424,9 +425,9 @@ export function feedStore(db: Kysely<Database>, dialect: Dialect) {
         },
         { feeds: 'load', onWait },
       );
-      onPhase?.('committed');
+      onPhase?.('analyzing');
       await analyzeTables(db, dialect, stale);
-      onPhase?.('analyzed');
+      onPhase?.('done');
       return load;
     },
 

@@ -19,8 +19,11 @@ import type { ListVulnerabilitiesQuery } from '../domain/vulnerabilities.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
-/** The steps of a feed load, in order (Storage.loadFeeds); `enriched` and `derived` come once per tenant. */
-export type FeedLoadPhase = 'stored' | 'enriched' | 'derived' | 'committed' | 'analyzed';
+/**
+ * The steps of a feed load as each starts (Storage.loadFeeds): storing the feeds once the load has its turn, then per
+ * tenant re-enriching its findings and deriving its risks, the commit, the statistics; `done` at the end.
+ */
+export type FeedLoadPhase = 'storing' | 'enriching' | 'deriving' | 'committing' | 'analyzing' | 'done';
 
 /** Which tenant a request acts for, and the version of its data (bumped by every import that touches it). */
 export interface TenantScope {
@@ -284,8 +287,7 @@ export interface Storage {
    * the CVEs that changed, with their assets' derived fields, in one transaction. `check` sees the loaded feeds first,
    * inside it, after the loads of other connections before it have committed (feed loads take turns); what it throws
    * rolls everything back. On PostgreSQL a load also waits for the imports, ingests and derivations that are running,
-   * and they for it (docs/DESIGN.md §87); `onWait` is called when it has to. `onPhase` is called as each step ends:
-   * the feeds stored, then per tenant its findings re-enriched and its risks derived, the commit, the statistics.
+   * and they for it (docs/DESIGN.md §87); `onWait` is called when it has to. `onPhase` is called as each step starts.
    */
   loadFeeds(
     feeds: readonly FeedData[],

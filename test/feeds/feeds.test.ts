@@ -76,7 +76,16 @@ describe('feeds load', () => {
       ['exploitdb', '2023-07-11', 24],
     ]);
     // Each tenant's findings re-enriched, then its risks derived; then the commit and the statistics.
-    expect(phases).toEqual(['stored', 'enriched', 'derived', 'enriched', 'derived', 'committed', 'analyzed']);
+    expect(phases).toEqual([
+      'storing',
+      'enriching',
+      'deriving',
+      'enriching',
+      'deriving',
+      'committing',
+      'analyzing',
+      'done',
+    ]);
     const status = await ctx.storage.feedStatus();
     expect(status.map((s) => [s.feed, s.entries, s.loadedAt, s.source])).toEqual([
       ['epss', 71, '2026-11-10T08:00:00.000Z', REAL_EPSS],

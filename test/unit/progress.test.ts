@@ -1,7 +1,7 @@
 // The progress line of long commands, and that nothing is drawn off a terminal.
 import { PassThrough } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
-import { progressLine, startProgress } from '../../src/cli/progress.js';
+import { progressLine, startProgress, stepLine } from '../../src/cli/progress.js';
 
 describe('progressLine', () => {
   it('shows the share of the total, the rate and the time left', () => {
@@ -17,6 +17,13 @@ describe('progressLine', () => {
   it('without a known total (standard input) shows what was read and the rate', () => {
     expect(progressLine('<stdin>', 12_500_000, null, 5_000)).toBe('<stdin>: 12.5 MB read, 2.5 MB/s');
     expect(progressLine('<stdin>', 0, null, 0)).toBe('<stdin>: 0 B read, 0 B/s');
+  });
+});
+
+describe('stepLine', () => {
+  it('names the step and the time it has taken', () => {
+    expect(stepLine('re-enriching findings', 4_400)).toBe('re-enriching findings: 4 s');
+    expect(stepLine('deriving risks', 75_000)).toBe('deriving risks: 1 min 15 s');
   });
 });
 
@@ -57,6 +64,27 @@ describe('startProgress', () => {
       expect(out.text.startsWith('\r\x1b[Kscan.ndjson: 40% of 1.0 KB, ')).toBe(true);
       expect(out.text).toContain('2,000 records');
       progress.stop();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('a step (a feed load in the database) shows its name and its time, until stopped', () => {
+    vi.useFakeTimers();
+    try {
+      const { io, out } = terminal();
+      const progress = startProgress(io);
+      progress.next('kev.json', 1000);
+      progress.add(1000);
+      progress.step('deriving risks');
+      expect(out.text.endsWith('\r\x1b[Kderiving risks: 0 s')).toBe(true);
+      vi.advanceTimersByTime(3000);
+      expect(out.text.endsWith('\r\x1b[Kderiving risks: 3 s')).toBe(true);
+      progress.stop();
+      const stopped = out.text;
+      progress.step('committing');
+      vi.advanceTimersByTime(1000);
+      expect(out.text).toBe(stopped);
     } finally {
       vi.useRealTimers();
     }
