@@ -48,8 +48,8 @@ async function load(
     const outcome = await loadFeedFiles(storage, sources(progress), {
       allowOlder,
       onWait: waitingFor(io, FEED_READERS),
-      // Once the files are read, the line says which step the load is at, and for how long.
-      onPhase: (phase) => (phase === 'done' ? progress.stop() : progress.step(STEPS[phase])),
+      // Once the files are read, the line says which step the load is at, and for how long (stopped below).
+      onPhase: (phase) => phase !== 'done' && progress.step(STEPS[phase]),
     });
     progress.stop();
     report(io, outcome);

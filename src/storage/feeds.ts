@@ -223,6 +223,13 @@ async function findingsOf(tx: Tx, tenantId: string, cves: string[], dialect: Dia
   return [...found.values()].sort((a, b) => Number(a.id) - Number(b.id));
 }
 
+/**
+ * The intel made for the findings of a load, by what alone makes it: a finding's own intel, its id and its aliases (the
+ * feeds no longer change once stored). The findings of one CVE share it, made and serialised once, in every tenant (a
+ * first Exploit-DB load: 156,109 findings, 300 CVEs).
+ */
+type IntelMade = Map<string, { next: Intel; stored: string | null }>;
+
 /** What re-enriching a tenant's findings changed. */
 interface Enriched {
   updated: number;
@@ -244,6 +251,7 @@ async function reEnrichTenant(
   tenantId: string,
   cves: string[],
   readIntel: (keys: Iterable<string>) => Promise<FeedIntel>,
+  intelMade: IntelMade,
   dialect: Dialect,
 ): Promise<Enriched> {
   // In the order of their integer ids, which is the order the rows were written in (§45): the updates visit the
@@ -261,9 +269,6 @@ async function reEnrichTenant(
   const cited = new Set<string>();
   const ifReached = new Set<string>();
   let updated = 0;
-  // A finding's intel is made of its own intel, its id and its aliases alone (the feeds no longer change once stored):
-  // the findings of one CVE share it, made and serialised once (a first Exploit-DB load: 156,109 findings, 300 CVEs).
-  const intelMade = new Map<string, { next: Intel; stored: string | null }>();
   for (let i = 0; i < findings.length; i += CHUNK) {
     const batch = findings.slice(i, i + CHUNK);
     const batchAssets = [...new Set(batch.map((f) => f.asset_id))];
@@ -397,11 +402,12 @@ export function feedStore(db: Kysely<Database>, dialect: Dialect) {
           let risks = NO_DERIVATION;
           const tenants = await tx.selectFrom('tenants').select('tenant_id').orderBy('tenant_id').execute();
           const readIntel = feedIntelReader(tx);
+          const intelMade: IntelMade = new Map();
           for (const { tenant_id } of tenants) {
             onPhase?.('enriching');
             const enriched: Enriched =
               touched.size > 0
-                ? await reEnrichTenant(tx, tenant_id, [...touched].sort(), readIntel, dialect)
+                ? await reEnrichTenant(tx, tenant_id, [...touched].sort(), readIntel, intelMade, dialect)
                 : { updated: 0, assets: new Set(), cited: new Set() };
             findingsUpdated += enriched.updated;
             onPhase?.('deriving');

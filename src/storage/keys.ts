@@ -2,7 +2,7 @@
 import type { Kysely } from 'kysely';
 import { unlessLocked } from './journal.js';
 import { perTurn } from './per-turn.js';
-import { compiledOnce, smallTransaction } from './scope.js';
+import { compiledOnce, writeTransaction } from './scope.js';
 import type { Database } from './tables.js';
 import type { AuthenticatedKey, Dialect, KeyInfo, Storage } from './types.js';
 
@@ -75,7 +75,7 @@ export function keyStore(db: Kysely<Database>, dialect: Dialect): KeyStore {
 
   return {
     async insertKey(row, onWait) {
-      await smallTransaction(
+      await writeTransaction(
         db,
         dialect,
         (tx) =>
@@ -118,7 +118,7 @@ export function keyStore(db: Kysely<Database>, dialect: Dialect): KeyStore {
 
     /** Revokes a key; false when no key has that id. Revoking twice keeps the first time. */
     revokeKey: (id, at, onWait) =>
-      smallTransaction(
+      writeTransaction(
         db,
         dialect,
         async (tx) => {

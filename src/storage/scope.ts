@@ -101,24 +101,29 @@ export const bulkTransaction = <T>(
   { takeFile = true, feeds = 'read', onWait }: BulkOptions = {},
 ): Promise<T> => {
   const run = () =>
-    db.transaction().execute(async (tx) => {
-      if (dialect === 'postgres') {
-        // First, before any read: READ COMMITTED gives each later statement a snapshot taken after the turn began.
-        await takeTurn(tx, feeds === 'load' ? 'exclusive' : 'shared', sql`${FEED_LOCK}`, () => onWait?.('feeds'));
-        await sql`set local enable_seqscan = off`.execute(tx);
-      } else await takeWriteLock(tx, () => onWait?.('database'));
-      return work(tx);
-    });
+    writeTransaction(
+      db,
+      dialect,
+      async (tx) => {
+        if (dialect === 'postgres') {
+          // First, before any read: READ COMMITTED gives each later statement a snapshot taken after the turn began.
+          await takeTurn(tx, feeds === 'load' ? 'exclusive' : 'shared', sql`${FEED_LOCK}`, () => onWait?.('feeds'));
+          await sql`set local enable_seqscan = off`.execute(tx);
+        }
+        return work(tx);
+      },
+      onWait,
+    );
   return dialect === 'sqlite' && takeFile ? underBulkJournal(db, run) : run();
 };
 
 /**
- * A small write of its own (a tenant, a key) in a transaction. On SQLite it takes the write lock first, as a bulk write
- * does: beside another process's write it waits for its commit, calling `onWait`, instead of failing after the busy
- * timeout (`tenants create` beside a feed load failed after 5 s). PostgreSQL locks rows: two such writes at once are
- * one another's business only on the same row, for an instant.
+ * A write transaction: on SQLite it takes the write lock first, so that beside another process's write it waits for
+ * its commit, calling `onWait`, then reads what that write committed, instead of failing after the busy timeout
+ * (`tenants create` beside a feed load failed after 5 s). Every write of a command runs in one: the bulk ones through
+ * bulkTransaction, a tenant or a key directly. PostgreSQL locks rows; its turns are bulkTransaction's.
  */
-export const smallTransaction = <T>(
+export const writeTransaction = <T>(
   db: Kysely<Database>,
   dialect: Dialect,
   work: (tx: Transaction<Database>) => Promise<T>,

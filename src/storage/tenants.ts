@@ -1,7 +1,7 @@
 // Tenants: the global table every tenant record hangs from. Creating one is a CLI operation; the counts of a listing
 // are read per table with one grouped query each.
 import type { Kysely } from 'kysely';
-import { smallTransaction } from './scope.js';
+import { writeTransaction } from './scope.js';
 import type { Database } from './tables.js';
 import type { Dialect, Storage, TenantInfo, TenantSummary } from './types.js';
 
@@ -45,7 +45,7 @@ export function tenantStore(db: Kysely<Database>, dialect: Dialect): TenantStore
     listTenants,
 
     async createTenant(tenant, onWait) {
-      const result = await smallTransaction(
+      const result = await writeTransaction(
         db,
         dialect,
         (tx) =>
