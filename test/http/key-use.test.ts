@@ -21,13 +21,21 @@ let clock = START;
 /** The statements the server ran since the last `ran()`. */
 const statements: string[] = [];
 const ran = () => statements.splice(0);
+/** The key-use writes the requests started. */
+const writes: Promise<unknown>[] = [];
 
 beforeAll(async () => {
   opened = await openTestStorage();
   await importRecords(opened.storage, fixture);
   key = await createKey(opened.storage, TENANT_A);
   api = await openStorage(opened.url, { role: 'api', onQuery: (sql) => void statements.push(sql) });
-  app = await buildApp({ storage: api, now: () => new Date(clock) });
+  // The server does not await a key-use write; the tests await each one the requests started.
+  const touchKey: Storage['touchKey'] = (id, at) => {
+    const write = api.touchKey(id, at);
+    writes.push(write);
+    return write;
+  };
+  app = await buildApp({ storage: { ...api, touchKey }, now: () => new Date(clock) });
 });
 
 afterAll(async () => {
@@ -39,8 +47,7 @@ afterAll(async () => {
 const get = async () => {
   const res = await app.inject({ url: '/v1/tenant/assets?perPage=1', headers: { authorization: `Bearer ${key}` } });
   expect(res.statusCode).toBe(200);
-  // The write is not awaited by the request: let it run.
-  await new Promise((resolve) => setTimeout(resolve, 20));
+  await Promise.allSettled(writes.splice(0));
 };
 const lastUsedAt = async () => (await opened.storage.findKeyByHash(hashKey(key)))?.lastUsedAt;
 const touches = (list: string[]) => list.filter((s) => /^update "api_keys"/i.test(s)).length;
