@@ -12,13 +12,13 @@ import { build } from 'esbuild';
 
 /**
  * Output name → entry. The workers sit beside the command, as their built modules sit beside their callers in dist/
- * (src/storage/thread.ts finds `./read-worker.js` next to the module that starts it).
+ * (src/lib/thread.ts finds `./read-worker.js` next to the module that starts it).
  */
 export const BUNDLE_ENTRIES = {
   secinv: 'src/cli/bin.ts',
   'read-worker': 'src/import/read-worker.ts',
   'prepare-worker': 'src/ingest/prepare-worker.ts',
-  'risk-worker': 'src/storage/risk-worker.ts',
+  'risk-worker': 'src/storage/derive/risks/risk-worker.ts',
 } as const;
 
 /**

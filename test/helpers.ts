@@ -10,10 +10,10 @@ import { buildApp } from '../src/app.js';
 import { fileSource, importSources, type ImportResult } from '../src/import/importer.js';
 import { newKey } from '../src/domain/keys.js';
 import type { Kysely } from 'kysely';
-import { connect, defaultConnectOptions } from '../src/storage/connect.js';
+import { connect, defaultConnectOptions } from '../src/storage/db/connect.js';
 import { openStorage, type ConnectOptions, type Storage } from '../src/storage/index.js';
-import { tenantReader, type TenantReader } from '../src/storage/scope.js';
-import type { Database } from '../src/storage/tables.js';
+import { tenantReader, type TenantReader } from '../src/storage/tx/read.js';
+import type { Database } from '../src/storage/db/tables.js';
 import { adminQuery, databaseUrl } from './postgres-admin.js';
 
 export interface TestContext {

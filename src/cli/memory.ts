@@ -10,7 +10,7 @@
 // it was, and the peak went from 278–280 to 187–203 MB (docs/DESIGN.md §53). An import of 1,000,000 findings into
 // SQLite peaked at 470–496 MB with V8's own growth and at 292–310 MB with a fifth, 3–6% slower (docs/DESIGN.md §61).
 import { setFlagsFromString } from 'node:v8';
-import { parseDatabaseUrl } from '../storage/url.js';
+import { parseDatabaseUrl } from '../storage/db/url.js';
 
 /** The old generation's growth after each full collection, in percent of what that collection left alive. */
 export const BULK_HEAP_GROWING_PERCENT = { sqlite: 20, postgres: 50 } as const;

@@ -1,5 +1,5 @@
 // Text the asset list's text filters match against, computed at import so that SQL only compares stored columns.
-// The SQL side (src/storage/asset-filters.ts) mirrors these rules; test/storage/rules.test.ts checks that they agree.
+// The SQL side (src/storage/read/assets/filters.ts) mirrors these rules; test/storage/rules.test.ts checks that they agree.
 
 /** Separator of the tokens of an asset's metadata search text; no key or value is split by it (see metadataMatches). */
 export const META_SEPARATOR = '\u001f';

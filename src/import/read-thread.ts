@@ -1,7 +1,7 @@
 // A large import reads on two cores: a worker thread parses and validates the files (src/import/read-worker.ts) while
 // this thread writes what it has read. Both halves cost about as much (docs/DESIGN.md §48), and better-sqlite3 writes
 // on the calling thread, so one thread alone leaves a core idle.
-import { startWorker } from '../storage/thread.js';
+import { startWorker } from '../lib/thread.js';
 import type { ReadItem } from './reader.js';
 
 export type ToReader = { type: 'ack' } | { type: 'organization'; tenantId: string; organizationId: string | null };

@@ -3,7 +3,7 @@
 // reading thread does for NDJSON (docs/DESIGN.md §51). A report whose findings all fit in memory never starts it.
 import { UserError } from '../domain/errors.js';
 import type { VulnerabilityRecord } from '../domain/records.js';
-import { orderedWorker } from '../storage/thread.js';
+import { orderedWorker } from '../lib/thread.js';
 import type { FindingContext } from './finding-record.js';
 import type { LateTarget } from './scan.js';
 

@@ -4,7 +4,7 @@ import type { FailedCheck } from '../domain/checks.js';
 import { severityLevelValues, type FindingSeverity, type Provider } from '../domain/enums.js';
 import { grypeTargetType } from '../domain/scan.js';
 import type { VexDocument } from '../domain/vex.js';
-import { openScratch, type Scratch } from '../storage/scratch.js';
+import { openScratch, type Scratch } from '../storage/db/scratch.js';
 
 export interface ScanPackage {
   packageName: string | null;

@@ -2,29 +2,37 @@
 // over SQLite or PostgreSQL; nothing outside src/storage/ sees SQL.
 import { sql } from 'kysely';
 import { UnavailableError } from '../domain/errors.js';
-import { assetBatchStore } from './asset-batches.js';
-import { assetStore } from './assets.js';
-import { connect, defaultConnectOptions, INGEST_CACHE_KIB, SQLITE_CACHE_KIB, type ConnectOptions } from './connect.js';
-import { sqlDialects } from './dialect.js';
-import { feedStore } from './feeds.js';
-import { ingestWriter } from './ingest.js';
-import { keyStore } from './keys.js';
-import { riskWriteStore } from './risk-store.js';
-import { tenantStore } from './tenants.js';
-import { riskStore } from './risks.js';
-import { PACKAGE_WALK_ROWS, vulnerabilityStore } from './vulnerabilities.js';
-import { bulkTransaction, singleStatementReader, tenantReader } from './scope.js';
-import { isBusy } from './journal.js';
-import { deferIndexes, emptyBulkTables } from './bulk-indexes.js';
-import { analyzeFilled, analyzeTables, staleTables } from './statistics.js';
+import { assetBatchStore } from './read/assets/batches.js';
+import { assetStore } from './read/assets/list.js';
+import {
+  connect,
+  defaultConnectOptions,
+  INGEST_CACHE_KIB,
+  SQLITE_CACHE_KIB,
+  type ConnectOptions,
+} from './db/connect.js';
+import { sqlDialects } from './db/dialect.js';
+import { feedStore } from './feeds/load.js';
+import { ingestWriter } from './write/writer.js';
+import { keyStore } from './accounts/keys.js';
+import { riskWriteStore } from './derive/risks/store.js';
+import { tenantStore } from './accounts/tenants.js';
+import { riskStore } from './read/risks.js';
+import { PACKAGE_WALK_ROWS, vulnerabilityStore } from './read/vulnerabilities/list.js';
+import { bulkTransaction } from './tx/write.js';
+import { singleStatementReader } from './tx/gathered-reads.js';
+import { tenantReader } from './tx/read.js';
+import { isBusy } from './tx/journal.js';
+import { deferIndexes, emptyBulkTables } from './write/deferred-indexes.js';
+import { analyzeFilled, analyzeTables, staleTables } from './db/statistics.js';
 import type { WriteRunOptions, IngestWriter, Storage } from './types.js';
 
 export type * from './types.js';
-export type { ConnectOptions } from './connect.js';
-export type { WaitReason } from './scope.js';
-export { NoInventoryError } from './connect.js';
-export { displayDatabaseUrl, parseDatabaseUrl } from './url.js';
-export { NO_DERIVATION } from './risk-derive.js';
+export type { ConnectOptions } from './db/connect.js';
+export type { WaitReason } from './types.js';
+export { NoInventoryError } from './db/connect.js';
+export { displayDatabaseUrl, parseDatabaseUrl } from './db/url.js';
+export { NO_DERIVATION } from './derive/risks/derive.js';
 
 /** Thrown inside an ingest to roll it back without an error (dry runs). */
 class Rollback extends Error {}
@@ -150,7 +158,7 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
             dialect,
             async (tx) => {
               // The bulk tables a first import fills: their indexes are built at the end, and on PostgreSQL their
-              // statistics are taken before settling reads them back (src/storage/statistics.ts).
+              // statistics are taken before settling reads them back (src/storage/db/statistics.ts).
               const empty = ingestOptions.dryRun ? [] : await emptyBulkTables(tx);
               const deferred = await deferIndexes(tx, dialect, empty);
               const filled: string[] = [];
@@ -176,7 +184,7 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
               phase?.('settled');
               await deferred.rebuild();
               phase?.('indexed');
-              // Which tables the run moved by more than a tenth, seen from inside it (src/storage/statistics.ts).
+              // Which tables the run moved by more than a tenth, seen from inside it (src/storage/db/statistics.ts).
               stale = await staleTables(tx, dialect, undefined, filled);
             },
             { takeFile: !ingestOptions.dryRun, onWait: ingestOptions.onWait },

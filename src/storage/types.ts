@@ -9,15 +9,28 @@ import type { CheckResults } from '../domain/checks.js';
 import type { LifecycleState } from '../domain/enums.js';
 import type { FeedData, FeedLoad, FeedStatus } from '../domain/intel.js';
 import type { VexDocument } from '../domain/vex.js';
-import type { RiskDerivation } from './risk-derive.js';
-import type { WaitReason } from './scope.js';
-
-export type { RiskDerivation };
 import type { ImportKind, RecordsByKind, StoredAsset, VulnerabilityRecord } from '../domain/records.js';
 import type { ListRisksQuery } from '../domain/risks.js';
 import type { ListVulnerabilitiesQuery } from '../domain/vulnerabilities.js';
 
 export type Dialect = 'sqlite' | 'postgres';
+
+/**
+ * What a bulk write waits for: on PostgreSQL its turn with the feed loads, or with another write to the same tenant; on
+ * SQLite, which has one writer at a time, another process's write to the database.
+ */
+export type WaitReason = 'feeds' | 'tenant' | 'database';
+
+/** What a derivation changed. */
+export interface RiskDerivation {
+  /** Assets whose rules ran. */
+  assets: number;
+  /** Derived risks on those assets after the run. */
+  risks: number;
+  added: number;
+  updated: number;
+  removed: number;
+}
 
 /**
  * The steps of a feed load as each starts (Storage.loadFeeds): storing the feeds once the load has its turn, then per
@@ -139,7 +152,7 @@ export interface IngestWriter {
   /** The asset's stored findings by vulnerability id: when each was first and last observed, which scanner reported it. */
   storedFindings(tenantId: string, assetId: string): Promise<Map<string, StoredFindingTimes>>;
   /**
-   * Which of one asset's findings, about to be written, would leave what is stored as it is (src/storage/unchanged.ts).
+   * Which of one asset's findings, about to be written, would leave what is stored as it is (src/storage/write/compare.ts).
    * Asked after storedFindings of the asset, which wrote what the run held of it.
    */
   unchangedFindings(tenantId: string, assetId: string, records: readonly VulnerabilityRecord[]): Promise<Set<string>>;
@@ -256,7 +269,7 @@ export interface Storage {
   findKeyById(id: string): Promise<AuthenticatedKey | undefined>;
   /**
    * Records a key's use. False, with nothing written, while another process's write holds the SQLite database: the
-   * server does not wait for it (src/storage/journal.ts unlessLocked).
+   * server does not wait for it (src/storage/tx/journal.ts unlessLocked).
    */
   touchKey(id: string, at: string): Promise<boolean>;
 

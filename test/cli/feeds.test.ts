@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { FEED_LOCK } from '../../src/storage/scope.js';
+import { FEED_LOCK } from '../../src/storage/tx/turns.js';
 import { createTestDatabase, TEST_DIALECT } from '../helpers.js';
 import { runCli } from './run.js';
 

@@ -1,4 +1,4 @@
-// A feed load re-enriches findings through its own path (src/storage/feeds.ts reEnrichTenant), which makes each distinct
+// A feed load re-enriches findings through its own path (src/storage/feeds/load.ts reEnrichTenant), which makes each distinct
 // intel once and shares it among the findings it fits; an import or ingest over loaded feeds makes each finding's
 // intel as it writes it. The two must agree, finding by finding, on both databases: the same inventory loaded after
 // the feeds and before them ends with the same intel and flags, with findings of one CVE that differ by their own
@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadFeedFiles } from '../../src/feeds/load.js';
-import { connect } from '../../src/storage/connect.js';
+import { connect } from '../../src/storage/db/connect.js';
 import { A1, A2, A4, A5, fixture } from '../fixtures.js';
 import { importRecords, openTestStorage, TENANT_A, TEST_DIALECTS, type TestStorage } from '../helpers.js';
 import { ingestTexts } from '../ingest/run.js';

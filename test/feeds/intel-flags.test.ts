@@ -1,5 +1,5 @@
 // A feed load moves only the assets' hasKev and hasExploit, and refreshes them by a seek for a flagged finding instead
-// of reading every finding (src/storage/derive.ts, refreshIntelFlags). That SQL mirrors deriveAssetFields: after each
+// of reading every finding (src/storage/derive/fields.ts, refreshIntelFlags). That SQL mirrors deriveAssetFields: after each
 // load, on both databases, the assets must hold exactly what a full recomputation of their derived fields gives, with
 // exempted findings that carry a KEV or Exploit-DB CVE among them, and with a newer catalog taking flags away again.
 // Each finding's flag columns must agree with its stored intel after each load, whichever flags the load moved.
@@ -8,9 +8,9 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadFeedFiles } from '../../src/feeds/load.js';
 import { generateRecords } from '../../src/generate/generator.js';
-import { connect } from '../../src/storage/connect.js';
-import { DERIVED_COLUMNS } from '../../src/storage/asset-documents.js';
-import { recomputeDerived } from '../../src/storage/derive.js';
+import { connect } from '../../src/storage/db/connect.js';
+import { DERIVED_COLUMNS } from '../../src/storage/read/assets/documents.js';
+import { recomputeDerived } from '../../src/storage/derive/fields.js';
 import { importRecords, openTestStorage, TEST_DIALECTS, type TestStorage } from '../helpers.js';
 import { uuidOf } from '../fixtures.js';
 import { kevCatalog } from './kev-catalog.js';

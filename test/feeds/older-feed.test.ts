@@ -1,5 +1,5 @@
 // The older-feed guard (src/feeds/load.ts) runs inside the load's transaction, after the loads of other connections
-// before it have committed (src/storage/feeds.ts): a load that read its file before a newer one was loaded is still
+// before it have committed (src/storage/feeds/load.ts): a load that read its file before a newer one was loaded is still
 // refused against that one, and on PostgreSQL a load waits for one in progress to commit before it checks.
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

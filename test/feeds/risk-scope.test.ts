@@ -1,18 +1,18 @@
 // After a changed EPSS file, the risk rules run again only over the assets that have a finding they can cite
-// (src/storage/risk-derive.ts, assetsWithCitableFindings). That SQL mirrors isCitable and citesExploitable
+// (src/storage/derive/risks/derive.ts, assetsWithCitableFindings). That SQL mirrors isCitable and citesExploitable
 // (src/domain/risk-engine.ts): on both databases, it must name exactly the assets the domain rule names when applied
 // to every finding, with KEV findings, exploitable findings on exposed or privileged assets, and exempted ones.
 // After a KEV or Exploit-DB load, they run only over the assets where a finding whose intel changed is citable before
-// or after (src/storage/feeds.ts): a derivation of every asset afterwards must find nothing left to change.
+// or after (src/storage/feeds/load.ts): a derivation of every asset afterwards must find nothing left to change.
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isCitable } from '../../src/domain/risk-engine.js';
 import { loadFeedFiles } from '../../src/feeds/load.js';
 import { generateRecords } from '../../src/generate/generator.js';
-import { connect } from '../../src/storage/connect.js';
-import { reachOf } from '../../src/storage/risk-compute.js';
-import { assetsWithCitableFindings, deriveTenantRisks } from '../../src/storage/risk-derive.js';
-import { inlineComputer } from '../../src/storage/risk-thread.js';
+import { connect } from '../../src/storage/db/connect.js';
+import { reachOf } from '../../src/storage/derive/risks/compute.js';
+import { assetsWithCitableFindings, deriveTenantRisks } from '../../src/storage/derive/risks/derive.js';
+import { inlineComputer } from '../../src/storage/derive/risks/thread.js';
 import { importRecords, openTestStorage, TEST_DIALECTS, type TestStorage } from '../helpers.js';
 import { uuidOf } from '../fixtures.js';
 import { kevCatalog } from './kev-catalog.js';

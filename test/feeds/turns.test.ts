@@ -1,5 +1,5 @@
 // On PostgreSQL a feed load and the bulk writes that read the feeds (imports, ingests, risk derivations) take turns
-// (src/storage/scope.ts, docs/DESIGN.md §87). Without them an ingest that read the feeds before a load committed, and
+// (src/storage/tx/write.ts, docs/DESIGN.md §87). Without them an ingest that read the feeds before a load committed, and
 // committed after the load had re-enriched the findings it could see, kept findings without the load's intel: a
 // finding whose CVE the loaded catalog lists, with hasKev false, until the next load changed that CVE. SQLite has one
 // writer at a time: a second write waits for the first to commit before its first read (test/cli/ingest.test.ts).
@@ -10,7 +10,7 @@ import type { FeedData } from '../../src/domain/intel.js';
 import { loadFeedFiles } from '../../src/feeds/load.js';
 import { readFeed } from '../../src/feeds/read.js';
 import { openStorage } from '../../src/storage/index.js';
-import type { Database } from '../../src/storage/tables.js';
+import type { Database } from '../../src/storage/db/tables.js';
 import { ORG_A, TENANT_A, TEST_DIALECTS, type TestStorage } from '../helpers.js';
 import {
   besideDatabase,

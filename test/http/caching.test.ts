@@ -17,7 +17,7 @@ beforeAll(async () => {
     ctx,
     statements,
     keys: [keyA, keyA2, keyB],
-    // The statements of each request are counted: no count columns read in the background (src/storage/asset-counts.ts).
+    // The statements of each request are counted: no count columns read in the background (src/storage/read/assets/counts.ts).
   } = await setupWithKeys([...fixture, ...riskFixture], [TENANT_A, TENANT_A, TENANT_B], { countColumnsMaxRows: 0 }));
 });
 afterAll(async () => ctx.close());

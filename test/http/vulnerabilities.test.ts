@@ -299,7 +299,7 @@ describe('vulnerability list: limits, sorting and pages', () => {
           expect(
             await ids(`sortBy=${sortBy.toLowerCase()}&sortOrder=${sortOrder.toLowerCase()}&isExempted=${isExempted}`),
           ).toEqual(expected);
-          // A flag's sort with a filter on the same flag: only its own run (src/storage/flag-order.ts).
+          // A flag's sort with a filter on the same flag: only its own run (src/storage/read/vulnerabilities/flag-order.ts).
           if (sortBy !== 'hasKev' && sortBy !== 'hasExploit') continue;
           for (const value of [true, false]) {
             const filtered = all

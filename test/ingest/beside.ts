@@ -4,9 +4,9 @@
 import { PassThrough, Readable } from 'node:stream';
 import { sql, type Kysely } from 'kysely';
 import { ingestFiles, type IngestResult } from '../../src/ingest/ingest.js';
-import { connect } from '../../src/storage/connect.js';
+import { connect } from '../../src/storage/db/connect.js';
 import type { Storage, WaitReason } from '../../src/storage/index.js';
-import type { Database } from '../../src/storage/tables.js';
+import type { Database } from '../../src/storage/db/tables.js';
 import { openTestStorage, type TestStorage } from '../helpers.js';
 
 /** A Trivy report of an ECR image `app` (which names its cloud and region) with a HIGH finding per CVE. */

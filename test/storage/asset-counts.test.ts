@@ -1,5 +1,5 @@
-// The asset list's counts from columns kept in memory (src/storage/asset-counts.ts) agree with SQL's count of the same
-// filters (src/storage/asset-filters.ts), on both databases, for filter sets drawn at random over a generated inventory of two
+// The asset list's counts from columns kept in memory (src/storage/read/assets/counts.ts) agree with SQL's count of the same
+// filters (src/storage/read/assets/filters.ts), on both databases, for filter sets drawn at random over a generated inventory of two
 // tenants; and the columns follow writes (a new data version) and step aside for tenants above their bound.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Numbered asset pages that start from kept positions (src/storage/asset-pages.ts) list what an offset over the whole
+// Numbered asset pages that start from kept positions (src/storage/read/assets/pages.ts) list what an offset over the whole
 // order lists, on both databases: pages drawn at random in any order, for every sort and direction, with ties and
 // nulls, with and without filters, before and after writes (a new data version).
 import fc from 'fast-check';
@@ -6,11 +6,11 @@ import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sortableAssetFields, type ListAssetsQuery } from '../../src/domain/assets.js';
 import { generateRecords } from '../../src/generate/generator.js';
-import { filterExpressions, sortColumns, type AssetFilters } from '../../src/storage/asset-filters.js';
-import { connect } from '../../src/storage/connect.js';
-import { sqlDialects } from '../../src/storage/dialect.js';
-import { fromTenant } from '../../src/storage/scope.js';
-import type { Database } from '../../src/storage/tables.js';
+import { filterExpressions, sortColumns, type AssetFilters } from '../../src/storage/read/assets/filters.js';
+import { connect } from '../../src/storage/db/connect.js';
+import { sqlDialects } from '../../src/storage/db/dialect.js';
+import { fromTenant } from '../../src/storage/tx/tenant.js';
+import type { Database } from '../../src/storage/db/tables.js';
 import type { Dialect } from '../../src/storage/types.js';
 import { importRecords, openTestStorage, TEST_DIALECTS, type TestStorage } from '../helpers.js';
 

@@ -1,5 +1,5 @@
 // SQLite: an asset count under several kept-column filters reads the table in one pass when the tenant holds most of
-// it (src/storage/asset-scan.ts); any other count, and any tenant beside a larger one, is read as the planner chooses.
+// it (src/storage/read/assets/scan.ts); any other count, and any tenant beside a larger one, is read as the planner chooses.
 // Either way the total is the number of assets the list returns.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ListAssetsQuery } from '../../src/domain/assets.js';

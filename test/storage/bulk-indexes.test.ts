@@ -1,12 +1,12 @@
-// A first import builds the secondary indexes of the tables it fills once, at its end (src/storage/bulk-indexes.ts):
+// A first import builds the secondary indexes of the tables it fills once, at its end (src/storage/write/deferred-indexes.ts):
 // whatever happens to the run, the database keeps every index, and the data is what an import with the indexes in
 // place would have written.
 import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { deferIndexes, emptyBulkTables } from '../../src/storage/bulk-indexes.js';
-import { connect } from '../../src/storage/connect.js';
-import type { Database } from '../../src/storage/tables.js';
+import { deferIndexes, emptyBulkTables } from '../../src/storage/write/deferred-indexes.js';
+import { connect } from '../../src/storage/db/connect.js';
+import type { Database } from '../../src/storage/db/tables.js';
 import { fixture } from '../fixtures.js';
 import { createTestDatabase, importRecords, openTestStorage, TENANT_A, TEST_DIALECTS } from '../helpers.js';
 import { introspectSchema } from './introspect.js';

@@ -1,10 +1,10 @@
-// A query compiled once (src/storage/scope.ts) binds each run's own values where the first build put them, on both
+// A query compiled once (src/storage/db/compiled.ts) binds each run's own values where the first build put them, on both
 // databases, and refuses a build that does not pass every value as a parameter.
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect } from '../../src/storage/connect.js';
-import { compiledOnce } from '../../src/storage/scope.js';
-import type { Database } from '../../src/storage/tables.js';
+import { connect } from '../../src/storage/db/connect.js';
+import { compiledOnce } from '../../src/storage/db/compiled.js';
+import type { Database } from '../../src/storage/db/tables.js';
 import { importRecords, openTestStorage, TENANT_A, TENANT_B, TEST_DIALECTS, type TestStorage } from '../helpers.js';
 import { fixture } from '../fixtures.js';
 

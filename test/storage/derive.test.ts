@@ -1,4 +1,4 @@
-// Derived asset fields over assets with more findings than one read returns (src/storage/derive.ts reads findings a
+// Derived asset fields over assets with more findings than one read returns (src/storage/derive/fields.ts reads findings a
 // page at a time, continuing inside an asset a full page stopped in): the counts are every finding's, once.
 import { describe, expect, it } from 'vitest';
 import { A1, A2, A3, fixture } from '../fixtures.js';

@@ -1,9 +1,9 @@
-// Which of a batch's findings an asset already has (src/storage/scans.ts, existingFindings): the ingest deletes their
+// Which of a batch's findings an asset already has (src/storage/write/stored.ts, existingFindings): the ingest deletes their
 // packages and aliases before writing them again. PostgreSQL answers it with one primary-key probe per id instead of an
 // `in (…)` list; both databases must give exactly the stored subset, of that asset and tenant only. And what a re-scan
 // keeps of an asset's stored findings (storedFindings): read in pages, with repeated values shared, the same as the rows.
 import { describe, expect, it } from 'vitest';
-import { existingFindings, newFindingIds, scanReads } from '../../src/storage/scans.js';
+import { existingFindings, newFindingIds, scanReads } from '../../src/storage/write/stored.js';
 import { fixture } from '../fixtures.js';
 import { importRecords, TENANT_A, TENANT_B, TEST_DIALECTS, withTestDatabase } from '../helpers.js';
 

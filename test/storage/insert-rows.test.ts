@@ -1,11 +1,11 @@
-// Multi-row inserts (src/storage/insert-rows.ts): on PostgreSQL each column of a batch travels as one binary array
-// (src/storage/pg-arrays.ts), on SQLite as a VALUES list. Both must store exactly the values given, the awkward ones
+// Multi-row inserts (src/storage/db/insert-rows.ts): on PostgreSQL each column of a batch travels as one binary array
+// (src/storage/db/pg-arrays.ts), on SQLite as a VALUES list. Both must store exactly the values given, the awkward ones
 // included, and upsert on a key; on PostgreSQL a value its column cannot hold is refused before anything is sent.
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect } from '../../src/storage/connect.js';
-import { insertRows, updateRows } from '../../src/storage/insert-rows.js';
-import type { Database } from '../../src/storage/tables.js';
+import { connect } from '../../src/storage/db/connect.js';
+import { insertRows, updateRows } from '../../src/storage/db/insert-rows.js';
+import type { Database } from '../../src/storage/db/tables.js';
 import { openTestStorage, TEST_DIALECTS, type TestStorage } from '../helpers.js';
 
 // Quotes, backslashes, braces and commas (an array literal's own syntax), NUL-free control characters, non-ASCII and

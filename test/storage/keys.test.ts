@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newKey } from '../../src/domain/keys.js';
 import { openStorage, type Storage } from '../../src/storage/index.js';
-import { freshShared } from '../../src/storage/keys.js';
+import { freshShared } from '../../src/storage/accounts/keys.js';
 import { createTestDatabase, importRecords, TENANT_A, TEST_DIALECTS } from '../helpers.js';
 import { fixture } from '../fixtures.js';
 

@@ -7,7 +7,7 @@ import { Kysely, Migrator, PostgresDialect, sql, SqliteDialect } from 'kysely';
 import Sqlite from 'better-sqlite3';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { migrations } from '../../src/storage/migrations/index.js';
+import { migrations } from '../../src/storage/db/migrations/index.js';
 import { openStorage } from '../../src/storage/index.js';
 import { createTestDatabase, TEST_DIALECTS, type TestDialect } from '../helpers.js';
 import { introspectSchema, type Schema } from './introspect.js';
@@ -24,7 +24,7 @@ const kysely = (dialect: TestDialect, url: string): Kysely<unknown> =>
 /**
  * A step of the Migrator, run again when PostgreSQL fails it for another database of the cluster altering the shared
  * API role at the same moment (other test files create databases meanwhile); the storage retries the same way
- * (src/storage/connect.ts). The step rolled back whole, so running it again is what the storage does too.
+ * (src/storage/db/connect.ts). The step rolled back whole, so running it again is what the storage does too.
  */
 async function step<R extends { error?: unknown }>(run: () => Promise<R>): Promise<R> {
   for (let attempt = 1; ; attempt += 1) {

@@ -1,5 +1,5 @@
 // A package-filtered vulnerability page walks the list's sort index when the matches are dense enough
-// (src/storage/vulnerabilities.ts, walkForPackages) and starts from the matching packages otherwise. Both plans must
+// (src/storage/read/vulnerabilities/list.ts, walkForPackages) and starts from the matching packages otherwise. Both plans must
 // give the same page, total and next position: checked on both databases against a store that never walks, for
 // numbered pages and keyset batches drawn at random over a generated inventory, and for a walk that falls short where
 // the matches cluster late in the sort order.
@@ -9,7 +9,7 @@ import type { ListVulnerabilitiesQuery } from '../../src/domain/vulnerabilities.
 import { generateRecords } from '../../src/generate/generator.js';
 import { openStorage, type Storage } from '../../src/storage/index.js';
 import type { FindingPosition } from '../../src/storage/types.js';
-import { PACKAGE_WALK_ROWS } from '../../src/storage/vulnerabilities.js';
+import { PACKAGE_WALK_ROWS } from '../../src/storage/read/vulnerabilities/list.js';
 import { importRecords, openTestStorage, TEST_DIALECTS, type TestStorage } from '../helpers.js';
 
 const lines = [...generateRecords({ seed: 'walk', tenants: 2, assets: 120, findingsPerAsset: 8, risks: 0 })];

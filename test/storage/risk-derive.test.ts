@@ -3,8 +3,8 @@
 // riskScore of scanned assets; and that one tenant's derivation never touches another's rows (docs/RISKS.md).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { derivedRiskId } from '../../src/domain/risk-engine.js';
-import { deriveTenantRisks } from '../../src/storage/risk-derive.js';
-import { inlineComputer, threadComputer } from '../../src/storage/risk-thread.js';
+import { deriveTenantRisks } from '../../src/storage/derive/risks/derive.js';
+import { inlineComputer, threadComputer } from '../../src/storage/derive/risks/thread.js';
 import {
   importRecords,
   openTestStorage,

@@ -1,4 +1,4 @@
-// SQL that mirrors a domain rule agrees with it: the asset list's text filters (src/storage/asset-filters.ts) against
+// SQL that mirrors a domain rule agrees with it: the asset list's text filters (src/storage/read/assets/filters.ts) against
 // nameMatches, serviceMatches and metadataMatches (src/domain/search.ts), and the stored derived asset fields against
 // deriveAssetFields (src/domain/derived.ts), on both databases, over values chosen to split case folding, pattern
 // characters and the metadata separator. The assets' intel flags a feed load refreshes by SQL alone

@@ -3,7 +3,7 @@
 import Sqlite from 'better-sqlite3';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { TENANT_TABLES } from '../../src/storage/tables.js';
+import { TENANT_TABLES } from '../../src/storage/db/tables.js';
 import { openStorage } from '../../src/storage/index.js';
 import { createTestDatabase, TEST_DIALECTS, type TestDialect } from '../helpers.js';
 

@@ -1,8 +1,8 @@
-// The scratch file of a report's merged findings (src/storage/scratch.ts) writes its values in batches: whatever the
+// The scratch file of a report's merged findings (src/storage/db/scratch.ts) writes its values in batches: whatever the
 // sequence of adds, updates and reads, before and after a batch is written, it must answer as a plain array would.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { openScratch } from '../../src/storage/scratch.js';
+import { openScratch } from '../../src/storage/db/scratch.js';
 
 type Op =
   | { add: [value: string, key: string] }

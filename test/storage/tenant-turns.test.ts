@@ -1,5 +1,5 @@
 // On PostgreSQL the bulk writes to one tenant (imports, ingests, risk derivations, a risk's state) take turns
-// (src/storage/scope.ts takeTenantTurn, docs/DESIGN.md §87, §90): each reads the tenant's assets, findings and risks and writes what it made of
+// (src/storage/tx/turns.ts takeTenantTurn, docs/DESIGN.md §87, §90): each reads the tenant's assets, findings and risks and writes what it made of
 // them. Without the turn, two ingests of one new image at once both read no image, both inserted it, and the second
 // failed on the key with PostgreSQL's own message; a derivation beside an ingest wrote risks from findings the ingest
 // was replacing. Writes to different tenants still run side by side. SQLite has one writer at a time.

@@ -1,4 +1,4 @@
-// Whether writing a record again would leave what is stored as it is (src/storage/unchanged.ts), on both databases:
+// Whether writing a record again would leave what is stored as it is (src/storage/write/compare.ts), on both databases:
 // a finding written by the writer is unchanged against itself, and changed by a difference in any part of what is
 // stored of it (its row, its document, its packages' purls, its aliases); an asset likewise, its derived columns aside.
 import { sql } from 'kysely';

@@ -1,0 +1,314 @@
+// Row types of the database. Rows are not API types: each resource has one mapper between the two.
+// Booleans are stored as 0/1 integers and timestamps as `yyyy-MM-ddTHH:mm:ss.SSSZ` text on both dialects, so every
+// comparison and sort means the same thing on SQLite and PostgreSQL.
+import type { ColumnType, Generated } from 'kysely';
+
+export interface TenantTable {
+  tenant_id: string;
+  organization_id: string;
+  name: string | null;
+  /** Bumped by every import that touches the tenant; keys cached answers (counts) so they never go stale. */
+  data_version: Generated<number>;
+}
+
+export interface EnvironmentTable {
+  tenant_id: string;
+  environment_id: string;
+  /** Lower-cased id: environmentIds items match UUIDs case-insensitively. */
+  environment_id_lc: string;
+  name: string | null;
+  is_production: number;
+}
+
+export interface IntegrationTable {
+  tenant_id: string;
+  integration_id: string;
+  environment_id: string | null;
+  doc: Buffer;
+}
+
+export interface AssetGroupTable {
+  tenant_id: string;
+  asset_group_id: string;
+  name: string | null;
+}
+
+export interface AssetGroupMemberTable {
+  tenant_id: string;
+  asset_group_id: string;
+  asset_id: string;
+}
+
+export interface ExemptionTable {
+  tenant_id: string;
+  exemption_id: string;
+  /** The Exemption object of the API as JSON. */
+  doc: string;
+}
+
+export interface AssetTable {
+  tenant_id: string;
+  id: string;
+  integration_id: string | null;
+  execution_id: number | null;
+  provider: string;
+  name: string | null;
+  name_lc: string | null;
+  region: string | null;
+  service: string | null;
+  service_lc: string | null;
+  /** Lower-cased part of `service` after `::`: a bare `services` item matches it for any provider. */
+  service_name_lc: string | null;
+  resource_type: string | null;
+  first_observed_at: string;
+  last_observed_at: string;
+  risk_score: number | null;
+  operational_state: string | null;
+  is_publicly_exposed: number;
+  has_admin_privileges: number;
+  has_overly_permissive_privileges: number;
+  is_susceptible_to_privilege_escalation: number;
+  n_low_secrets: number;
+  n_medium_secrets: number;
+  n_high_secrets: number;
+  n_critical_secrets: number;
+  // Derived from non-exempted findings (src/storage/derive/fields.ts).
+  n_low: number;
+  n_medium: number;
+  n_high: number;
+  n_critical: number;
+  vulnerability_score: number;
+  is_vulnerable: number;
+  has_kev: number;
+  has_exploit: number;
+  is_exploitable: number;
+  /** JSON array of the asset's `{Key, Value}` tags, for exemption matching. */
+  tags: string;
+  /** 1 when a scanner's report made or updated the asset: its riskScore is then derived from its risks. */
+  scanned: Generated<number>;
+}
+
+/**
+ * An asset's documents, one row per asset, apart from the narrow `assets` row that every filter, sort and count reads:
+ * ~3 KB of JSON per asset would otherwise make each of those read ~8× the pages (docs/DESIGN.md §26).
+ */
+export interface AssetDocumentTable {
+  tenant_id: string;
+  asset_id: string;
+  /** The API object as UTF-8 JSON, without the derived fields (spliced in when served) and without rawData. */
+  doc: Buffer;
+  raw_data: string;
+  /** Lower-cased keys and scalar values of rawData joined by U+001F, for the `metadata` filter. */
+  meta_search: string;
+}
+
+export interface VulnerabilityTable {
+  tenant_id: string;
+  asset_id: string;
+  vulnerability_id: string;
+  integration_id: string | null;
+  execution_id: string | null;
+  provider: string | null;
+  severity_level_value: number;
+  has_kev: number;
+  has_exploit: number;
+  is_exploitable: number;
+  has_vendor_fix: number;
+  is_exempted: number;
+  first_observed_at: string;
+  last_observed_at: string;
+  /** The scanner that reported it (`trivy`, `grype`…), whose next scan of the asset replaces it; null when imported. */
+  source: string | null;
+  /** `hasKev`, `hasExploit`, `knownExploit` and `exploits` as one JSON object, the finding's own values merged with
+   * the loaded feeds'; null when all four are empty. Spliced into the document when served (docs/DESIGN.md §44). */
+  intel: string | null;
+  /** The intel fields (`hasKev`, `knownExploit`…) the finding's own file gave, as JSON; null when it gave none. */
+  own_intel: string | null;
+  /** The finding's integer id, given when its row is first written and kept while it exists: its document's key
+   * (docs/DESIGN.md §45). Not an API field. */
+  id: Generated<number>;
+}
+
+/** A finding's stored API object as UTF-8 JSON, without `exemptions` and the intel fields (both spliced in when
+ * served), apart from the narrow row every filter, sort and count reads. */
+export interface VulnerabilityDocumentTable {
+  tenant_id: string;
+  /** `vulnerabilities.id` of the finding. */
+  finding_id: number;
+  doc: Buffer;
+}
+
+/** A finding's other ids (CVE aliases of a GHSA, a distro advisory's CVE), upper-cased, for the feed joins. */
+export interface VulnerabilityAliasTable {
+  tenant_id: string;
+  asset_id: string;
+  vulnerability_id: string;
+  alias: string;
+}
+
+/** Global: each loaded feed, its version and when it was loaded. */
+export interface FeedTable {
+  feed: string;
+  version: string | null;
+  entries: number;
+  loaded_at: string;
+  /** The file or address it was loaded from. */
+  source: string | null;
+}
+
+/** Global: the CISA KEV catalog, one entry (src/domain/intel.ts KevEntry, as JSON) per CVE. */
+export interface FeedKevTable {
+  cve_id: string;
+  entry: string;
+}
+
+/** Global: Exploit-DB, one row per (CVE, exploit) with the finding's `exploits` entry as JSON. */
+export interface FeedExploitTable {
+  cve_id: string;
+  exploit_id: string;
+  entry: string;
+}
+
+/** Global: FIRST EPSS scores per CVE. */
+export interface FeedEpssTable {
+  cve_id: string;
+  epss: number;
+  percentile: number;
+}
+
+export interface VulnerabilityPackageTable {
+  tenant_id: string;
+  asset_id: string;
+  vulnerability_id: string;
+  position: number;
+  package_name: string | null;
+  target_name: string | null;
+  target_type: string | null;
+  target_class: string | null;
+  /** The package's purl as a matching key (src/domain/vex.ts purlKey), for VEX statements; null when unknown. */
+  purl: string | null;
+}
+
+/** A tenant's VEX statements, one per (document, vulnerability, product): the latest the document makes on it. */
+export interface VexStatementTable {
+  tenant_id: string;
+  document_id: string;
+  vulnerability_id: string;
+  /** src/domain/vex.ts productText: `purl:…`, `image:sha256:…` or `asset:…`. */
+  product: string;
+  exempting: number;
+  /** The VexStatement as JSON. */
+  statement: string;
+}
+
+export interface VulnerabilityExemptionTable {
+  tenant_id: string;
+  asset_id: string;
+  vulnerability_id: string;
+  exemption_id: string;
+}
+
+export interface RiskTable {
+  tenant_id: string;
+  id: string;
+  risk_type_id: string | null;
+  integration_id: string | null;
+  primary_asset_id: string | null;
+  severity_level: string;
+  lifecycle_state: string;
+  resource_type: string | null;
+  discovered_at: string;
+  score: number;
+  /** Read as a Buffer; written from any bytes, such as the Uint8Array a document becomes across threads. */
+  doc: ColumnType<Buffer, Uint8Array, Uint8Array>;
+  /** 1 when the risk rules derived it (docs/RISKS.md): each derivation replaces these, never an imported risk. */
+  derived: Generated<number>;
+}
+
+/** The lifecycle state a user gave a risk (`secinv risks dismiss|reopen`), kept by risk id across re-derivations. */
+export interface RiskStateTable {
+  tenant_id: string;
+  risk_id: string;
+  lifecycle_state: string;
+  changed_at: string;
+}
+
+/** A failed configuration check a scanner reported on an asset (Prowler, Trivy misconfigurations); a rule's input. */
+export interface CheckTable {
+  tenant_id: string;
+  asset_id: string;
+  /** The scanner (`prowler`, `trivy`), whose next report on the asset replaces its checks. */
+  source: string;
+  check_id: string;
+  severity_level_value: number;
+  first_observed_at: string;
+  last_observed_at: string;
+  /** The FailedCheck (src/domain/checks.ts) as JSON. */
+  doc: string;
+}
+
+export interface ApiKeyTable {
+  id: string;
+  tenant_id: string;
+  name: string | null;
+  /** The first characters of the key, shown in listings so a user can tell keys apart. */
+  prefix: string;
+  /** SHA-256 of the whole key, hex. The key itself is never stored. */
+  key_hash: string;
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+/** Global: per-database secrets (the key that signs list cursors). */
+export interface ServerSecretTable {
+  name: string;
+  value: string;
+}
+
+export interface Database {
+  tenants: TenantTable;
+  environments: EnvironmentTable;
+  integrations: IntegrationTable;
+  asset_groups: AssetGroupTable;
+  asset_group_members: AssetGroupMemberTable;
+  exemptions: ExemptionTable;
+  assets: AssetTable;
+  asset_documents: AssetDocumentTable;
+  vulnerabilities: VulnerabilityTable;
+  vulnerability_documents: VulnerabilityDocumentTable;
+  vulnerability_packages: VulnerabilityPackageTable;
+  vulnerability_exemptions: VulnerabilityExemptionTable;
+  vulnerability_aliases: VulnerabilityAliasTable;
+  vex_statements: VexStatementTable;
+  feeds: FeedTable;
+  feed_kev: FeedKevTable;
+  feed_exploits: FeedExploitTable;
+  feed_epss: FeedEpssTable;
+  risks: RiskTable;
+  risk_states: RiskStateTable;
+  checks: CheckTable;
+  api_keys: ApiKeyTable;
+  server_secrets: ServerSecretTable;
+}
+
+/** Every table that holds one tenant's records. `tenants`, `api_keys`, `server_secrets` and the feeds are global. */
+export const TENANT_TABLES = [
+  'environments',
+  'integrations',
+  'asset_groups',
+  'asset_group_members',
+  'exemptions',
+  'assets',
+  'asset_documents',
+  'vulnerabilities',
+  'vulnerability_documents',
+  'vulnerability_packages',
+  'vulnerability_exemptions',
+  'vulnerability_aliases',
+  'vex_statements',
+  'risks',
+  'risk_states',
+  'checks',
+] as const satisfies readonly (keyof Database)[];

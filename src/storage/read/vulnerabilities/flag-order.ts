@@ -1,0 +1,77 @@
+// Findings in the order of a 0/1 flag (sortBy=hasKev or hasExploit), then asset and vulnerability id. No index gives
+// that order: on SQLite only the findings that have the flag are indexed (a partial index, docs/DESIGN.md §63), and on
+// PostgreSQL the flags are in no index at all (§71). So the list is read as two runs, one per value of the flag, each
+// in (asset_id, vulnerability_id) order, which SQLite's partial index gives for the flagged run and the primary key
+// for the other (on PostgreSQL for both, with the flag as a filter).
+import { sql, type SelectQueryBuilder } from 'kysely';
+import type { Database } from '../../db/tables.js';
+import type { FindingPosition } from '../../types.js';
+
+/** A finding's key in a list and its sort value (the flag, 0 or 1). */
+export interface FlagKey {
+  asset_id: string;
+  vulnerability_id: string;
+  is_exempted: number;
+  sortValue: number;
+}
+
+export interface FlagPage {
+  direction: 'asc' | 'desc';
+  /** The last finding of the batch before (a keyset batch), or none. */
+  after: FindingPosition | undefined;
+  limit: number;
+  offset: number;
+}
+
+/**
+ * The keys of one page: `findingsWith(value)` is the filtered findings whose flag is `value`, `countWith(value)` their
+ * number (to skip a whole run for a numbered page past it), `only` the value a filter of the request fixes, if any.
+ */
+export async function flagOrdered(
+  findingsWith: (value: boolean) => SelectQueryBuilder<Database, 'vulnerabilities', object>,
+  countWith: (value: boolean) => Promise<number>,
+  only: boolean | undefined,
+  page: FlagPage,
+): Promise<FlagKey[]> {
+  const { direction, after, limit } = page;
+  let { offset } = page;
+  const runs = (direction === 'desc' ? [1, 0] : [0, 1]).filter((v) => only === undefined || only === (v === 1));
+  const keys: FlagKey[] = [];
+  // A keyset batch goes on in the run its position is in, past it, and the runs after it from their start.
+  const position = after === undefined ? undefined : Number(after[0]);
+  for (const value of runs) {
+    if (keys.length >= limit) break;
+    if (position !== undefined && (direction === 'desc' ? value > position : value < position)) continue;
+    const from = position === value ? after : undefined;
+    if (offset > 0) {
+      const inRun = await countWith(value === 1);
+      if (offset >= inRun) {
+        offset -= inRun;
+        continue;
+      }
+    }
+    let run = findingsWith(value === 1).select([
+      'vulnerabilities.asset_id',
+      'vulnerabilities.vulnerability_id',
+      'vulnerabilities.is_exempted',
+      sql.lit(value).as('sortValue'),
+    ]);
+    if (from !== undefined)
+      run = run.where((eb) =>
+        eb(
+          eb.refTuple('vulnerabilities.asset_id', 'vulnerabilities.vulnerability_id'),
+          direction === 'desc' ? '<' : '>',
+          eb.tuple(from[1], from[2]),
+        ),
+      );
+    const rows = (await run
+      .orderBy('vulnerabilities.asset_id', direction)
+      .orderBy('vulnerabilities.vulnerability_id', direction)
+      .limit(limit - keys.length)
+      .offset(offset)
+      .execute()) as FlagKey[];
+    offset = 0;
+    for (const row of rows) keys.push({ ...row, sortValue: Number(row.sortValue) });
+  }
+  return keys;
+}

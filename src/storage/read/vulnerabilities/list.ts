@@ -1,0 +1,383 @@
+// Vulnerability finding reads: every filter answered by SQL (package filters through the packages child table, asset
+// filters through semi-joins), numbered pages or keyset batches over (sort value, asset_id, vulnerability_id), so a
+// batch deep in the list costs what the first does; exemptions spliced in.
+import {
+  sql,
+  type Expression,
+  type ExpressionBuilder,
+  type Kysely,
+  type SelectQueryBuilder,
+  type SqlBool,
+} from 'kysely';
+import { severityLevelValues } from '../../../domain/enums.js';
+import { NO_INTEL_JSON } from '../../../domain/intel.js';
+import type { ListVulnerabilitiesQuery, VulnerabilitySortField } from '../../../domain/vulnerabilities.js';
+import { columnFilters, environmentFilter, groupMemberFilter, type ColumnFilters } from '../filters.js';
+import { appendTo } from '../../../lib/collections.js';
+import { countCache } from '../count-cache.js';
+import { dataVersion, fromTenant } from '../../tx/tenant.js';
+import { type TenantReader } from '../../tx/read.js';
+import type { SqlDialect } from '../../db/dialect.js';
+import { documentOf, storedFindings, type StoredFinding } from './documents.js';
+import { flagOrdered } from './flag-order.js';
+import type { Database } from '../../db/tables.js';
+import type { FindingPosition, Storage } from '../../types.js';
+
+type Eb = ExpressionBuilder<Database, 'vulnerabilities'>;
+export type VulnerabilityFilters = Omit<
+  ListVulnerabilitiesQuery,
+  'sortBy' | 'sortOrder' | 'page' | 'perPage' | 'cursor' | 'includeTotal' | 'format'
+>;
+
+const sortColumns: Record<
+  VulnerabilitySortField,
+  'has_kev' | 'has_exploit' | 'last_observed_at' | 'first_observed_at' | 'severity_level_value'
+> = {
+  hasKev: 'has_kev',
+  hasExploit: 'has_exploit',
+  lastObservedAt: 'last_observed_at',
+  firstObservedAt: 'first_observed_at',
+  severityLevelValue: 'severity_level_value',
+};
+
+/** The filter of each flag a list can be sorted by. */
+const flagFilters: Partial<Record<(typeof sortColumns)[VulnerabilitySortField], 'hasKev' | 'hasExploit'>> = {
+  has_kev: 'hasKev',
+  has_exploit: 'hasExploit',
+};
+
+const plainFilters: ColumnFilters = {
+  lists: {
+    vulnerabilityIds: 'vulnerabilities.vulnerability_id',
+    assetIds: 'vulnerabilities.asset_id',
+    providers: 'vulnerabilities.provider',
+    executionIds: 'vulnerabilities.execution_id',
+    integrationIds: 'vulnerabilities.integration_id',
+  },
+  flags: {
+    hasKev: 'vulnerabilities.has_kev',
+    isExploitable: 'vulnerabilities.is_exploitable',
+    hasExploit: 'vulnerabilities.has_exploit',
+    hasVendorFix: 'vulnerabilities.has_vendor_fix',
+    isExempted: 'vulnerabilities.is_exempted',
+  },
+  ranges: [['firstObservedAtStart', 'firstObservedAtEnd', 'vulnerabilities.first_observed_at']],
+};
+
+function filterExpressions(eb: Eb, tenantId: string, q: VulnerabilityFilters): Expression<SqlBool>[] {
+  const db = eb as unknown as Kysely<Database>;
+  const where = columnFilters(eb, q, plainFilters);
+  if (q.severityLevels)
+    where.push(
+      eb(
+        'severity_level_value',
+        'in',
+        q.severityLevels.map((level) => severityLevelValues[level]),
+      ),
+    );
+  if (q.environmentIds)
+    where.push(environmentFilter(eb, tenantId, q.environmentIds, eb.ref('vulnerabilities.integration_id')));
+  if (q.regions) {
+    const regions = q.regions;
+    where.push(
+      eb.exists(
+        fromTenant(db, 'assets', tenantId)
+          .select(sql.lit(1).as('one'))
+          .where('assets.id', '=', eb.ref('vulnerabilities.asset_id'))
+          .where('assets.region', 'in', regions),
+      ),
+    );
+  }
+  if (q.assetGroupIds) where.push(groupMemberFilter(eb, tenantId, q.assetGroupIds, eb.ref('vulnerabilities.asset_id')));
+  if (hasPackageFilters(q)) {
+    where.push(
+      eb(
+        eb.refTuple('vulnerabilities.asset_id', 'vulnerabilities.vulnerability_id'),
+        'in',
+        packagesOf(db, tenantId, q).select([
+          'vulnerability_packages.asset_id',
+          'vulnerability_packages.vulnerability_id',
+        ]) as never,
+      ),
+    );
+  }
+  return where;
+}
+
+/** The tenant's findings that satisfy every filter. */
+const filtered = (db: Kysely<Database>, tenantId: string, filters: VulnerabilityFilters) =>
+  fromTenant(db, 'vulnerabilities', tenantId).where((eb) => eb.and(filterExpressions(eb, tenantId, filters)));
+
+const countOf = async (
+  db: Kysely<Database>,
+  dialect: SqlDialect,
+  tenantId: string,
+  filters: VulnerabilityFilters,
+): Promise<number> => {
+  // Only flagged findings are indexed on SQLite (docs/DESIGN.md §63): the others are all of them less those, each count
+  // read from an index (1M findings: 294 ms reading the rows, ~135 ms as the difference). PostgreSQL has no flag index
+  // (§71), so the difference would read the rows for its second count anyway: it counts the unflagged ones directly.
+  const unflagged = (['hasKev', 'hasExploit'] as const).find((flag) => filters[flag] === false);
+  if (unflagged !== undefined && dialect.name === 'sqlite') {
+    const { [unflagged]: _false, ...rest } = filters;
+    const flagged = { ...rest, [unflagged]: true };
+    return (await countOf(db, dialect, tenantId, rest)) - (await countOf(db, dialect, tenantId, flagged));
+  }
+  return Number(
+    (
+      await filtered(db, tenantId, filters)
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
+};
+
+const hasPackageFilters = (q: VulnerabilityFilters): boolean =>
+  q.packageName !== undefined ||
+  q.targetName !== undefined ||
+  q.targetType !== undefined ||
+  q.targetClass !== undefined;
+
+/** The tenant's packages that satisfy every package filter: the filters apply to one package together. */
+function packagesOf(db: Kysely<Database>, tenantId: string, q: VulnerabilityFilters) {
+  let packages = fromTenant(db, 'vulnerability_packages', tenantId);
+  if (q.packageName !== undefined) packages = packages.where('package_name', '=', q.packageName);
+  if (q.targetName !== undefined) packages = packages.where('target_name', '=', q.targetName);
+  if (q.targetType !== undefined) packages = packages.where('target_type', '=', q.targetType);
+  if (q.targetClass) packages = packages.where('target_class', 'in', q.targetClass);
+  return packages;
+}
+
+/**
+ * How far a package-filtered page may walk the list's sort index by default (docs/DESIGN.md §39): up to this many
+ * findings, or twice the matches, whichever is more. A finding walked costs a key probe of its packages, a third of
+ * what starting from a matching package costs (a lookup of its finding, then a place in the sort of all matches).
+ */
+export const PACKAGE_WALK_ROWS = 20_000;
+
+/** The keys and sort value of a list's findings in its order, past a keyset position when given. */
+function keysInOrder(
+  findings: SelectQueryBuilder<Database, 'vulnerabilities', object>,
+  column: (typeof sortColumns)[VulnerabilitySortField],
+  direction: 'asc' | 'desc',
+  after: FindingPosition | undefined,
+) {
+  let select = findings.select([
+    'vulnerabilities.asset_id',
+    'vulnerabilities.vulnerability_id',
+    'vulnerabilities.is_exempted',
+    `vulnerabilities.${column} as sortValue`,
+  ]);
+  if (after) {
+    select = select.where((eb) =>
+      eb(
+        eb.refTuple(`vulnerabilities.${column}`, 'vulnerabilities.asset_id', 'vulnerabilities.vulnerability_id'),
+        direction === 'desc' ? '<' : '>',
+        eb.tuple(after[0] as never, after[1], after[2]),
+      ),
+    );
+  }
+  return select
+    .orderBy(`vulnerabilities.${column}`, direction)
+    .orderBy('vulnerabilities.asset_id', direction)
+    .orderBy('vulnerabilities.vulnerability_id', direction);
+}
+
+interface WalkedKey {
+  asset_id: string;
+  vulnerability_id: string;
+  is_exempted: number;
+  sortValue: string | number;
+  /** The document and intel, when read with the keys (a first page or a keyset batch not walked). */
+  doc?: string;
+  intel?: string | null;
+}
+
+/**
+ * A page of a package-filtered list by walking the list's sort index and probing each finding's packages by key,
+ * rather than starting from the matching packages: a package that many findings have (openssl: 48,000 of 1,000,000)
+ * otherwise costs a lookup of every match and a sort of all of them on every page (~0.5 s on SQLite), where the walk
+ * reaches the first page's rows after ~2,000 findings. How far to walk is estimated from the two counts (the list
+ * with and without the package filters, both kept per data version): when the page's rows are expected further than
+ * `walkRows` allows (a rare package, a deep page), or the walk falls short, the answer is undefined and the other plan
+ * answers.
+ */
+async function walkForPackages(
+  db: Kysely<Database>,
+  tenantId: string,
+  filters: VulnerabilityFilters,
+  page: {
+    column: (typeof sortColumns)[VulnerabilitySortField];
+    direction: 'asc' | 'desc';
+    after: FindingPosition | undefined;
+    limit: number;
+    offset: number;
+  },
+  counted: (filters: VulnerabilityFilters) => Promise<number>,
+  walkRows: number,
+): Promise<WalkedKey[] | undefined> {
+  if (walkRows === 0) return undefined;
+  const { column, direction, after, limit, offset } = page;
+  const { packageName: _name, targetName: _target, targetType: _type, targetClass: _class, ...rowFilters } = filters;
+  const matches = await counted(filters);
+  if (matches === 0) return [];
+  // Twice the expected distance, for matches that cluster unevenly along the sort order.
+  const reach = Math.ceil((2 * (offset + limit) * (await counted(rowFilters))) / matches);
+  if (reach > Math.max(walkRows, 2 * matches)) return undefined;
+  const walked = keysInOrder(filtered(db, tenantId, rowFilters), column, direction, after).limit(reach);
+  const rows = (await db
+    .selectFrom(walked.as('w'))
+    .selectAll()
+    .where((eb) =>
+      eb.exists(
+        packagesOf(db, tenantId, filters)
+          .select(sql.lit(1).as('one'))
+          .where('vulnerability_packages.asset_id', '=', eb.ref('w.asset_id'))
+          .where('vulnerability_packages.vulnerability_id', '=', eb.ref('w.vulnerability_id')),
+      ),
+    )
+    .orderBy('w.sortValue', direction)
+    .orderBy('w.asset_id', direction)
+    .orderBy('w.vulnerability_id', direction)
+    .limit(limit)
+    .offset(offset)
+    .execute()) as WalkedKey[];
+  if (rows.length === limit) return rows;
+  // Short: the end of the list, or the end of the walk with more findings after it.
+  const { n } = await db
+    .selectFrom(walked.as('w'))
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(n) < reach ? rows : undefined;
+}
+
+const key = (assetId: string, vulnerabilityId: string) => `${assetId}\u0000${vulnerabilityId}`;
+
+/** The end of a finding without intel that no exemption matches (most of them). */
+const PLAIN_END = Buffer.from(`,${NO_INTEL_JSON.slice(1, -1)},"exemptions":[]}`);
+
+export function vulnerabilityStore(
+  read: TenantReader,
+  dialect: SqlDialect,
+  walkRows: number,
+): Pick<Storage, 'listVulnerabilities' | 'findingPurls'> {
+  const count = countCache();
+
+  return {
+    listVulnerabilities: (scope, query, after) =>
+      read(scope.tenantId, async (db) => {
+        const { sortBy, sortOrder, page, perPage, cursor: _cursor, includeTotal, format: _format, ...filters } = query;
+        const column = sortColumns[sortBy];
+        const direction = sortOrder === 'DESC' ? 'desc' : 'asc';
+        // A keyset batch seeks past its position on the (tenant_id, is_exempted, sort, asset_id, vulnerability_id)
+        // index and reads the documents with the keys, each row once. A numbered page past the first skips: it pages
+        // the narrow keys first, then reads the documents of that page (as for assets), so that the rows it skips
+        // never carry their documents.
+        const offset = after ? 0 : (page - 1) * perPage;
+        // Counts are filed under the data version this transaction sees: read once, however many the request asks.
+        let version: Promise<number> | undefined;
+        const counted = async (counting: VulnerabilityFilters): Promise<number> =>
+          count(
+            db,
+            scope.tenantId,
+            counting,
+            () => countOf(db, dialect, scope.tenantId, counting),
+            await (version ??= dataVersion(db, scope.tenantId)),
+          );
+        // One row more than asked tells whether another batch follows.
+        const ordered = keysInOrder(filtered(db, scope.tenantId, filters), column, direction, after).limit(perPage + 1);
+        // A flag's sort reads its two runs apart (src/storage/read/vulnerabilities/flag-order.ts); a package filter walks the sort order.
+        const flag = flagFilters[column];
+        const walked = flag
+          ? await flagOrdered(
+              (value) => filtered(db, scope.tenantId, { ...filters, [flag]: value }),
+              (value) => counted({ ...filters, [flag]: value }),
+              filters[flag],
+              { direction, after, limit: perPage + 1, offset },
+            )
+          : hasPackageFilters(filters)
+            ? await walkForPackages(
+                db,
+                scope.tenantId,
+                filters,
+                { column, direction, after, limit: perPage + 1, offset },
+                counted,
+                walkRows,
+              )
+            : undefined;
+        const fetched: WalkedKey[] =
+          walked ??
+          (offset === 0
+            ? await ordered
+                .select([
+                  documentOf('vulnerabilities', (column) => dialect.document(column)).as('doc'),
+                  'vulnerabilities.intel',
+                ])
+                .execute()
+            : await ordered.offset(offset).execute());
+        const keys = fetched.slice(0, perPage);
+
+        // A keyset batch (and the first page) has each document on its row; a later page, or a walked one, reads them
+        // by key.
+        const stored = new Map<string, StoredFinding>();
+        if ((offset > 0 || walked !== undefined) && keys.length > 0)
+          for (const row of await storedFindings(db, dialect, scope.tenantId, keys))
+            stored.set(key(row.asset_id, row.vulnerability_id), row);
+
+        const exemptionsOf = new Map<string, string[]>();
+        const exemptedAssets = [...new Set(keys.filter((k) => k.is_exempted === 1).map((k) => k.asset_id))];
+        if (exemptedAssets.length > 0) {
+          const matches = await fromTenant(db, 'vulnerability_exemptions', scope.tenantId)
+            .select(['vulnerability_exemptions.asset_id', 'vulnerability_exemptions.vulnerability_id', 'exemption_id'])
+            .where('vulnerability_exemptions.asset_id', 'in', exemptedAssets)
+            .orderBy('exemption_id')
+            .execute();
+          for (const m of matches) appendTo(exemptionsOf, key(m.asset_id, m.vulnerability_id), m.exemption_id);
+        }
+        const exemptionIds = [...new Set([...exemptionsOf.values()].flat())];
+        const exemptionDocs = new Map<string, string>();
+        if (exemptionIds.length > 0) {
+          const rows = await fromTenant(db, 'exemptions', scope.tenantId)
+            .select(['exemptions.exemption_id', 'doc'])
+            .where('exemptions.exemption_id', 'in', exemptionIds)
+            .execute();
+          for (const row of rows) exemptionDocs.set(row.exemption_id, row.doc);
+        }
+
+        const items = keys.map((k) => {
+          const { doc, intel } =
+            k.doc === undefined ? stored.get(key(k.asset_id, k.vulnerability_id))! : (k as WalkedKey & StoredFinding);
+          const matched = exemptionsOf.size === 0 ? undefined : exemptionsOf.get(key(k.asset_id, k.vulnerability_id));
+          const tail =
+            matched === undefined && intel === null
+              ? PLAIN_END
+              : Buffer.from(
+                  `,${(intel ?? NO_INTEL_JSON).slice(1, -1)},"exemptions":[${(matched ?? []).map((id) => `{"exemptionId":${JSON.stringify(id)},"exemption":${exemptionDocs.get(id)}}`).join(',')}]}`,
+                );
+          // The document, then its intel and exemptions over its closing brace: one buffer, written once.
+          const length = Buffer.byteLength(doc);
+          const item = Buffer.allocUnsafe(length - 1 + tail.length);
+          item.write(doc, 0);
+          tail.copy(item, length - 1);
+          return item;
+        });
+        const last = keys[keys.length - 1];
+        const next: FindingPosition | null =
+          fetched.length > perPage && last ? [last.sortValue, last.asset_id, last.vulnerability_id] : null;
+        if (!includeTotal || after) return { items, next };
+        const total = await counted(filters);
+        return { items, total, next };
+      }),
+
+    findingPurls: (scope, assetId) =>
+      read(scope.tenantId, async (db) =>
+        (
+          await fromTenant(db, 'vulnerability_packages', scope.tenantId)
+            .select(['vulnerability_id', 'position', 'purl'])
+            .where('vulnerability_packages.asset_id', '=', assetId)
+            .where('purl', 'is not', null)
+            .execute()
+        ).map((r) => ({ vulnerabilityId: r.vulnerability_id, position: Number(r.position), purl: r.purl! })),
+      ),
+  };
+}

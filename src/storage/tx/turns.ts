@@ -1,0 +1,45 @@
+// Turns: how writes wait for one another on PostgreSQL (advisory locks held to the transaction's end). SQLite has one
+// writer at a time: its turn is the write lock (src/storage/tx/journal.ts).
+import { sql, type RawBuilder, type Transaction } from 'kysely';
+import type { Database } from '../db/tables.js';
+import type { Dialect, WaitReason } from '../types.js';
+
+/** The advisory lock by which bulk writes take turns with feed loads on PostgreSQL: a fixed key of this application's. */
+export const FEED_LOCK = 0x5ec1feed;
+/** The class of the advisory locks by which writes to one tenant take turns (the second key: a hash of its id). */
+export const TENANT_LOCK_CLASS = 0x5ec1a5e7;
+
+/**
+ * On PostgreSQL, waits for any other bulk write to the tenant to commit and holds the tenant until this transaction
+ * ends: an import, an ingest or a derivation reads a tenant's assets, findings and risks and writes what it made of
+ * them, so two at once would each work from a state without the other's writes (two ingests of a new image: both
+ * insert it, one fails on the key; a derivation beside an ingest: risks from findings the ingest was replacing). A
+ * risk's state takes it too: a derivation writes back each risk's state as it read it. Called before the first read of
+ * the tenant's data. SQLite has one writer at a time.
+ */
+export async function takeTenantTurn(
+  tx: Transaction<Database>,
+  dialect: Dialect,
+  tenantId: string,
+  onWait?: (reason: WaitReason) => void,
+): Promise<void> {
+  if (dialect === 'postgres')
+    await takeTurn(tx, 'exclusive', sql`${TENANT_LOCK_CLASS}::int, hashtext(${tenantId})`, () => onWait?.('tenant'));
+}
+
+/**
+ * Takes a PostgreSQL advisory lock held to the transaction's end: at once if it is free, else after calling `onWait`
+ * (so that a command standing still says why) and waiting for it.
+ */
+export async function takeTurn(
+  tx: Transaction<Database>,
+  mode: 'shared' | 'exclusive',
+  key: RawBuilder<unknown>,
+  onWait: () => void,
+): Promise<void> {
+  const suffix = sql.raw(mode === 'shared' ? '_shared' : '');
+  const { rows } = await sql<{ ok: boolean }>`select pg_try_advisory_xact_lock${suffix}(${key}) as ok`.execute(tx);
+  if (rows[0]?.ok === true) return;
+  onWait();
+  await sql`select pg_advisory_xact_lock${suffix}(${key})`.execute(tx);
+}
