@@ -3,7 +3,7 @@
 import { createReadStream, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { importKinds, type ImportKind, type RecordsByKind } from '../domain/records.js';
-import type { IngestWriter, Storage, WaitReason } from '../storage/index.js';
+import type { BulkWriter, Storage, WaitReason } from '../storage/index.js';
 import { bundleArrays, readSources, type ImportProblem, type ReadItem } from './reader.js';
 import { readInThread, type ThreadFile } from './read-thread.js';
 
@@ -84,7 +84,7 @@ export async function importSources(
 
   let written = false;
   await storage
-    .ingest(async (writer) => {
+    .bulkWrite(async (writer) => {
       const check = findingAssetCheck(writer, fail);
       let seen = 0;
       const sink = async (item: ReadItem): Promise<void> => {
@@ -120,7 +120,7 @@ export async function importSources(
 class ImportRejected extends Error {}
 
 /** A finding's asset must be stored or in this import, possibly later in it. */
-function findingAssetCheck(writer: IngestWriter, fail: (p: ImportProblem) => void) {
+function findingAssetCheck(writer: BulkWriter, fail: (p: ImportProblem) => void) {
   const importedAssets = new Set<string>();
   const storedAssets = new Map<string, boolean>();
   const missingAssets = new Map<string, ImportProblem>();

@@ -6,7 +6,7 @@ import { UserError } from '../domain/errors.js';
 import type { Provider } from '../domain/enums.js';
 import type { StoredAsset, VulnerabilityRecord } from '../domain/records.js';
 import { IMAGE_TYPES, registryLocation, scannedAssetId, serviceOf } from '../domain/scan.js';
-import type { CheckCounts, IngestWriter } from '../storage/index.js';
+import type { CheckCounts, BulkWriter } from '../storage/index.js';
 import { findingRecord, validated, type FindingContext } from './finding-record.js';
 import { preparedInThread } from './prepare-thread.js';
 import type { Scan, ScanSecret } from './scan.js';
@@ -96,7 +96,7 @@ function locate(
 }
 
 export async function applyScan(
-  writer: IngestWriter,
+  writer: BulkWriter,
   scan: Scan,
   digest: string,
   options: ApplyOptions,
@@ -253,7 +253,7 @@ export async function applyScan(
  * passed on then; a scan that can change nothing is not recorded.
  */
 async function recordChecks(
-  writer: IngestWriter,
+  writer: BulkWriter,
   scan: Scan,
   assetId: string,
   observedAt: string,

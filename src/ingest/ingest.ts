@@ -144,7 +144,7 @@ export async function ingestFiles(
   const now = (options.now ?? (() => new Date()))().toISOString();
   let risks: RiskDerivation | undefined;
   try {
-    await storage.ingest(
+    await storage.bulkWrite(
       async (writer) => {
         const organizationId = await writer.tenantOrganization(options.tenantId);
         if (organizationId === undefined) {
@@ -237,7 +237,7 @@ export async function ingestFiles(
           }
         }
         // The risk rules run over the assets the run wrote, before a dry run rolls back: it reports them too.
-        risks = await writer.settle();
+        risks = await writer.derive();
       },
       { dryRun: options.dryRun, deriveRisksAt: now, onWait: options.onWait },
     );

@@ -127,16 +127,15 @@ export interface StoredFindingTimes {
 }
 
 /** What an import may do inside its transaction. */
-export interface IngestWriter {
+export interface BulkWriter {
   /** Buffers a normalised record and writes it with others of its kind; a later record with the same identity wins. */
   write<K extends ImportKind>(kind: K, record: RecordsByKind[K]): Promise<void>;
   /**
    * Writes what is buffered and recomputes what depends on it: VEX matches, derived asset fields and, when the run
-   * derives risks, the risks of every asset written since the last settle. Returns what the derivation changed.
+   * derives risks, the risks of every asset written since the last derivation. Returns what the derivation changed.
+   * The run's end does it too, for what is left (src/storage/write/pipeline.ts).
    */
-  settle(): Promise<RiskDerivation>;
-  /** Settles, then bumps the data version of every tenant the run wrote to. */
-  finish(): Promise<void>;
+  derive(): Promise<RiskDerivation>;
   assetExists(tenantId: string, assetId: string): Promise<boolean>;
   /** The organization a tenant belongs to; undefined for an unknown tenant. */
   tenantOrganization(tenantId: string): Promise<string | undefined>;
@@ -197,7 +196,7 @@ export interface PoolStats {
   waiting: number;
 }
 
-export interface WriteRunOptions {
+export interface BulkWriteOptions {
   dryRun: boolean;
   deriveRisksAt?: string | undefined;
   /**
@@ -274,10 +273,10 @@ export interface Storage {
   touchKey(id: string, at: string): Promise<boolean>;
 
   /**
-   * Runs an import in one transaction: all of it is written, or (when `work` throws, or on a dry run) none of it.
-   * Refreshes the planner's statistics after a write.
+   * Runs a bulk write (an import, an ingest, a scan) in one transaction: all of it is written, or (when `work` throws,
+   * or on a dry run) none of it. Refreshes the planner's statistics after a write (src/storage/write/pipeline.ts).
    */
-  ingest<T>(work: (writer: IngestWriter) => Promise<T>, options: WriteRunOptions): Promise<T>;
+  bulkWrite<T>(work: (writer: BulkWriter) => Promise<T>, options: BulkWriteOptions): Promise<T>;
 
   // Risks (docs/RISKS.md).
   /** Re-runs the risk rules over every asset of a tenant, in one transaction; undefined for an unknown tenant. */

@@ -256,12 +256,12 @@ for (const dialect of TEST_DIALECTS) {
       expect(await packagesOf()).toEqual([]);
     });
 
-    it('an ingest that throws writes nothing', async () => {
+    it('a bulk write that throws writes nothing', async () => {
       await expect(
-        storage.ingest(
+        storage.bulkWrite(
           async (writer) => {
             await writer.write('tenant', { tenantId: 'rolled-back', organizationId: 'org', name: null });
-            await writer.finish();
+            await writer.derive();
             throw new Error('boom');
           },
           { dryRun: false },

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { findingRecord, type FindingContext } from '../../src/ingest/finding-record.js';
 import type { ScanFinding } from '../../src/ingest/scan.js';
 import type { RecordsByKind, VulnerabilityRecord } from '../../src/domain/records.js';
-import type { IngestWriter } from '../../src/storage/index.js';
+import type { BulkWriter } from '../../src/storage/index.js';
 import type { TestStorage } from '../helpers.js';
 import { A1, fixture } from '../fixtures.js';
 import { importRecords, ORG_A, TENANT_A, TENANT_B, TEST_DIALECTS, withTestDatabase } from '../helpers.js';
@@ -50,8 +50,8 @@ const context: FindingContext = {
 };
 
 /** Runs `work` in a write that is rolled back. */
-const rolledBack = <T>(opened: TestStorage, work: (writer: IngestWriter) => Promise<T>): Promise<T> =>
-  opened.storage.ingest(work, { dryRun: true });
+const rolledBack = <T>(opened: TestStorage, work: (writer: BulkWriter) => Promise<T>): Promise<T> =>
+  opened.storage.bulkWrite(work, { dryRun: true });
 
 for (const dialect of TEST_DIALECTS)
   describe(`unchanged records, ${dialect}`, () => {
@@ -59,7 +59,7 @@ for (const dialect of TEST_DIALECTS)
       withTestDatabase(dialect, async (opened) => {
         expect((await importRecords(opened.storage, fixture)).problems).toEqual([]);
         const record = findingRecord(finding, context, undefined);
-        await opened.storage.ingest((writer) => writer.write('vulnerability', record), { dryRun: false });
+        await opened.storage.bulkWrite((writer) => writer.write('vulnerability', record), { dryRun: false });
         const unchanged = (records: VulnerabilityRecord[], tenantId = TENANT_A) =>
           rolledBack(opened, (writer) => writer.unchangedFindings(tenantId, A1, records));
 

@@ -10,7 +10,7 @@ import type { CheckCounts } from '../types.js';
 type Db = Kysely<Database> | Transaction<Database>;
 const BATCH = 500;
 
-/** See IngestWriter.recordChecks (src/storage/types.ts). */
+/** See BulkWriter.recordChecks (src/storage/types.ts). */
 export async function recordChecks(
   db: Db,
   tenantId: string,

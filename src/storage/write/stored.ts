@@ -5,7 +5,7 @@ import type { StoredAsset } from '../../domain/records.js';
 import { fromTenant } from '../tx/tenant.js';
 import type { Database } from '../db/tables.js';
 import { dialectOf } from '../db/insert-rows.js';
-import type { IngestWriter, StoredFindingTimes } from '../types.js';
+import type { BulkWriter, StoredFindingTimes } from '../types.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -79,7 +79,7 @@ export async function newFindingIds(db: Db, count: number): Promise<number[]> {
   return rows.map((r) => r.id);
 }
 
-export const scanReads = (db: Db): Pick<IngestWriter, 'storedAsset' | 'storedFindings'> => ({
+export const scanReads = (db: Db): Pick<BulkWriter, 'storedAsset' | 'storedFindings'> => ({
   async storedAsset(tenantId, assetId) {
     const row = await fromTenant(db as Kysely<Database>, 'asset_documents', tenantId)
       .select(['doc', 'raw_data'])
