@@ -9,7 +9,7 @@ import type { RecordsByKind, WholeFinding } from '../domain/records.js';
 import { cweEntry } from '../domain/scan.js';
 import { purlKey } from '../domain/vex.js';
 import { normalizeRecord } from '../import/records.js';
-import { overLimit } from './json.js';
+import { overLimit } from '../input/json.js';
 import type { ScanFinding } from './scan.js';
 
 /** What every finding of one scan shares: its asset, the scan and when it ran. */

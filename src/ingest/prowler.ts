@@ -6,10 +6,10 @@ import type { FailedCheck } from '../domain/checks.js';
 import type { Provider } from '../domain/enums.js';
 import { mapSeverity } from '../domain/scan.js';
 import { SHORT_KEY_BYTES } from '../domain/limits.js';
-import { isObject, objects, overLimit, text, texts, timestamp, type Json } from './json.js';
+import { isObject, objects, overLimit, text, texts, timestamp, type Json } from '../input/json.js';
+import { formatPath, streamJson } from '../input/stream.js';
 import { kubernetesKindType } from './kubernetes.js';
 import { addFailedCheck, findingSet, noChecks, type Ingested, type Scan } from './scan.js';
-import { formatPath, streamJson } from './stream.js';
 import type { FieldProblem } from './trivy.js';
 
 export interface ProwlerOptions {
