@@ -3,9 +3,9 @@
 // in a thread of its own beside the writes (src/import/read-thread.ts).
 import type { Readable } from 'node:stream';
 import { importKinds, type ImportKind, type RecordsByKind } from '../domain/records.js';
+import { normalizeRecord } from '../input/records.js';
 import { openReport, readProblem, type OpenedReport } from '../input/source.js';
 import { lines } from './lines.js';
-import { normalizeRecord } from './records.js';
 
 export interface ImportProblem {
   /** `FILE:LINE` for NDJSON, `FILE` plus the array and index for a bundle. */
