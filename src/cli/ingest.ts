@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
 import { UserError } from '../domain/errors.js';
 import type { Provider } from '../domain/enums.js';
-import type { IngestFormat } from '../ingest/formats.js';
+import type { IngestFormat } from '../input/formats.js';
 import { ingestFiles } from '../ingest/ingest.js';
 import { openDatabase, waitingFor, type Io } from './io.js';
 import { countedFile, startProgress } from './progress.js';

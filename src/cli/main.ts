@@ -8,7 +8,7 @@ import { apiCommands } from './api.js';
 import { completionCommand, shells, type Shell } from './completion.js';
 import type { UpdateFlags } from './feeds.js';
 import type { IngestFlags } from './ingest.js';
-import { ingestFormats } from '../ingest/formats.js';
+import { ingestFormats } from '../input/formats.js';
 import { FEED_URLS } from '../feeds/urls.js';
 import { providers } from '../domain/enums.js';
 import type { Io } from './io.js';

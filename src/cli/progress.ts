@@ -3,7 +3,7 @@
 // Drawn by hand: a string every 200 ms from counters the readers bump, which costs nothing beside the work measured.
 import { statSync } from 'node:fs';
 import { pipeline, Transform, type Readable } from 'node:stream';
-import { openPath } from '../ingest/source.js';
+import { openPath } from '../input/source.js';
 import type { Io } from './io.js';
 
 const units = ['B', 'KB', 'MB', 'GB', 'TB'];

@@ -1,5 +1,5 @@
 // Schema building blocks shared by the resource schemas. The resource schemas are the single description of each
-// record: they document responses (OpenAPI) and drive the import normaliser (src/import/normalize.ts), which reads
+// record: they document responses (OpenAPI) and drive the import normaliser (src/input/normalize.ts), which reads
 // these JSON Schema keywords: type, properties, items, enum, format, anyOf with null.
 import { Type, type TSchema, type TUnsafe } from 'typebox';
 

@@ -3,7 +3,7 @@
 import { Readable } from 'node:stream';
 import { isOlderFeed, type FeedData, type FeedLoad, type FeedStatus } from '../domain/intel.js';
 import type { FeedLoadPhase, Storage, WaitReason } from '../storage/index.js';
-import { readProblem } from '../ingest/source.js';
+import { readProblem } from '../input/source.js';
 import { feedWord, readFeed, type FeedSource } from './read.js';
 
 export interface FeedProblem {

@@ -4,10 +4,10 @@
 import { pipeline, Readable } from 'node:stream';
 import { Parser } from 'csv-parse';
 import type { CveExploit, EpssScore, FeedData, FeedName, KevEntry } from '../domain/intel.js';
-import { detectFormat } from '../ingest/detect.js';
-import { isObject, text, texts } from '../ingest/json.js';
-import { openReport } from '../ingest/source.js';
-import { formatPath, JsonStreamError, streamJson } from '../ingest/stream.js';
+import { detectFormat } from '../input/detect.js';
+import { isObject, text, texts } from '../input/json.js';
+import { openReport } from '../input/source.js';
+import { formatPath, JsonStreamError, streamJson } from '../input/stream.js';
 
 export interface FeedSource {
   name: string;

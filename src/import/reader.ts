@@ -3,9 +3,9 @@
 // in a thread of its own beside the writes (src/import/read-thread.ts).
 import type { Readable } from 'node:stream';
 import { importKinds, type ImportKind, type RecordsByKind } from '../domain/records.js';
-import { openReport, readProblem, type OpenedReport } from '../ingest/source.js';
+import { normalizeRecord } from '../input/records.js';
+import { openReport, readProblem, type OpenedReport } from '../input/source.js';
 import { lines } from './lines.js';
-import { normalizeRecord } from './records.js';
 
 export interface ImportProblem {
   /** `FILE:LINE` for NDJSON, `FILE` plus the array and index for a bundle. */
@@ -214,7 +214,7 @@ async function readSource(source: ReadableSource, emit: Emit, fail: Fail): Promi
  * tells formats apart): the problem to print, or undefined. Loaded only for such a file.
  */
 async function otherCommand({ head, complete }: OpenedReport): Promise<string | undefined> {
-  const { detectFormat } = await import('../ingest/detect.js');
+  const { detectFormat } = await import('../input/detect.js');
   const found = detectFormat(head, complete);
   if ('format' in found)
     return `is \`${found.format}\` output, which \`secinv ingest --tenant ID FILE\` loads (\`secinv import\` reads secinv's own records)`;

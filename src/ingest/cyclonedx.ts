@@ -8,9 +8,9 @@ import { PackageURL } from 'packageurl-js';
 import { mapSeverity, targetClassOf } from '../domain/scan.js';
 import { isExempting, ociDigest, purlKey, type VexProduct, type VexStatement } from '../domain/vex.js';
 import { LONG_KEY_BYTES, SHORT_KEY_BYTES } from '../domain/limits.js';
-import { isObject, objects, overLimit, text, timestamp, type Json } from './json.js';
+import { isObject, objects, overLimit, text, timestamp, type Json } from '../input/json.js';
+import { formatPath, streamJson } from '../input/stream.js';
 import { firstSentence, findingSet, noChecks, type Ingested, type ScanPackage, type ScannedArtifact } from './scan.js';
-import { formatPath, streamJson } from './stream.js';
 import type { FieldProblem } from './trivy.js';
 
 /** Every component of the document by its bom-ref, nested ones too. */

@@ -8,8 +8,8 @@ import { LONG_KEY_BYTES, SHORT_KEY_BYTES } from '../domain/limits.js';
 import type { RecordsByKind, WholeFinding } from '../domain/records.js';
 import { cweEntry } from '../domain/scan.js';
 import { purlKey } from '../domain/vex.js';
-import { normalizeRecord } from '../import/records.js';
-import { overLimit } from './json.js';
+import { normalizeRecord } from '../input/records.js';
+import { overLimit } from '../input/json.js';
 import type { ScanFinding } from './scan.js';
 
 /** What every finding of one scan shares: its asset, the scan and when it ran. */

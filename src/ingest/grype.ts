@@ -1,9 +1,9 @@
 // Grype's JSON report (`grype IMAGE|dir:PATH -o json`) as a Scan, streamed: its `matches` come first and one by one;
 // `source`, `distro` and `descriptor` follow them, so what the matches need from those is filled in at the end.
 import { mapSeverity, targetClassOf } from '../domain/scan.js';
-import { isObject, objects, text, texts, timestamp, type Json } from './json.js';
+import { isObject, objects, text, texts, timestamp, type Json } from '../input/json.js';
+import { formatPath, streamJson } from '../input/stream.js';
 import { findingSet, firstSentence, noChecks, type Scan, type ScanFinding, type ScannedArtifact } from './scan.js';
-import { formatPath, streamJson } from './stream.js';
 import type { FieldProblem } from './trivy.js';
 
 const vectorsOf = (v: Json): string[] => objects(v.cvss).flatMap((c) => texts([c.vector]));

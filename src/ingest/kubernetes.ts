@@ -5,9 +5,9 @@
 // name; a Result's `Target` (an image in the workload) is the packages' `targetName`, never the asset.
 import { UserError } from '../domain/errors.js';
 import { mapSeverity } from '../domain/scan.js';
-import { isObject, objects, text, texts, timestamp, type Json } from './json.js';
+import { isObject, objects, text, texts, timestamp, type Json } from '../input/json.js';
+import { formatPath, streamJson } from '../input/stream.js';
 import { findingSet, noChecks, type Scan, type ScanSecret } from './scan.js';
-import { formatPath, streamJson } from './stream.js';
 import { addMisconfiguration, findingOf, secretOf, trivyChecks, type FieldProblem } from './trivy.js';
 
 export interface KubernetesOptions {

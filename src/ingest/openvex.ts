@@ -4,9 +4,9 @@
 import { basename } from 'node:path';
 import { ociDigest, purlKey, type VexProduct, type VexStatement } from '../domain/vex.js';
 import { LONG_KEY_BYTES, SHORT_KEY_BYTES } from '../domain/limits.js';
-import { isObject, objects, overLimit, text, texts, timestamp, type Json } from './json.js';
+import { isObject, objects, overLimit, text, texts, timestamp, type Json } from '../input/json.js';
+import { formatPath, streamJson } from '../input/stream.js';
 import type { Ingested } from './scan.js';
-import { formatPath, streamJson } from './stream.js';
 import type { FieldProblem } from './trivy.js';
 
 const STATUSES = new Set(['not_affected', 'affected', 'fixed', 'under_investigation']);

@@ -6,10 +6,10 @@ import type { FailedCheck } from '../domain/checks.js';
 import type { Provider } from '../domain/enums.js';
 import { mapSeverity } from '../domain/scan.js';
 import { SHORT_KEY_BYTES } from '../domain/limits.js';
-import { epochOrUtcTimestamp, isObject, objects, overLimit, text, texts, type Json } from './json.js';
+import { isObject, objects, overLimit, text, texts, timestamp, type Json } from '../input/json.js';
+import { formatPath, streamJson } from '../input/stream.js';
 import { kubernetesKindType } from './kubernetes.js';
 import { addFailedCheck, findingSet, noChecks, type Ingested, type Scan } from './scan.js';
-import { formatPath, streamJson } from './stream.js';
 import type { FieldProblem } from './trivy.js';
 
 export interface ProwlerOptions {
@@ -84,6 +84,21 @@ export function prowlerResourceType(provider: Provider, type: string | null, gro
   const service = alphanumeric(group ?? '') || 'Other';
   return `${provider}::${capitalised(service)}::${alphanumeric(type ?? '') || 'Other'}`;
 }
+
+/**
+ * A timestamp as Prowler writes it: epoch seconds (a number, or digits with `--unix-timestamp`), or RFC 3339 that
+ * may lack its zone (`2025-02-14T14:27:38.533897`), read as UTC. Null when absent or not a time.
+ */
+export const epochOrUtcTimestamp = (v: unknown): string | null => {
+  const seconds = typeof v === 'number' ? v : typeof v === 'string' && /^\d+(\.\d+)?$/.test(v) ? Number(v) : null;
+  if (seconds !== null) {
+    const ms = Math.trunc(seconds * 1000);
+    // Beyond these the ISO text is not four-digit years, which would break text ordering.
+    return Number.isFinite(ms) && ms >= 0 && ms < 253402300800000 ? new Date(ms).toISOString() : null;
+  }
+  const t = text(v);
+  return timestamp(t !== null && /T\d{2}:\d{2}:\d{2}(\.\d+)?$/i.test(t) ? `${t}Z` : t);
+};
 
 /**
  * When the finding was made. Epoch seconds first (v5 `time`, `finding_info.created_time`): they are unambiguous, and

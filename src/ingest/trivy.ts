@@ -3,7 +3,8 @@
 // before them.
 import { mapSeverity, targetClassOf } from '../domain/scan.js';
 import { SHORT_KEY_BYTES } from '../domain/limits.js';
-import { isObject, overLimit, text, texts, timestamp, type Json } from './json.js';
+import { isObject, overLimit, text, texts, timestamp, type Json } from '../input/json.js';
+import { formatPath, streamJson, type JsonPath } from '../input/stream.js';
 import {
   addFailedCheck,
   findingSet,
@@ -14,7 +15,6 @@ import {
   type ScanSecret,
   type ScannedArtifact,
 } from './scan.js';
-import { formatPath, streamJson, type JsonPath } from './stream.js';
 
 export interface FieldProblem {
   path: string;

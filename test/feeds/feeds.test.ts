@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadFeedFiles } from '../../src/feeds/load.js';
-import { openPath } from '../../src/ingest/source.js';
+import { openPath } from '../../src/input/source.js';
 import { A1, A2, A4, fixture } from '../fixtures.js';
 import { createKey, importRecords, setup, TENANT_A, TENANT_B, type TestContext } from '../helpers.js';
 import { ingestTexts } from '../ingest/run.js';

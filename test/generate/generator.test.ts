@@ -11,7 +11,7 @@ import {
 import { hasVendorFix } from '../../src/domain/derived.js';
 import { compileRule, type MatchableAsset } from '../../src/domain/exemptions.js';
 import type { ExemptionRule } from '../../src/domain/vulnerabilities.js';
-import { normalizeRecord } from '../../src/import/records.js';
+import { normalizeRecord } from '../../src/input/records.js';
 import { importKinds, type ImportKind } from '../../src/domain/records.js';
 
 type Json = Record<string, unknown>;

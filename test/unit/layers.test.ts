@@ -76,6 +76,25 @@ describe('layer rules', { timeout: 120_000 }, () => {
     expect(server.some((m) => m.includes('the server never imports the console'))).toBe(true);
   });
 
+  it('import, ingest and feeds import none of each other, and src/input none of them', async () => {
+    const across = await lintPlanted({
+      'ingest/planted.ts':
+        "import type { ImportSource } from '../import/importer.js';\nexport type Planted = ImportSource;\n",
+      'import/planted.ts': "import type { FeedSource } from '../feeds/read.js';\nexport type Planted = FeedSource;\n",
+      'feeds/planted.ts': "import type { Scan } from '../ingest/scan.js';\nexport type Planted = Scan;\n",
+      'input/planted.ts': "import type { Scan } from '../ingest/scan.js';\nexport type Planted = Scan;\n",
+    });
+    for (const layer of ['ingest', 'import', 'feeds', 'input'])
+      expect(across.filter((m) => m.includes(`the ${layer} layer must not import`))).toHaveLength(1);
+    const shared = await lintPlanted({
+      'ingest/planted.ts': "import type { Json } from '../input/json.js';\nexport type Planted = Json;\n",
+      'feeds/planted.ts':
+        "import type { OpenedReport } from '../input/source.js';\nexport type Planted = OpenedReport;\n",
+      'input/planted.ts': "import type { Provider } from '../domain/enums.js';\nexport type Planted = Provider;\n",
+    });
+    expect(shared).toEqual([]);
+  });
+
   it('an import within the rules passes', async () => {
     const messages = await lintPlanted({
       'storage/planted.ts':

@@ -1,7 +1,6 @@
 // Prowler's resource types and times, as the Prowler reader names and reads them (docs/INGEST.md, "Prowler OCSF").
 import { describe, expect, it } from 'vitest';
-import { epochOrUtcTimestamp } from '../../src/ingest/json.js';
-import { prowlerResourceType } from '../../src/ingest/prowler.js';
+import { epochOrUtcTimestamp, prowlerResourceType } from '../../src/ingest/prowler.js';
 
 describe('prowlerResourceType', () => {
   it.each([

@@ -1,5 +1,6 @@
 // Per-kind validation of imported records (docs/IMPORT.md): identity rules, required fields, and normalisation through
-// the resource schemas. Cross-record rules (tenant known, organizationId, a finding's asset) live in importer.ts.
+// the resource schemas. Ingest holds a scan's assets and findings to the same rules (src/ingest/finding-record.ts).
+// Cross-record rules (tenant known, organizationId, a finding's asset) live in src/import/ (reader.ts, importer.ts).
 import { Type } from 'typebox';
 import { Asset, derivedAssetFields, secretCountFields } from '../domain/assets.js';
 import { Exemption, Vulnerability, derivedVulnerabilityFields } from '../domain/vulnerabilities.js';

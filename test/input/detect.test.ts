@@ -2,7 +2,7 @@
 // of input that is not a supported report, each with its specific reason.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { detectFormat, HEAD_BYTES, type Detection } from '../../src/ingest/detect.js';
+import { detectFormat, HEAD_BYTES, type Detection } from '../../src/input/detect.js';
 
 const fixture = (path: string): Buffer => readFileSync(new URL(`../fixtures/ingest/${path}`, import.meta.url));
 const detect = (content: Buffer | string, complete = true): Detection => {

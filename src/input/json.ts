@@ -19,21 +19,6 @@ export const timestamp = (v: unknown): string | null => {
 export const objects = (v: unknown): Json[] => (Array.isArray(v) ? v.filter(isObject) : []);
 
 /**
- * A timestamp as Prowler writes it: epoch seconds (a number, or digits with `--unix-timestamp`), or RFC 3339 that
- * may lack its zone (`2025-02-14T14:27:38.533897`), read as UTC. Null when absent or not a time.
- */
-export const epochOrUtcTimestamp = (v: unknown): string | null => {
-  const seconds = typeof v === 'number' ? v : typeof v === 'string' && /^\d+(\.\d+)?$/.test(v) ? Number(v) : null;
-  if (seconds !== null) {
-    const ms = Math.trunc(seconds * 1000);
-    // Beyond these the ISO text is not four-digit years, which would break text ordering.
-    return Number.isFinite(ms) && ms >= 0 && ms < 253402300800000 ? new Date(ms).toISOString() : null;
-  }
-  const t = text(v);
-  return timestamp(t !== null && /T\d{2}:\d{2}:\d{2}(\.\d+)?$/i.test(t) ? `${t}Z` : t);
-};
-
-/**
  * Reports an indexed text over its limit in UTF-8 bytes (src/domain/limits.ts) at its path; true when it is over.
  * `stored`: the form the database indexes, when it differs (an upper-cased alias).
  */

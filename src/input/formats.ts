@@ -1,4 +1,4 @@
-// The report formats `secinv ingest --format` names, apart from the code that tells them apart (src/ingest/detect.ts):
+// The report formats `secinv ingest --format` names, apart from the code that tells them apart (src/input/detect.ts):
 // the command line lists them in its help without loading the JSON tokeniser.
 export const ingestFormats = [
   'trivy',

@@ -4,9 +4,9 @@ import { readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { HEAD_BYTES } from '../../src/ingest/detect.js';
-import { openReport } from '../../src/ingest/source.js';
-import { JsonStreamError, streamJson, type StreamedElement } from '../../src/ingest/stream.js';
+import { HEAD_BYTES } from '../../src/input/detect.js';
+import { openReport } from '../../src/input/source.js';
+import { JsonStreamError, streamJson, type StreamedElement } from '../../src/input/stream.js';
 
 const fixture = (path: string): Buffer => readFileSync(new URL(`../fixtures/ingest/${path}`, import.meta.url));
 
