@@ -58,6 +58,7 @@ export default defineConfig({
           name: 'once',
           include: [
             'test/unit/**/*.test.ts',
+            'test/docs/**/*.test.ts',
             'test/generate/**/*.test.ts',
             'test/storage/**/*.test.ts',
             'test/input/**/*.test.ts',

@@ -1,7 +1,7 @@
-// Pieces of the route schemas that only document the API (the OpenAPI document, src/http/openapi.ts): references to
-// the shared component schemas, the error responses of every operation, response examples and query parameter
-// examples. None of it validates or serialises anything: queries are parsed by defineQuery() (src/http/query.ts) and
-// handlers send pre-built Buffers, error bodies pre-built strings.
+// Pieces of the route schemas that only document the API (the OpenAPI document, src/modules/openapi/routes.ts):
+// references to the shared component schemas, the error responses of every operation, response examples and query
+// parameter examples. None of it validates or serialises anything: queries are parsed by defineQuery()
+// (src/http/query.ts) and handlers send pre-built Buffers, error bodies pre-built strings.
 import { Type, type TSchema } from 'typebox';
 import { errorStatus, type ErrorCode } from '../domain/errors.js';
 import { StringEnum } from '../domain/schema.js';

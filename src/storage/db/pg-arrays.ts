@@ -4,9 +4,10 @@
 // client and unescape them on the server; a batch of findings' documents as hex-escaped `bytea` literals took 2.6× as
 // long as the multi-row VALUES they replaced (docs/DESIGN.md §54).
 //
-// The format (src/backend/utils/adt/arrayfuncs.c, array_recv): int32 dimensions (1), int32 flags (1 if any element is
-// null), uint32 element type OID, per dimension int32 length and int32 lower bound (1), then per element an int32 byte
-// length (-1 for null) and the element's binary form (text and bytea: the bytes; integers and floats: big-endian).
+// The format (array_recv, in backend/utils/adt/arrayfuncs.c of PostgreSQL's source): int32 dimensions (1), int32 flags
+// (1 if any element is null), uint32 element type OID, per dimension int32 length and int32 lower bound (1), then per
+// element an int32 byte length (-1 for null) and the element's binary form (text and bytea: the bytes; integers and
+// floats: big-endian).
 
 /** The column types the tables use, by `format_type`, and the OIDs of their elements. */
 const ELEMENTS = {

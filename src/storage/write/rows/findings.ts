@@ -1,6 +1,6 @@
 // What the writer stores for one finding: its row, its document, its packages' and its aliases' rows. Built here once,
-// for the write (src/storage/write/writer.ts) and for telling whether writing a finding again would change what is stored
-// (src/storage/finding-changes.ts), so that a column the write gains is compared too.
+// for the write (src/storage/write/rows/finding-batch.ts) and for telling whether writing a finding again would change
+// what is stored (src/storage/write/compare.ts), so that a column the write gains is compared too.
 import type { Insertable } from 'kysely';
 import { intelKeys, storedIntel, type Intel } from '../../../domain/intel.js';
 import { findingDocument, type FindingColumns, type VulnerabilityRecord } from '../../../domain/records.js';
