@@ -20,18 +20,22 @@ const generatorAndAbove = [
 // `forbidden` lists, for each layer, what it must never import (the layers above, and siblings that must stay apart).
 const layers = {
   domain: { path: 'src/domain', forbidden: ['src/storage', 'src/input', 'src/import', ...generatorAndAbove] },
+  // Generic helpers that are about nothing of the project's (worker threads, per-turn gathering, an LRU map).
+  lib: {
+    path: 'src/lib',
+    forbidden: [
+      'src/domain',
+      'src/storage',
+      'src/input',
+      'src/import',
+      'src/ingest',
+      'src/feeds',
+      ...generatorAndAbove,
+    ],
+  },
   storage: {
     path: 'src/storage',
-    forbidden: [
-      'src/import',
-      'src/generate',
-      'src/http',
-      'src/modules',
-      'src/cli',
-      'src/app.ts',
-      'src/server.ts',
-      'src/config.ts',
-    ],
+    forbidden: ['src/input', 'src/import', 'src/ingest', 'src/feeds', ...generatorAndAbove],
   },
   // What import, ingest and feeds share (opening a file, streamed JSON, format detection, record normalisation) is
   // src/input/, beneath all three: none of them imports another, and the shared layer imports the domain alone.
@@ -99,6 +103,19 @@ const layers = {
   },
 };
 
+// The rooms of src/storage/ (docs/ARCHITECTURE.md), lowest first; each may import the rooms before it, and the
+// interface file (types.ts) imports nothing of storage. accounts and read are siblings: neither imports the other.
+const storageRooms = [
+  { room: 'db', forbidden: ['tx', 'read', 'accounts', 'derive', 'feeds', 'write', 'index.ts'] },
+  { room: 'tx', forbidden: ['read', 'accounts', 'derive', 'feeds', 'write', 'index.ts'] },
+  { room: 'read', forbidden: ['accounts', 'derive', 'feeds', 'write', 'index.ts'] },
+  { room: 'accounts', forbidden: ['read', 'derive', 'feeds', 'write', 'index.ts'] },
+  { room: 'derive', forbidden: ['feeds', 'write', 'index.ts'] },
+  { room: 'feeds', forbidden: ['write', 'index.ts'] },
+  { room: 'write', forbidden: ['index.ts'] },
+  { room: 'types.ts', forbidden: ['db', 'tx', 'read', 'accounts', 'derive', 'feeds', 'write', 'index.ts'] },
+];
+
 export default tseslint.config(
   { ignores: ['dist/', 'data/', 'node_modules/', 'coverage/'] },
   js.configs.recommended,
@@ -135,6 +152,11 @@ export default tseslint.config(
               target: `./${path}`,
               from: forbidden.map((f) => `./${f}`),
               message: `the ${name} layer must not import this (see docs/ARCHITECTURE.md)`,
+            })),
+            ...storageRooms.map(({ room, forbidden }) => ({
+              target: `./src/storage/${room}`,
+              from: forbidden.map((f) => `./src/storage/${f}`),
+              message: `the storage room ${room} must not import this (see docs/ARCHITECTURE.md)`,
             })),
             // The web console runs in a browser and talks to the server over HTTP: of the server's code it may use the
             // typed client alone (which itself imports only types from below).

@@ -268,7 +268,7 @@ export interface Storage {
   findKeyById(id: string): Promise<AuthenticatedKey | undefined>;
   /**
    * Records a key's use. False, with nothing written, while another process's write holds the SQLite database: the
-   * server does not wait for it (src/storage/tx/journal.ts unlessLocked).
+   * server does not wait for it (src/storage/db/journal.ts unlessLocked).
    */
   touchKey(id: string, at: string): Promise<boolean>;
 

@@ -8,7 +8,7 @@ export const WAITING = "secinv: waiting for another process's write to the datab
 
 /**
  * Another process's write in progress (it renames the tenant): under WAL, as beside a running server, or holding the
- * file whole under a rollback journal, as a lone bulk write does (src/storage/tx/journal.ts).
+ * file whole under a rollback journal, as a lone bulk write does (src/storage/db/journal.ts).
  */
 export function otherWrite(url: string, tenant: string, journal: 'wal' | 'delete'): Database.Database {
   const other = new Database(url.replace(/^sqlite:/, ''));

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { hashKey } from '../../src/domain/keys.js';
-import { BUSY_TIMEOUT_MS } from '../../src/storage/tx/journal.js';
+import { BUSY_TIMEOUT_MS } from '../../src/storage/db/journal.js';
 import { openStorage, type Storage } from '../../src/storage/index.js';
 import { fixture } from '../fixtures.js';
 import { createKey, importRecords, openTestStorage, TENANT_A, TEST_DIALECT, type TestStorage } from '../helpers.js';

@@ -2,7 +2,7 @@
 // deterministically through SECINV_TEST_IMPORT_KILL_AT: before the commit the database is exactly as it was, rows,
 // schema and the indexes a first import drops and rebuilds included; after it, wholly the import's; a later import
 // succeeds either way. On SQLite it runs twice: beside a reader (this test's own connection: the import writes under
-// WAL) and alone (no other connection: a rollback journal, src/storage/tx/journal.ts, whose hot journal the next open
+// WAL) and alone (no other connection: a rollback journal, src/storage/db/journal.ts, whose hot journal the next open
 // rolls back and whose file is in WAL again after it).
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,12 +1,12 @@
 // A bulk write on SQLite runs under a rollback journal when its connection has the file to itself, and under WAL when
-// another connection has it open (src/storage/tx/journal.ts): a reader is never locked out by an import, and the file is
+// another connection has it open (src/storage/db/journal.ts): a reader is never locked out by an import, and the file is
 // in WAL again afterwards, whether the write committed or failed. The data written is the same either way.
 import Sqlite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { connect } from '../../src/storage/db/connect.js';
 import { openStorage } from '../../src/storage/index.js';
-import { underBulkJournal } from '../../src/storage/tx/journal.js';
+import { underBulkJournal } from '../../src/storage/db/journal.js';
 import { bulkTransaction } from '../../src/storage/tx/write.js';
 import { fixture } from '../fixtures.js';
 import { createTestDatabase, importRecords } from '../helpers.js';
@@ -125,7 +125,7 @@ describe('the journal of a bulk write on SQLite', () => {
   });
 
   it('succeeds when another process takes the write lock between its commit and the return to WAL', async () => {
-    // That process opened the file while the write held it, waited for its commit (src/storage/tx/journal.ts
+    // That process opened the file while the write held it, waited for its commit (src/storage/db/journal.ts
     // takeWriteLock), and now writes: the return to WAL cannot have the file, and the committed write must not fail.
     const database = await createTestDatabase('sqlite');
     try {

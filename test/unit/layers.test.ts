@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ESLint } from 'eslint';
+import { cycles, importGraph } from '../../scripts/check-cycles.js';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const checkout = fileURLToPath(new URL('../..', import.meta.url));
@@ -93,6 +94,38 @@ describe('layer rules', { timeout: 120_000 }, () => {
       'input/planted.ts': "import type { Provider } from '../domain/enums.js';\nexport type Planted = Provider;\n",
     });
     expect(shared).toEqual([]);
+  });
+
+  it('the rooms of storage import only the rooms before them, and src/lib nothing of the project', async () => {
+    const messages = await lintPlanted({
+      'storage/db/planted.ts':
+        "import type { WriterRun } from '../write/writer.js';\nexport type Planted = WriterRun;\n",
+      'storage/read/planted.ts':
+        "import { tenantStore } from '../accounts/tenants.js';\nexport const planted = tenantStore;\n",
+      'lib/planted.ts': "import type { Page } from '../storage/types.js';\nexport type Planted = Page;\n",
+    });
+    for (const room of ['db', 'read'])
+      expect(messages.filter((m) => m.includes(`the storage room ${room} must not`))).toHaveLength(1);
+    expect(messages.some((m) => m.includes('the lib layer must not import'))).toBe(true);
+    const within = await lintPlanted({
+      'storage/write/planted.ts': "import { fromTenant } from '../tx/tenant.js';\nexport const planted = fromTenant;\n",
+    });
+    expect(within).toEqual([]);
+  });
+
+  it('a cycle made of type imports fails the walk of scripts/check-cycles.ts, which the lint runs', () => {
+    const planted = {
+      'src/storage/planted-a.ts': "import type { B } from './planted-b.js';\nexport interface A { b?: B }\n",
+      'src/storage/planted-b.ts': "export type { A as B } from './planted-a.js';\n",
+    };
+    try {
+      expect(cycles(importGraph(root))).toEqual([]);
+      for (const [path, text] of Object.entries(planted)) writeFileSync(join(root, path), text);
+      const found = cycles(importGraph(root)).map((c) => c.map((f) => f.slice(root.length + 1)));
+      expect(found).toEqual([['src/storage/planted-a.ts', 'src/storage/planted-b.ts']]);
+    } finally {
+      for (const path of Object.keys(planted)) rmSync(join(root, path), { force: true });
+    }
   });
 
   it('an import within the rules passes', async () => {

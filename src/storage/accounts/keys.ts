@@ -1,6 +1,6 @@
 // API keys: stored as a SHA-256 hash and a short display prefix, never the key itself.
 import type { Kysely } from 'kysely';
-import { unlessLocked } from '../tx/journal.js';
+import { unlessLocked } from '../db/journal.js';
 import { perTurn } from '../../lib/per-turn.js';
 import { compiledOnce } from '../db/compiled.js';
 import { writeTransaction } from '../tx/write.js';

@@ -9,7 +9,7 @@ import { migrations } from './migrations/index.js';
 import { API_ROLE } from './roles.js';
 import type { Database } from './tables.js';
 import { lruCache } from '../../lib/lru.js';
-import { BUSY_TIMEOUT_MS, isBusy } from '../tx/journal.js';
+import { BUSY_TIMEOUT_MS, isBusy } from './journal.js';
 import { displayDatabaseUrl, parseDatabaseUrl } from './url.js';
 
 /** Where every message about an unusable database says the location came from. */
@@ -19,7 +19,7 @@ const reasonOf = (error: unknown): string => {
   const e = error as { code?: unknown; message?: unknown };
   const message = typeof e.message === 'string' ? (e.message.split('\n')[0] ?? '') : String(error);
   const text = typeof e.code === 'string' && !message.includes(e.code) ? `${e.code}: ${message}` : message;
-  // A bulk write that started with the file to itself holds it until it commits (src/storage/tx/journal.ts).
+  // A bulk write that started with the file to itself holds it until it commits (src/storage/db/journal.ts).
   return isBusy(error) ? `${text} (another process is writing it: retry when that write ends)` : text;
 };
 
@@ -217,7 +217,7 @@ function ensureFolder(folder: string): void {
 const LOCKED_RETRY_MS = 100;
 
 /**
- * Puts the file in WAL. While another process's write holds the file under a rollback journal (src/storage/tx/journal.ts)
+ * Puts the file in WAL. While another process's write holds the file under a rollback journal (src/storage/db/journal.ts)
  * SQLite refuses this: after its busy timeout while the write holds the file exclusively, at once while it holds only
  * its reserved lock (the open then holds the shared lock while it asks for more, and waiting could deadlock). So an
  * open that may wait tries again, holding nothing between tries, until it succeeds.

@@ -1,6 +1,6 @@
 // Which failures mean the database cannot answer now (a 503, a command's 'run it again'), as opposed to bugs.
 import { UnavailableError } from '../../domain/errors.js';
-import { isBusy } from '../tx/journal.js';
+import { isBusy } from './journal.js';
 
 // SQLSTATE classes and codes that mean "the database cannot answer now", not "the request is wrong".
 const UNAVAILABLE_SQLSTATES = new Set([

@@ -1,5 +1,5 @@
 // Turns: how writes wait for one another on PostgreSQL (advisory locks held to the transaction's end). SQLite has one
-// writer at a time: its turn is the write lock (src/storage/tx/journal.ts).
+// writer at a time: its turn is the write lock (src/storage/db/journal.ts).
 import { sql, type RawBuilder, type Transaction } from 'kysely';
 import type { Database } from '../db/tables.js';
 import type { Dialect, WaitReason } from '../types.js';

@@ -2,7 +2,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/tables.js';
 import type { Dialect, WaitReason } from '../types.js';
-import { takeWriteLock, underBulkJournal } from './journal.js';
+import { takeWriteLock, underBulkJournal } from '../db/journal.js';
 import { FEED_LOCK, takeTurn } from './turns.js';
 
 export interface BulkOptions {
@@ -23,7 +23,7 @@ export interface BulkOptions {
  * autoanalyze, so PostgreSQL would plan its key lookups for the tables as they were before it (empty, for a first
  * import or derivation) and scan ever larger ones; every lookup of a bulk write is by key, so it uses the indexes. On
  * SQLite it runs under a rollback journal when the process has the file to itself, and takes the write lock first,
- * waiting for another process's write rather than failing (src/storage/tx/journal.ts).
+ * waiting for another process's write rather than failing (src/storage/db/journal.ts).
  */
 export const bulkTransaction = <T>(
   db: Kysely<Database>,

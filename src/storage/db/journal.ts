@@ -3,7 +3,7 @@
 // transaction appends to the file once, and journals only the pages that existed before it. A first import of 1M
 // findings grows the file by 6 GB, so WAL cost it 38 s more (118 s against 80 s, docs/BENCHMARKS.md).
 import { sql, type Kysely } from 'kysely';
-import type { Database } from '../db/tables.js';
+import type { Database } from './tables.js';
 
 /** How long a SQLite statement waits for another connection's lock before failing with SQLITE_BUSY. */
 export const BUSY_TIMEOUT_MS = 5000;
