@@ -2,7 +2,7 @@
 // each test that opens storage. Migrating a new PostgreSQL database costs ~0.3 s (its DDL), and the suite opens
 // hundreds of them on two cores shared with everything else; a copy of the migrated template costs what creating an
 // empty database costs. The migrations themselves are still run by every test that starts from an empty database
-// (test/storage/migrations.test.ts and the others that call createTestDatabase).
+// (test/storage/db/migrations/migrations.test.ts and the others that call createTestDatabase).
 //
 // Also once per run: the command line bundled from the sources as the build bundles it (scripts/bundle.ts), for the
 // tests that run `secinv` as a process of its own (test/http/serve-process.ts).

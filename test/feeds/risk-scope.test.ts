@@ -129,7 +129,7 @@ for (const dialect of TEST_DIALECTS) {
             .execute(async (tx) => {
               for (const tenantId of tenants) {
                 // Inline: a worker thread per run costs more than these few assets' rules (the two agree byte for
-                // byte, test/storage/risk-derive.test.ts).
+                // byte, test/storage/derive/risks/derive.test.ts).
                 const d = await deriveTenantRisks(tx, tenantId, 'all', '2026-11-30T00:00:00.000Z', inlineComputer);
                 counts.push(d.added, d.updated, d.removed);
               }

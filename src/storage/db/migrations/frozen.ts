@@ -1,6 +1,6 @@
 // The shape of a frozen migration: the statements it ran when it was released, per dialect, as text. A migration
 // never calls a helper that may change later (column types, index spellings), so migrating an empty database today
-// builds exactly the schema that earlier versions built (test/storage/migrations.test.ts checks it).
+// builds exactly the schema that earlier versions built (test/storage/db/migrations/migrations.test.ts checks it).
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../../types.js';
 

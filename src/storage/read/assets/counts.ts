@@ -5,7 +5,7 @@
 // from it is of the same data as a page read at that version; a write bumps the version, and the next count starts
 // reading a new copy. Only the filters below are
 // answered here; a query with any other (ids, executions, groups, environments, services, text, dates) is counted by
-// SQL. Each predicate mirrors its SQL in src/storage/read/assets/filters.ts, and test/storage/asset-counts.test.ts checks that both
+// SQL. Each predicate mirrors its SQL in src/storage/read/assets/filters.ts, and test/storage/read/assets/counts.test.ts checks that both
 // agree on both databases. The reasoning: docs/DESIGN.md §35.
 import { sql, type Kysely } from 'kysely';
 import { OPERATIONAL_STATE_TYPES } from '../../../domain/enums.js';

@@ -3,13 +3,13 @@
 // stored of it (its row, its document, its packages' purls, its aliases); an asset likewise, its derived columns aside.
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { findingRecord, type FindingContext } from '../../src/ingest/finding-record.js';
-import type { ScanFinding } from '../../src/ingest/scan.js';
-import type { RecordsByKind, VulnerabilityRecord } from '../../src/domain/records.js';
-import type { BulkWriter } from '../../src/storage/index.js';
-import type { TestStorage } from '../helpers.js';
-import { A1, fixture } from '../fixtures.js';
-import { importRecords, ORG_A, TENANT_A, TENANT_B, TEST_DIALECTS, withTestDatabase } from '../helpers.js';
+import { findingRecord, type FindingContext } from '../../../src/ingest/finding-record.js';
+import type { ScanFinding } from '../../../src/ingest/scan.js';
+import type { RecordsByKind, VulnerabilityRecord } from '../../../src/domain/records.js';
+import type { BulkWriter } from '../../../src/storage/index.js';
+import type { TestStorage } from '../../helpers.js';
+import { A1, fixture } from '../../fixtures.js';
+import { importRecords, ORG_A, TENANT_A, TENANT_B, TEST_DIALECTS, withTestDatabase } from '../../helpers.js';
 
 const finding: ScanFinding = {
   vulnerabilityId: 'CVE-2026-0001',

@@ -3,11 +3,11 @@
 // tenants; and the columns follow writes (a new data version) and step aside for tenants above their bound.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ListAssetsQuery } from '../../src/domain/assets.js';
-import { providers, riskSeverities } from '../../src/domain/enums.js';
-import { generateRecords } from '../../src/generate/generator.js';
-import { openStorage, type Storage } from '../../src/storage/index.js';
-import { importRecords, openTestStorage, TEST_DIALECTS, type TestStorage } from '../helpers.js';
+import type { ListAssetsQuery } from '../../../../src/domain/assets.js';
+import { providers, riskSeverities } from '../../../../src/domain/enums.js';
+import { generateRecords } from '../../../../src/generate/generator.js';
+import { openStorage, type Storage } from '../../../../src/storage/index.js';
+import { importRecords, openTestStorage, TEST_DIALECTS, type TestStorage } from '../../../helpers.js';
 
 const lines = [...generateRecords({ seed: 'counts', tenants: 2, assets: 150, findingsPerAsset: 3, risks: 0 })];
 const assets = lines

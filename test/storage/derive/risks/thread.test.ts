@@ -1,8 +1,8 @@
 // The risk rules' thread (src/storage/derive/risks/thread.ts): a batch the rules cannot run over is an error naming the
 // rules, the thread answers the batches after it in order, and a closed thread refuses new batches.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RiskBatch } from '../../src/storage/derive/risks/compute.js';
-import { threadComputer, type RiskComputer } from '../../src/storage/derive/risks/thread.js';
+import type { RiskBatch } from '../../../../src/storage/derive/risks/compute.js';
+import { threadComputer, type RiskComputer } from '../../../../src/storage/derive/risks/thread.js';
 
 const batch = (assetId: string): RiskBatch => ({
   tenantId: 'tenant',

@@ -3,10 +3,10 @@
 // included, and upsert on a key; on PostgreSQL a value its column cannot hold is refused before anything is sent.
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect } from '../../src/storage/db/connect.js';
-import { insertRows, updateRows } from '../../src/storage/db/insert-rows.js';
-import type { Database } from '../../src/storage/db/tables.js';
-import { openTestStorage, TEST_DIALECTS, type TestStorage } from '../helpers.js';
+import { connect } from '../../../src/storage/db/connect.js';
+import { insertRows, updateRows } from '../../../src/storage/db/insert-rows.js';
+import type { Database } from '../../../src/storage/db/tables.js';
+import { openTestStorage, TEST_DIALECTS, type TestStorage } from '../../helpers.js';
 
 // Quotes, backslashes, braces and commas (an array literal's own syntax), NUL-free control characters, non-ASCII and
 // astral characters, an empty string, and a long value.

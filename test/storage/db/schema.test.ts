@@ -3,9 +3,9 @@
 import Sqlite from 'better-sqlite3';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { TENANT_TABLES } from '../../src/storage/db/tables.js';
-import { openStorage } from '../../src/storage/index.js';
-import { createTestDatabase, TEST_DIALECTS, type TestDialect } from '../helpers.js';
+import { TENANT_TABLES } from '../../../src/storage/db/tables.js';
+import { openStorage } from '../../../src/storage/index.js';
+import { createTestDatabase, TEST_DIALECTS, type TestDialect } from '../../helpers.js';
 
 const GLOBAL_TABLES = [
   'api_keys',

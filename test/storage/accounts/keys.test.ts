@@ -1,10 +1,10 @@
 // Key lookups asked together share one statement, and none of them answers from a lookup sent before it was asked.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newKey } from '../../src/domain/keys.js';
-import { openStorage, type Storage } from '../../src/storage/index.js';
-import { freshShared } from '../../src/storage/accounts/keys.js';
-import { createTestDatabase, importRecords, TENANT_A, TEST_DIALECTS } from '../helpers.js';
-import { fixture } from '../fixtures.js';
+import { newKey } from '../../../src/domain/keys.js';
+import { openStorage, type Storage } from '../../../src/storage/index.js';
+import { freshShared } from '../../../src/storage/accounts/keys.js';
+import { createTestDatabase, importRecords, TENANT_A, TEST_DIALECTS } from '../../helpers.js';
+import { fixture } from '../../fixtures.js';
 
 /** A lookup whose answers the test gives by hand, in the order it was sent. */
 function handLookup() {

@@ -4,12 +4,12 @@
 import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { deferIndexes, emptyBulkTables } from '../../src/storage/write/deferred-indexes.js';
-import { connect } from '../../src/storage/db/connect.js';
-import type { Database } from '../../src/storage/db/tables.js';
-import { fixture } from '../fixtures.js';
-import { createTestDatabase, importRecords, openTestStorage, TENANT_A, TEST_DIALECTS } from '../helpers.js';
-import { introspectSchema } from './introspect.js';
+import { deferIndexes, emptyBulkTables } from '../../../src/storage/write/deferred-indexes.js';
+import { connect } from '../../../src/storage/db/connect.js';
+import type { Database } from '../../../src/storage/db/tables.js';
+import { fixture } from '../../fixtures.js';
+import { createTestDatabase, importRecords, openTestStorage, TENANT_A, TEST_DIALECTS } from '../../helpers.js';
+import { introspectSchema } from '../introspect.js';
 
 for (const dialect of TEST_DIALECTS) {
   describe(`bulk indexes on ${dialect}`, () => {

@@ -1,8 +1,8 @@
 // Derived asset fields over assets with more findings than one read returns (src/storage/derive/fields.ts reads findings a
 // page at a time, continuing inside an asset a full page stopped in): the counts are every finding's, once.
 import { describe, expect, it } from 'vitest';
-import { A1, A2, A3, fixture } from '../fixtures.js';
-import { importRecords, openTestStorage, TENANT_A, TEST_DIALECTS } from '../helpers.js';
+import { A1, A2, A3, fixture } from '../../fixtures.js';
+import { importRecords, openTestStorage, TENANT_A, TEST_DIALECTS } from '../../helpers.js';
 
 const LEVELS = ['LOW', 'MEDIUM', 'HIGH', 'CRITICAL'] as const;
 const fields = [

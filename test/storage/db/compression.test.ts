@@ -1,9 +1,9 @@
 // PostgreSQL compresses the stored documents with lz4 where the server has it (migration 0017, docs/DESIGN.md §76).
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateRecords } from '../../src/generate/generator.js';
-import { createTestDatabase, importRecords, TEST_DIALECTS } from '../helpers.js';
-import { openStorage, type Storage } from '../../src/storage/index.js';
+import { generateRecords } from '../../../src/generate/generator.js';
+import { createTestDatabase, importRecords, TEST_DIALECTS } from '../../helpers.js';
+import { openStorage, type Storage } from '../../../src/storage/index.js';
 
 const DOCUMENTS = [
   ['asset_documents', 'doc'],

@@ -1,7 +1,7 @@
 // Planner statistics after a bulk write are taken again only for the tables whose row count moved by more than a
 // tenth since they were taken, as seen from inside the writing transaction (src/storage/db/statistics.ts).
 import { sql, type Transaction } from 'kysely';
-import type { Database } from '../../src/storage/db/tables.js';
+import type { Database } from '../../../src/storage/db/tables.js';
 import { describe, expect, it } from 'vitest';
 import {
   analyzedRows,
@@ -9,9 +9,9 @@ import {
   analyzeTables,
   staleTables,
   statisticsStale,
-} from '../../src/storage/db/statistics.js';
-import { fixture } from '../fixtures.js';
-import { importRecords, TEST_DIALECTS, withTestDatabase } from '../helpers.js';
+} from '../../../src/storage/db/statistics.js';
+import { fixture } from '../../fixtures.js';
+import { importRecords, TEST_DIALECTS, withTestDatabase } from '../../helpers.js';
 
 describe('statisticsStale', () => {
   it('is true for a table with rows and no statistics, and past a tenth of the analysed rows either way', () => {

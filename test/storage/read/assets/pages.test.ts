@@ -4,15 +4,15 @@
 import fc from 'fast-check';
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sortableAssetFields, type ListAssetsQuery } from '../../src/domain/assets.js';
-import { generateRecords } from '../../src/generate/generator.js';
-import { filterExpressions, sortColumns, type AssetFilters } from '../../src/storage/read/assets/filters.js';
-import { connect } from '../../src/storage/db/connect.js';
-import { sqlDialects } from '../../src/storage/db/dialect.js';
-import { fromTenant } from '../../src/storage/tx/tenant.js';
-import type { Database } from '../../src/storage/db/tables.js';
-import type { Dialect } from '../../src/storage/types.js';
-import { importRecords, openTestStorage, TEST_DIALECTS, type TestStorage } from '../helpers.js';
+import { sortableAssetFields, type ListAssetsQuery } from '../../../../src/domain/assets.js';
+import { generateRecords } from '../../../../src/generate/generator.js';
+import { filterExpressions, sortColumns, type AssetFilters } from '../../../../src/storage/read/assets/filters.js';
+import { connect } from '../../../../src/storage/db/connect.js';
+import { sqlDialects } from '../../../../src/storage/db/dialect.js';
+import { fromTenant } from '../../../../src/storage/tx/tenant.js';
+import type { Database } from '../../../../src/storage/db/tables.js';
+import type { Dialect } from '../../../../src/storage/types.js';
+import { importRecords, openTestStorage, TEST_DIALECTS, type TestStorage } from '../../../helpers.js';
 
 type Line = { kind: string; record: Record<string, unknown> };
 

@@ -2,9 +2,9 @@
 // secrets, checks and feeds; what re-deriving keeps (ids, discoveredAt, lifecycle states, bytes); what leaves; the
 // riskScore of scanned assets; and that one tenant's derivation never touches another's rows (docs/RISKS.md).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { derivedRiskId } from '../../src/domain/risk-engine.js';
-import { deriveTenantRisks } from '../../src/storage/derive/risks/derive.js';
-import { inlineComputer, threadComputer } from '../../src/storage/derive/risks/thread.js';
+import { derivedRiskId } from '../../../../src/domain/risk-engine.js';
+import { deriveTenantRisks } from '../../../../src/storage/derive/risks/derive.js';
+import { inlineComputer, threadComputer } from '../../../../src/storage/derive/risks/thread.js';
 import {
   importRecords,
   openTestStorage,
@@ -15,8 +15,8 @@ import {
   TENANT_B,
   TEST_DIALECTS,
   type TestStorage,
-} from '../helpers.js';
-import { uuidFor } from '../fixtures.js';
+} from '../../../helpers.js';
+import { uuidFor } from '../../../fixtures.js';
 
 type Rec = [string, Record<string, unknown>];
 const ENV = 'e0000000-0000-4000-8000-000000000001';

@@ -4,13 +4,13 @@
 import Sqlite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { connect } from '../../src/storage/db/connect.js';
-import { openStorage } from '../../src/storage/index.js';
-import { underBulkJournal } from '../../src/storage/db/journal.js';
-import { bulkTransaction } from '../../src/storage/tx/write.js';
-import { fixture } from '../fixtures.js';
-import { createTestDatabase, importRecords } from '../helpers.js';
-import { contentDigest } from './introspect.js';
+import { connect } from '../../../src/storage/db/connect.js';
+import { openStorage } from '../../../src/storage/index.js';
+import { underBulkJournal } from '../../../src/storage/db/journal.js';
+import { bulkTransaction } from '../../../src/storage/tx/write.js';
+import { fixture } from '../../fixtures.js';
+import { createTestDatabase, importRecords } from '../../helpers.js';
+import { contentDigest } from '../introspect.js';
 
 const modeIn = async (url: string, during?: (path: string) => void) => {
   const { db } = await connect(url);

@@ -1,14 +1,14 @@
 // Single-statement reads of one tenant asked in one turn share one PostgreSQL transaction; a failure stays its own.
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, defaultConnectOptions } from '../../src/storage/db/connect.js';
-import { gatheredPerTurn } from '../../src/storage/tx/gathered-reads.js';
-import { openStorage, type Storage } from '../../src/storage/index.js';
-import { fromTenant } from '../../src/storage/tx/tenant.js';
-import { tenantReader, type TenantReader } from '../../src/storage/tx/read.js';
-import type { Database } from '../../src/storage/db/tables.js';
-import { A1, A2, fixture } from '../fixtures.js';
-import { createTestDatabase, importRecords, TENANT_A, TENANT_B, TEST_DIALECTS } from '../helpers.js';
+import { connect, defaultConnectOptions } from '../../../src/storage/db/connect.js';
+import { gatheredPerTurn } from '../../../src/storage/tx/gathered-reads.js';
+import { openStorage, type Storage } from '../../../src/storage/index.js';
+import { fromTenant } from '../../../src/storage/tx/tenant.js';
+import { tenantReader, type TenantReader } from '../../../src/storage/tx/read.js';
+import type { Database } from '../../../src/storage/db/tables.js';
+import { A1, A2, fixture } from '../../fixtures.js';
+import { createTestDatabase, importRecords, TENANT_A, TENANT_B, TEST_DIALECTS } from '../../helpers.js';
 
 /** A reader that records each transaction it is asked for: its tenant and the reads that ran in it, in order. */
 function recordingReader(begins = true) {

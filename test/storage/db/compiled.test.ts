@@ -2,11 +2,11 @@
 // databases, and refuses a build that does not pass every value as a parameter.
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect } from '../../src/storage/db/connect.js';
-import { compiledOnce } from '../../src/storage/db/compiled.js';
-import type { Database } from '../../src/storage/db/tables.js';
-import { importRecords, openTestStorage, TENANT_A, TENANT_B, TEST_DIALECTS, type TestStorage } from '../helpers.js';
-import { fixture } from '../fixtures.js';
+import { connect } from '../../../src/storage/db/connect.js';
+import { compiledOnce } from '../../../src/storage/db/compiled.js';
+import type { Database } from '../../../src/storage/db/tables.js';
+import { importRecords, openTestStorage, TENANT_A, TENANT_B, TEST_DIALECTS, type TestStorage } from '../../helpers.js';
+import { fixture } from '../../fixtures.js';
 
 describe.each(TEST_DIALECTS)('queries compiled once (%s)', (dialect) => {
   let db: TestStorage;

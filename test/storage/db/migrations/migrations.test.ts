@@ -1,16 +1,16 @@
 // Migrations are frozen in time: migrating an empty database one step at a time gives exactly the schema of the
 // committed snapshot (taken from the schema the released versions built), on both databases, and migrating again
 // changes nothing. To regenerate the snapshot after adding a migration, run this file with
-// SECINV_WRITE_SCHEMA_SNAPSHOT=1 and review the diff of test/storage/schema-snapshot.json.
+// SECINV_WRITE_SCHEMA_SNAPSHOT=1 and review the diff of test/storage/db/migrations/schema-snapshot.json.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Kysely, Migrator, PostgresDialect, sql, SqliteDialect } from 'kysely';
 import Sqlite from 'better-sqlite3';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { migrations } from '../../src/storage/db/migrations/index.js';
-import { openStorage } from '../../src/storage/index.js';
-import { createTestDatabase, TEST_DIALECTS, type TestDialect } from '../helpers.js';
-import { introspectSchema, type Schema } from './introspect.js';
+import { migrations } from '../../../../src/storage/db/migrations/index.js';
+import { openStorage } from '../../../../src/storage/index.js';
+import { createTestDatabase, TEST_DIALECTS, type TestDialect } from '../../../helpers.js';
+import { introspectSchema, type Schema } from '../../introspect.js';
 
 const SNAPSHOT = new URL('./schema-snapshot.json', import.meta.url);
 const snapshot = JSON.parse(readFileSync(SNAPSHOT, 'utf8')) as Record<TestDialect, Schema>;

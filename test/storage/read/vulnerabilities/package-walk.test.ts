@@ -5,12 +5,12 @@
 // the matches cluster late in the sort order.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ListVulnerabilitiesQuery } from '../../src/domain/vulnerabilities.js';
-import { generateRecords } from '../../src/generate/generator.js';
-import { openStorage, type Storage } from '../../src/storage/index.js';
-import type { FindingPosition } from '../../src/storage/types.js';
-import { PACKAGE_WALK_ROWS } from '../../src/storage/read/vulnerabilities/list.js';
-import { importRecords, openTestStorage, TEST_DIALECTS, type TestStorage } from '../helpers.js';
+import type { ListVulnerabilitiesQuery } from '../../../../src/domain/vulnerabilities.js';
+import { generateRecords } from '../../../../src/generate/generator.js';
+import { openStorage, type Storage } from '../../../../src/storage/index.js';
+import type { FindingPosition } from '../../../../src/storage/types.js';
+import { PACKAGE_WALK_ROWS } from '../../../../src/storage/read/vulnerabilities/list.js';
+import { importRecords, openTestStorage, TEST_DIALECTS, type TestStorage } from '../../../helpers.js';
 
 const lines = [...generateRecords({ seed: 'walk', tenants: 2, assets: 120, findingsPerAsset: 8, risks: 0 })];
 const records = lines.map((l) => JSON.parse(l) as { kind: string; record: Record<string, unknown> });

@@ -2,7 +2,7 @@
 // sequence of adds, updates and reads, before and after a batch is written, it must answer as a plain array would.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { openScratch } from '../../src/storage/db/scratch.js';
+import { openScratch } from '../../../src/storage/db/scratch.js';
 
 type Op =
   | { add: [value: string, key: string] }

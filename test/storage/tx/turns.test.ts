@@ -4,7 +4,7 @@
 // failed on the key with PostgreSQL's own message; a derivation beside an ingest wrote risks from findings the ingest
 // was replacing. Writes to different tenants still run side by side. SQLite has one writer at a time.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { IngestResult } from '../../src/ingest/ingest.js';
+import type { IngestResult } from '../../../src/ingest/ingest.js';
 import {
   besideDatabase,
   heldIngest,
@@ -12,8 +12,8 @@ import {
   pause,
   textSource as text,
   trivyImage as trivy,
-} from '../ingest/beside.js';
-import { ORG_A, ORG_B, TENANT_A, TENANT_B, TEST_DIALECTS, type TestStorage } from '../helpers.js';
+} from '../../ingest/beside.js';
+import { ORG_A, ORG_B, TENANT_A, TENANT_B, TEST_DIALECTS, type TestStorage } from '../../helpers.js';
 
 if (TEST_DIALECTS.includes('postgres'))
   describe('bulk writes to one tenant, on postgres', () => {

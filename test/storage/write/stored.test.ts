@@ -3,9 +3,9 @@
 // `in (…)` list; both databases must give exactly the stored subset, of that asset and tenant only. And what a re-scan
 // keeps of an asset's stored findings (storedFindings): read in pages, with repeated values shared, the same as the rows.
 import { describe, expect, it } from 'vitest';
-import { existingFindings, newFindingIds, scanReads } from '../../src/storage/write/stored.js';
-import { fixture } from '../fixtures.js';
-import { importRecords, TENANT_A, TENANT_B, TEST_DIALECTS, withTestDatabase } from '../helpers.js';
+import { existingFindings, newFindingIds, scanReads } from '../../../src/storage/write/stored.js';
+import { fixture } from '../../fixtures.js';
+import { importRecords, TENANT_A, TENANT_B, TEST_DIALECTS, withTestDatabase } from '../../helpers.js';
 
 for (const dialect of TEST_DIALECTS)
   describe(`existing findings of an asset, ${dialect}`, () => {

@@ -2,8 +2,8 @@
 // share the API role that migration 0002 creates and alters; PostgreSQL fails all but one of concurrent updates of
 // that role with "tuple concurrently updated". Every one of them must still come up.
 import { describe, expect, it } from 'vitest';
-import { openStorage } from '../../src/storage/index.js';
-import { createTestDatabase, TEST_DIALECTS } from '../helpers.js';
+import { openStorage } from '../../../../src/storage/index.js';
+import { createTestDatabase, TEST_DIALECTS } from '../../../helpers.js';
 
 describe.runIf(TEST_DIALECTS.includes('postgres'))('migrations of several databases at once', () => {
   it('all succeed', async () => {

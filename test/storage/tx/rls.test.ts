@@ -1,15 +1,22 @@
 // PostgreSQL's own tenant wall: row-level security on every tenant table, for the role the API runs as.
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TENANT_TABLES } from '../../src/storage/db/tables.js';
-import { connect, defaultConnectOptions } from '../../src/storage/db/connect.js';
-import { fromTenant } from '../../src/storage/tx/tenant.js';
-import { tenantReader } from '../../src/storage/tx/read.js';
-import { openStorage, type Storage } from '../../src/storage/index.js';
-import type { Database } from '../../src/storage/db/tables.js';
-import { A1, fixture } from '../fixtures.js';
-import { adminQuery } from '../postgres-admin.js';
-import { createTestDatabase, importRecords, rawTenantAccess, TENANT_A, TENANT_B, TEST_DIALECTS } from '../helpers.js';
+import { TENANT_TABLES } from '../../../src/storage/db/tables.js';
+import { connect, defaultConnectOptions } from '../../../src/storage/db/connect.js';
+import { fromTenant } from '../../../src/storage/tx/tenant.js';
+import { tenantReader } from '../../../src/storage/tx/read.js';
+import { openStorage, type Storage } from '../../../src/storage/index.js';
+import type { Database } from '../../../src/storage/db/tables.js';
+import { A1, fixture } from '../../fixtures.js';
+import { adminQuery } from '../../postgres-admin.js';
+import {
+  createTestDatabase,
+  importRecords,
+  rawTenantAccess,
+  TENANT_A,
+  TENANT_B,
+  TEST_DIALECTS,
+} from '../../helpers.js';
 
 describe.skipIf(!TEST_DIALECTS.includes('postgres'))('row-level security (PostgreSQL)', () => {
   let url: string;

@@ -2,10 +2,10 @@
 // it (src/storage/read/assets/scan.ts); any other count, and any tenant beside a larger one, is read as the planner chooses.
 // Either way the total is the number of assets the list returns.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ListAssetsQuery } from '../../src/domain/assets.js';
-import { generateRecords } from '../../src/generate/generator.js';
-import { openStorage, type Storage } from '../../src/storage/index.js';
-import { importRecords, openTestStorage, type TestStorage } from '../helpers.js';
+import type { ListAssetsQuery } from '../../../../src/domain/assets.js';
+import { generateRecords } from '../../../../src/generate/generator.js';
+import { openStorage, type Storage } from '../../../../src/storage/index.js';
+import { importRecords, openTestStorage, type TestStorage } from '../../../helpers.js';
 
 const generated = (seed: string, assets: number) => [
   ...generateRecords({ seed, tenants: 1, assets, findingsPerAsset: 2, risks: 0 }),
