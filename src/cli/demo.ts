@@ -7,7 +7,6 @@ import { displayDatabaseUrl, openStorage } from '../storage/index.js';
 import { openDatabase, type Io } from './io.js';
 import { createTenantKey } from './keys.js';
 
-export const DEMO_DATABASE_URL = 'sqlite:./data/demo.db';
 export const DEMO_OPTIONS: GenerateOptions = {
   seed: 'demo',
   tenants: 2,
@@ -28,7 +27,8 @@ const demoSource = (options: GenerateOptions) => ({
 });
 
 export async function demoCommand(opts: { db?: string; host?: string; port?: string }, io: Io): Promise<void> {
-  const config = loadConfig({ ...opts, defaultDb: DEMO_DATABASE_URL, defaultLogLevel: 'warn' });
+  // The demo keeps its own database and a quieter log (their defaults are in src/config.ts).
+  const config = loadConfig(opts, undefined, { demo: true });
   // Import and keys go through the administrative connection; the server reads through the API role.
   const admin = await openDatabase(config.databaseUrl, io);
   const keys: { tenant: string; key: string }[] = [];

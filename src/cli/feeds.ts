@@ -4,6 +4,7 @@ import { UserError } from '../domain/errors.js';
 import type { FeedLoad } from '../domain/intel.js';
 import { loadFeedFiles, urlSource, type FeedProblem } from '../feeds/load.js';
 import { feedWord, type FeedSource } from '../feeds/read.js';
+import type { UpdateFlags } from './commands/feeds.js';
 import { FEED_READERS, openDatabase, waitingFor, withDatabase, type Io } from './io.js';
 import { countedFile, startProgress, type Progress } from './progress.js';
 import type { FeedLoadPhase } from '../storage/index.js';
@@ -71,14 +72,6 @@ export const feedsLoad = (
     io,
     opts,
   );
-
-export interface UpdateFlags {
-  kevUrl: string;
-  epssUrl: string;
-  exploitdbUrl: string;
-  timeout: number;
-  allowOlder?: boolean;
-}
 
 export const feedsUpdate = (config: Readonly<Config>, flags: UpdateFlags, io: Io): Promise<void> =>
   load(

@@ -1,23 +1,9 @@
 import type { Config } from '../config.js';
 import { UserError } from '../domain/errors.js';
-import type { Provider } from '../domain/enums.js';
-import type { IngestFormat } from '../input/formats.js';
 import { ingestFiles } from '../ingest/ingest.js';
+import type { IngestFlags } from './commands/ingest.js';
 import { openDatabase, waitingFor, type Io } from './io.js';
 import { countedFile, startProgress } from './progress.js';
-
-export interface IngestFlags {
-  tenant: string;
-  format: IngestFormat | 'auto';
-  asset?: string;
-  provider?: Provider;
-  region?: string;
-  cluster?: string;
-  integration?: string;
-  resolve: boolean;
-  dryRun: boolean;
-  quiet?: boolean;
-}
 
 export async function ingestCommand(
   config: Readonly<Config>,

@@ -1,0 +1,141 @@
+// `secinv api …`: the API of a running server from the shell (src/cli/api.ts). Each list's filter flags are generated
+// from the QuerySpec the server parses with (a parameter added there is a flag here); values are passed as typed, and
+// the server's 400 lists every problem.
+import { Option } from 'commander';
+import { CLIENT_SETTINGS } from '../../config.js';
+import { getAssetSpec, listAssetsSpec } from '../../domain/assets.js';
+import { UserError } from '../../domain/errors.js';
+import type { ParamSpec } from '../../domain/query.js';
+import { listRisksSpec } from '../../domain/risks.js';
+import { listVulnerabilitiesSpec } from '../../domain/vulnerabilities.js';
+import {
+  argument,
+  boolean,
+  choice,
+  defineCommand,
+  defineGroup,
+  kebab,
+  parsed,
+  settingFlag,
+  text,
+  type Flag,
+  type Values,
+} from '../command.js';
+import { outputFormats } from '../render.js';
+
+/** The lists, the spec of their query, and their table columns without --fields. */
+const LISTS = {
+  assets: {
+    spec: listAssetsSpec,
+    columns: ['name', 'provider', 'resourceType', 'region', 'riskScore', 'vulnerabilityScore', 'id'],
+  },
+  risks: {
+    spec: listRisksSpec,
+    columns: ['severityLevel', 'score', 'lifecycleState', 'riskTypeId', 'discoveredAt', 'meta.assetName', 'id'],
+  },
+  vulnerabilities: {
+    spec: listVulnerabilitiesSpec,
+    columns: ['vulnerabilityId', 'severityLevel', 'hasKev', 'hasExploit', 'firstObservedAt', 'assetId'],
+  },
+} as const;
+
+export type ListName = keyof typeof LISTS;
+
+/** A flag for a query parameter; a list flag may be repeated (its values are joined) or given as a comma list. */
+function paramFlag(name: string, spec: ParamSpec): Flag<string | undefined> {
+  const values =
+    spec.kind === 'enum' ? spec.values : spec.kind === 'list' && spec.item.type === 'enum' ? spec.item.values : null;
+  const placeholder =
+    spec.kind === 'list'
+      ? '<list>'
+      : spec.kind === 'boolean'
+        ? '<true|false>'
+        : spec.kind === 'datetime'
+          ? '<date>'
+          : '<value>';
+  return {
+    option: () => {
+      const option = new Option(
+        `--${kebab(name)} ${placeholder}`,
+        `${spec.description}${values && values.length <= 20 ? ` (${values.join(', ')})` : ''}`,
+      );
+      if (spec.kind === 'list')
+        option.argParser((value: string, previous?: string) => (previous ? `${previous},${value}` : value));
+      return option;
+    },
+  };
+}
+
+/** The flags of a query's parameters, by their API names, but those the command has flags of its own for. */
+const paramFlags = (params: Record<string, ParamSpec>, skip: readonly string[] = []) =>
+  Object.fromEntries(
+    Object.entries(params).flatMap(([name, spec]) => (skip.includes(name) ? [] : [[name, paramFlag(name, spec)]])),
+  );
+
+const common = {
+  url: settingFlag(CLIENT_SETTINGS.url),
+  key: settingFlag(CLIENT_SETTINGS.key),
+  profile: settingFlag(CLIENT_SETTINGS.profile),
+  output: choice(
+    '-o, --output <format>',
+    'table (default on a terminal), json (default otherwise), ndjson, csv, yaml',
+    outputFormats,
+  ),
+  fields: text('--fields <list>', 'only these fields (comma list; dotted paths reach into objects: meta.assetName)'),
+  timeout: parsed(
+    '--timeout <seconds>',
+    'give up on an answer after this long',
+    (v) => {
+      if (!/^\d+$/.test(v) || Number(v) < 1) throw new UserError('--timeout must be a whole number of seconds >= 1');
+      return Number(v);
+    },
+    30,
+  ),
+};
+
+const listFlags = {
+  ...common,
+  all: boolean('--all', 'every record, streamed (the export when the server has it, else cursors or pages)'),
+};
+
+export type CommonFlags = Values<typeof common>;
+export type ListFlags = Values<typeof listFlags>;
+
+const lists = Object.entries(LISTS).map(([name, list]) =>
+  defineCommand(name, {
+    description: `List ${name} (one page, or every one with --all).`,
+    flags: listFlags,
+    // --format is the export's, asked for by --all; --fields is the command's own.
+    generated: paramFlags(list.spec.params, ['format', 'fields']),
+    action: async (flags, { io }, query) =>
+      (await import('../api.js')).runList({ name: name as ListName, ...list }, flags, query, io),
+  }),
+);
+
+const asset = defineCommand('asset', {
+  description: 'One asset by its id.',
+  arguments: { id: argument('<id>', 'the asset id') },
+  flags: common,
+  generated: paramFlags(getAssetSpec.params),
+  action: async ({ id, ...flags }, { io }, query) => (await import('../api.js')).showAsset(id, flags, query, io),
+});
+
+const configureFlags = {
+  profile: text('--profile <name>', 'the profile', CLIENT_SETTINGS.profile.fallback),
+  url: text('--url <url>', CLIENT_SETTINGS.url.help),
+  key: text('--key <key>', 'the key (else read from standard input, not echoed on a terminal)'),
+};
+
+export type ConfigureFlags = Values<typeof configureFlags>;
+
+const configure = defineCommand('configure', {
+  description: 'Save the server and key of a profile (file mode 0600); the key is read from --key or standard input.',
+  flags: configureFlags,
+  action: async (flags, { io }) => (await import('../api.js')).configureProfile(flags, io),
+});
+
+export default defineGroup('api', 'Ask a running secinv server, with a tenant key (profiles: secinv api configure).', [
+  ...lists,
+  asset,
+  configure,
+]);
