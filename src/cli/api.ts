@@ -6,11 +6,29 @@ import { UserError } from '../domain/errors.js';
 import type { ParamSpec } from '../domain/query.js';
 import { riskIncludes } from '../domain/risks.js';
 import { kebab } from './command.js';
-import type { CommonFlags, ConfigureFlags, ListFlags, ListName } from './commands/api.js';
 import type { Io } from './io.js';
 import { resolveConnection, saveProfile, type Connection } from './profiles.js';
-import { emit, writingStdout, project, recordWriter, writeOne } from './render.js';
+import { emit, writingStdout, project, recordWriter, writeOne, type OutputFormat } from './render.js';
 import { readKey } from './secret.js';
+
+// What the commands are given: their flags are declared in src/cli/commands/api.ts, which checks they agree.
+export type ListName = 'assets' | 'risks' | 'vulnerabilities';
+export interface CommonFlags {
+  url: string | undefined;
+  key: string | undefined;
+  profile: string | undefined;
+  output: OutputFormat | undefined;
+  fields: string | undefined;
+  timeout: number;
+}
+export interface ListFlags extends CommonFlags {
+  all: true | undefined;
+}
+export interface ConfigureFlags {
+  profile: string;
+  url: string | undefined;
+  key: string | undefined;
+}
 
 type Json = Record<string, unknown>;
 type Query = Record<string, string>;

@@ -42,6 +42,9 @@ type Flags = Record<string, Flag<unknown>>;
 type Args = Record<string, Arg<unknown>>;
 
 /** The values of flags or arguments, by their keys. */
+/** The flag declarations that give a command's implementation the options it declares (`satisfies FlagsOf<Options>`). */
+export type FlagsOf<T> = { [K in keyof T]: Flag<T[K]> };
+
 export type Values<I> = { [K in keyof I]: I[K] extends Flag<infer T> ? T : I[K] extends Arg<infer T> ? T : never };
 
 export interface CommandSpec<F extends Flags, A extends Args> {

@@ -4,7 +4,6 @@ import { UserError } from '../domain/errors.js';
 import type { FeedLoad } from '../domain/intel.js';
 import { loadFeedFiles, urlSource, type FeedProblem } from '../feeds/load.js';
 import { feedWord, type FeedSource } from '../feeds/read.js';
-import type { UpdateFlags } from './commands/feeds.js';
 import { FEED_READERS, openDatabase, waitingFor, withDatabase, type Io } from './io.js';
 import { countedFile, startProgress, type Progress } from './progress.js';
 import type { FeedLoadPhase } from '../storage/index.js';
@@ -72,6 +71,16 @@ export const feedsLoad = (
     io,
     opts,
   );
+
+/** What `secinv feeds update` is given (its flags are declared in src/cli/commands/feeds.ts, which checks they agree). */
+export interface UpdateFlags {
+  db: string | undefined;
+  kevUrl: string;
+  epssUrl: string;
+  exploitdbUrl: string;
+  timeout: number;
+  allowOlder: boolean;
+}
 
 export const feedsUpdate = (config: Readonly<Config>, flags: UpdateFlags, io: Io): Promise<void> =>
   load(

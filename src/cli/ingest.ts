@@ -1,9 +1,25 @@
 import type { Config } from '../config.js';
 import { UserError } from '../domain/errors.js';
+import type { Provider } from '../domain/enums.js';
 import { ingestFiles } from '../ingest/ingest.js';
-import type { IngestFlags } from './commands/ingest.js';
+import type { IngestFormat } from '../input/formats.js';
 import { openDatabase, waitingFor, type Io } from './io.js';
 import { countedFile, startProgress } from './progress.js';
+
+/** What `secinv ingest` is given (its flags are declared in src/cli/commands/ingest.ts, which checks they agree). */
+export interface IngestFlags {
+  tenant: string;
+  db: string | undefined;
+  format: IngestFormat | 'auto';
+  asset: string | undefined;
+  provider: Provider | undefined;
+  region: string | undefined;
+  cluster: string | undefined;
+  integration: string | undefined;
+  resolve: boolean;
+  dryRun: boolean;
+  quiet: true | undefined;
+}
 
 export async function ingestCommand(
   config: Readonly<Config>,

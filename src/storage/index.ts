@@ -3,7 +3,8 @@
 import { sql } from 'kysely';
 import { keyStore } from './accounts/keys.js';
 import { tenantStore } from './accounts/tenants.js';
-import { connect, defaultConnectOptions, type ConnectOptions } from './db/connect.js';
+import { connect } from './db/connect.js';
+import { defaultConnectOptions, type ConnectOptions } from './db/connection.js';
 import { sqlDialects } from './db/dialect.js';
 import { guarded } from './db/unavailable.js';
 import { riskWriteStore } from './derive/risks/store.js';
@@ -18,8 +19,8 @@ import { bulkWrite } from './write/pipeline.js';
 import type { Storage } from './types.js';
 
 export type * from './types.js';
-export type { ConnectOptions } from './db/connect.js';
-export { NoInventoryError } from './db/connect.js';
+export type { ConnectOptions } from './db/connection.js';
+export { NoInventoryError } from './db/connection.js';
 export { displayDatabaseUrl, parseDatabaseUrl } from './db/url.js';
 export { NO_DERIVATION } from './derive/risks/derive.js';
 export { isUnavailable, unavailableMessage } from './db/unavailable.js';

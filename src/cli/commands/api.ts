@@ -19,8 +19,9 @@ import {
   settingFlag,
   text,
   type Flag,
-  type Values,
+  type FlagsOf,
 } from '../command.js';
+import type { CommonFlags, ConfigureFlags, ListFlags, ListName } from '../api.js';
 import { outputFormats } from '../render.js';
 
 /** The lists, the spec of their query, and their table columns without --fields. */
@@ -37,9 +38,7 @@ const LISTS = {
     spec: listVulnerabilitiesSpec,
     columns: ['vulnerabilityId', 'severityLevel', 'hasKev', 'hasExploit', 'firstObservedAt', 'assetId'],
   },
-} as const;
-
-export type ListName = keyof typeof LISTS;
+} as const satisfies Record<ListName, unknown>;
 
 /** A flag for a query parameter; a list flag may be repeated (its values are joined) or given as a comma list. */
 function paramFlag(name: string, spec: ParamSpec): Flag<string | undefined> {
@@ -91,15 +90,12 @@ const common = {
     },
     30,
   ),
-};
+} satisfies FlagsOf<CommonFlags>;
 
 const listFlags = {
   ...common,
   all: boolean('--all', 'every record, streamed (the export when the server has it, else cursors or pages)'),
-};
-
-export type CommonFlags = Values<typeof common>;
-export type ListFlags = Values<typeof listFlags>;
+} satisfies FlagsOf<ListFlags>;
 
 const lists = Object.entries(LISTS).map(([name, list]) =>
   defineCommand(name, {
@@ -124,9 +120,7 @@ const configureFlags = {
   profile: text('--profile <name>', 'the profile', CLIENT_SETTINGS.profile.fallback),
   url: text('--url <url>', CLIENT_SETTINGS.url.help),
   key: text('--key <key>', 'the key (else read from standard input, not echoed on a terminal)'),
-};
-
-export type ConfigureFlags = Values<typeof configureFlags>;
+} satisfies FlagsOf<ConfigureFlags>;
 
 const configure = defineCommand('configure', {
   description: 'Save the server and key of a profile (file mode 0600); the key is read from --key or standard input.',

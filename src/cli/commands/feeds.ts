@@ -1,6 +1,7 @@
 // `secinv feeds load|update|status`: the threat-intel feeds shared by every tenant (src/cli/feeds.ts).
 import { loadConfig } from '../../config.js';
 import { FEED_URLS } from '../../feeds/urls.js';
+import type { UpdateFlags } from '../feeds.js';
 import {
   boolean,
   database,
@@ -11,7 +12,7 @@ import {
   json,
   quiet,
   text,
-  type Values,
+  type FlagsOf,
 } from '../command.js';
 
 const allowOlder = boolean('--allow-older', 'load a file older than the feed loaded (refused otherwise)', false);
@@ -32,9 +33,7 @@ const updateFlags = {
   exploitdbUrl: text('--exploitdb-url <url>', 'Exploit-DB files_exploits.csv', FEED_URLS.exploitdb),
   timeout: integer('--timeout <seconds>', 'give up on a download after this long', 1, 300),
   allowOlder,
-};
-
-export type UpdateFlags = Values<typeof updateFlags>;
+} satisfies FlagsOf<UpdateFlags>;
 
 const update = defineCommand('update', {
   description: 'Download the three feeds from their public addresses and load them. All or nothing.',

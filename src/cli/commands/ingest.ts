@@ -2,6 +2,7 @@
 import { loadConfig } from '../../config.js';
 import { providers } from '../../domain/enums.js';
 import { ingestFormats } from '../../input/formats.js';
+import type { IngestFlags } from '../ingest.js';
 import {
   boolean,
   choice,
@@ -12,7 +13,7 @@ import {
   quiet,
   required,
   text,
-  type Values,
+  type FlagsOf,
 } from '../command.js';
 
 const flags = {
@@ -36,9 +37,7 @@ const flags = {
   resolve: negated('--no-resolve', 'add and update findings but resolve none (partial scans)'),
   dryRun: boolean('--dry-run', 'validate only, write nothing', false),
   quiet,
-};
-
-export type IngestFlags = Values<typeof flags>;
+} satisfies FlagsOf<IngestFlags>;
 
 export default defineCommand('ingest', {
   description:

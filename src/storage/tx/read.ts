@@ -35,7 +35,7 @@ export function tenantReader(
   return (tenantId, work) =>
     db.connection().execute(async (connection) => {
       try {
-        // pg is loaded on PostgreSQL only (src/storage/db/connect.ts): by the first read it is, and this awaits once.
+        // pg is loaded on PostgreSQL only (src/storage/db/postgres.ts): by the first read it is, and this awaits once.
         escapeLiteral ??= (await import('pg')).default.escapeLiteral;
         await begin(tenantId, escapeLiteral).execute(connection);
         const result = await work(connection);

@@ -6,7 +6,7 @@
 // A step that must see every change of a run in its transaction (a change log, an outbox) belongs to settle, before
 // the data versions move; the changes come from Touched (touched.ts).
 import { sql, type Kysely } from 'kysely';
-import { INGEST_CACHE_KIB, SQLITE_CACHE_KIB } from '../db/connect.js';
+import { INGEST_CACHE_KIB, SQLITE_CACHE_KIB } from '../db/sqlite.js';
 import { analyzeFilled, analyzeTables, staleTables } from '../db/statistics.js';
 import type { Database } from '../db/tables.js';
 import { bulkTransaction } from '../tx/write.js';

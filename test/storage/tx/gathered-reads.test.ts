@@ -1,7 +1,8 @@
 // Single-statement reads of one tenant asked in one turn share one PostgreSQL transaction; a failure stays its own.
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, defaultConnectOptions } from '../../../src/storage/db/connect.js';
+import { connect } from '../../../src/storage/db/connect.js';
+import { defaultConnectOptions } from '../../../src/storage/db/connection.js';
 import { gatheredPerTurn } from '../../../src/storage/tx/gathered-reads.js';
 import { openStorage, type Storage } from '../../../src/storage/index.js';
 import { fromTenant } from '../../../src/storage/tx/tenant.js';

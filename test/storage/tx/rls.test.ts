@@ -2,7 +2,8 @@
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TENANT_TABLES } from '../../../src/storage/db/tables.js';
-import { connect, defaultConnectOptions } from '../../../src/storage/db/connect.js';
+import { connect } from '../../../src/storage/db/connect.js';
+import { defaultConnectOptions } from '../../../src/storage/db/connection.js';
 import { fromTenant } from '../../../src/storage/tx/tenant.js';
 import { tenantReader } from '../../../src/storage/tx/read.js';
 import { openStorage, type Storage } from '../../../src/storage/index.js';
