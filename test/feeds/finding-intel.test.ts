@@ -1,4 +1,4 @@
-// A feed load re-enriches findings through its own path (src/storage/feeds/load.ts reEnrichTenant), which makes each distinct
+// A feed load re-enriches findings through its own path (src/storage/feeds/enrich.ts reEnrichTenant), which makes each distinct
 // intel once and shares it among the findings it fits; an import or ingest over loaded feeds makes each finding's
 // intel as it writes it. The two must agree, finding by finding, on both databases: the same inventory loaded after
 // the feeds and before them ends with the same intel and flags, with findings of one CVE that differ by their own

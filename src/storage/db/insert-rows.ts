@@ -186,7 +186,7 @@ export function addUpdate(
 /**
  * Updates rows of a tenant by key: each row is its key's values (in `key`'s order), then the values of `columns`.
  *
- * SQLite: one short statement per row, prepared once and kept by the connection (src/storage/db/connect.ts), each a seek
+ * SQLite: one short statement per row, prepared once and kept by the connection (src/storage/db/sqlite.ts), each a seek
  * on the primary key. An `update … from (values …)` of 500 rows at a time took 5.8 s for the flags and intel of 248,668
  * findings, against 2.8 s for the rows one at a time and 3.1 s with Kysely's per-statement overhead (docs/DESIGN.md
  * §58): the join re-reads the list for each row, and smaller lists only add statements.

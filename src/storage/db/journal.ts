@@ -19,7 +19,7 @@ const pragma = async (db: Kysely<Database>, text: string): Promise<string | unde
  * always, when one has: WAL is what lets the server read beside a write, so a write never takes it from a reader. SQLite
  * refuses to leave WAL while another connection has the file open, which is the test: it is tried once, without waiting.
  * While the rollback journal is on, the write holds the file as a whole: a server that opens it meanwhile is refused
- * (SQLITE_BUSY, reported as such by src/storage/db/connect.ts), a command's open waits for the commit (`onLocked`).
+ * (SQLITE_BUSY, reported as such by src/storage/db/sqlite.ts), a command's open waits for the commit (`onLocked`).
  * Synchronous is FULL meanwhile, which a rollback journal needs to survive a power loss; WAL and NORMAL come back
  * before `work`'s result is returned. A kill leaves a hot journal that the next connection to open the file rolls back.
  */
@@ -51,7 +51,7 @@ async function backToWal(db: Kysely<Database>): Promise<void> {
   } catch (error) {
     // Another process that opened the file meanwhile now holds its write lock (it waited for this write's commit,
     // takeWriteLock below): the work is committed, so this write succeeded. The file stays under the rollback journal
-    // until a connection opens it, which sets WAL again (src/storage/db/connect.ts).
+    // until a connection opens it, which sets WAL again (src/storage/db/sqlite.ts).
     if (!isBusy(error)) throw error;
   }
 }
