@@ -2,7 +2,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
 
 // The HTTP, import, CLI and database-backed ingest suites run once per database: the `sqlite` and `postgres` projects
 // differ only in SECINV_TEST_DIALECT, which test/helpers.ts reads. Pure unit tests, the generator and the storage
-// tests (which loop over both dialects themselves) run once.
+// tests (which loop over both dialects themselves) run once. A test about one module sits in the folder of its module
+// (test/domain/, test/http/, test/cli/…), so the pure ones in those folders are named in `dialectFree`.
 const perDialect = [
   'test/http/**/*.test.ts',
   'test/client/client.test.ts',
@@ -18,8 +19,19 @@ const perDialect = [
   'test/ingest/misconfig.test.ts',
   'test/feeds/feeds.test.ts',
 ];
-/** Files under those folders that use no database: run once. */
-const dialectFree = ['test/cli/startup.test.ts'];
+/** Files under those folders that use no database: run once (`npm run check` runs them). */
+const dialectFree = [
+  'test/cli/startup.test.ts',
+  'test/cli/completion.test.ts',
+  'test/cli/memory.test.ts',
+  'test/cli/progress.test.ts',
+  'test/cli/render.test.ts',
+  'test/cli/waiting-lines.test.ts',
+  'test/http/csv-items.test.ts',
+  'test/http/cursor.test.ts',
+  'test/http/export.test.ts',
+  'test/import/lines.test.ts',
+];
 const perDialectExclude = [...configDefaults.exclude, ...dialectFree];
 
 export default defineConfig({
@@ -57,8 +69,15 @@ export default defineConfig({
         test: {
           name: 'once',
           include: [
-            'test/unit/**/*.test.ts',
+            // Pure tests, no database (with `dialectFree`, what `npm run check` runs).
+            'test/domain/**/*.test.ts',
+            'test/lint/**/*.test.ts',
+            'test/scripts/**/*.test.ts',
+            'test/config.test.ts',
+            'test/docker.test.ts',
+            'test/ingest/prowler-types.test.ts',
             'test/docs/**/*.test.ts',
+            'test/settings-readme.test.ts',
             'test/generate/**/*.test.ts',
             'test/storage/**/*.test.ts',
             'test/input/**/*.test.ts',

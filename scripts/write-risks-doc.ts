@@ -1,5 +1,5 @@
 // Writes the rule catalog of docs/RISKS.md (between its markers) from the rules and factors in src/domain/, so the
-// document always says what the code does. test/unit/risk-rules.test.ts fails when the two differ.
+// document always says what the code does. test/domain/risk-rules.test.ts fails when the two differ.
 //
 //   node --import tsx scripts/write-risks-doc.ts
 import { readFileSync, writeFileSync } from 'node:fs';

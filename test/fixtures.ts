@@ -1,6 +1,15 @@
 // A small hand-made inventory whose every value is chosen to exercise one filter, sort or rule; tests assert exact ids.
 import { v5 as uuidv5 } from 'uuid';
-import { ORG_A, ORG_B, TENANT_A, TENANT_B } from './helpers.js';
+import {
+  assetRecord,
+  findingRecord,
+  ORG_A,
+  ORG_B,
+  riskRecord,
+  TENANT_A,
+  TENANT_B,
+  type ImportRecord,
+} from './records.js';
 
 export const ENV_PROD = 'E0000000-0000-4000-8000-00000000000A';
 export const ENV_DEV = 'e0000000-0000-4000-8000-00000000000b';
@@ -25,28 +34,22 @@ export const uuidFor = (label: string): string => uuidv5(label, uuidv5.URL);
 export const GROUP_1 = 'a0000000-0000-4000-8000-000000000001';
 export const GROUP_2 = 'a0000000-0000-4000-8000-000000000002';
 
-type Rec = [string, Record<string, unknown>];
-
-const asset = (id: string, fields: Record<string, unknown>): Rec => ['asset', { tenantId: TENANT_A, id, ...fields }];
-const finding = (
+const asset = assetRecord;
+/** A finding of tenant A observed as the fixture's are: first in May 2024, last in June. */
+export const fixtureFinding = (
   assetId: string,
   vulnerabilityId: string,
   severityLevel: string,
   fields: Record<string, unknown> = {},
-): Rec => [
-  'vulnerability',
-  {
-    tenantId: TENANT_A,
-    assetId,
-    vulnerabilityId,
-    severityLevel,
+): ImportRecord =>
+  findingRecord(assetId, vulnerabilityId, severityLevel, {
     firstObservedAt: '2024-05-01T00:00:00Z',
     lastObservedAt: '2024-06-01T00:00:00Z',
     ...fields,
-  },
-];
+  });
+const finding = fixtureFinding;
 
-export const fixture: Rec[] = [
+export const fixture: ImportRecord[] = [
   ['tenant', { tenantId: TENANT_A, organizationId: ORG_A, name: 'Tenant A' }],
   ['tenant', { tenantId: TENANT_B, organizationId: ORG_B, name: 'Tenant B' }],
   ['environment', { tenantId: TENANT_A, environmentId: ENV_PROD, name: 'production', isProduction: true }],
@@ -215,10 +218,10 @@ export const R5 = 'risk-05';
 export const R6 = 'risk-06';
 export const MISSING_ASSET = 'sirn:assets:not-in-inventory';
 
-const risk = (id: string, fields: Record<string, unknown>): Rec => ['risk', { tenantId: TENANT_A, id, ...fields }];
+const risk = riskRecord;
 
 /** Risks of tenant A (and one of tenant B with a shared id), with ties on discoveredAt and score for the tie-break. */
-export const riskFixture: Rec[] = [
+export const riskFixture: ImportRecord[] = [
   risk(R1, {
     riskTypeId: 'public-exposure',
     integrationId: INT_PROD,

@@ -16,6 +16,7 @@ import { openStorage, type ConnectOptions, type Storage } from '../src/storage/i
 import { tenantReader, type TenantReader } from '../src/storage/tx/read.js';
 import type { Database } from '../src/storage/db/tables.js';
 import { adminQuery, databaseUrl } from './postgres-admin.js';
+import { ndjson, type ImportRecord } from './records.js';
 
 export interface TestContext {
   /** The administrative storage (import, keys); the app reads through its own API-role storage. */
@@ -114,7 +115,11 @@ export async function setup(
   dialect: TestDialect = TEST_DIALECT,
   apiOptions: Partial<ConnectOptions> = {},
 ): Promise<TestContext> {
-  const opened = await openTestStorage(dialect);
+  return appOn(await openTestStorage(dialect), apiOptions);
+}
+
+/** The app over an opened test database, reading it through storage of its own in the API role. */
+async function appOn(opened: TestStorage, apiOptions: Partial<ConnectOptions>): Promise<TestContext> {
   const apiStorage = await openStorage(opened.url, { role: 'api', ...apiOptions });
   const app = await buildApp({ storage: apiStorage });
   return {
@@ -137,14 +142,11 @@ export async function setup(
  */
 export async function importRecords(
   storage: Storage,
-  records: [string, Record<string, unknown>][] | string,
+  records: ImportRecord[] | string,
   dryRun = false,
   readingThread = false,
 ): Promise<ImportResult> {
-  const text =
-    typeof records === 'string'
-      ? records
-      : records.map(([kind, record]) => JSON.stringify({ kind, record })).join('\n');
+  const text = typeof records === 'string' ? records : ndjson(records);
   const name = 'test.ndjson';
   if (!readingThread)
     return importSources(storage, [{ name, open: () => Readable.from([Buffer.from(text)]) }], { dryRun });
@@ -176,22 +178,42 @@ export async function createKey(
   return key.key;
 }
 
+/** A key for each tenant of T, in its order. */
+type KeysOf<T extends readonly string[]> = { [I in keyof T]: string };
+
+/**
+ * A test database holding these records, imported through the import path (which must take every one), and a key for
+ * each tenant named, in that order.
+ */
+export async function openStorageWithKeys<const T extends readonly string[]>(
+  records: ImportRecord[],
+  tenants: T,
+  dialect: TestDialect = TEST_DIALECT,
+): Promise<{ opened: TestStorage; keys: KeysOf<T> }> {
+  const opened = await openTestStorage(dialect);
+  const { problems } = await importRecords(opened.storage, records);
+  if (problems.length > 0) {
+    await opened.dispose();
+    throw new Error(`the records did not import: ${JSON.stringify(problems.slice(0, 3))}`);
+  }
+  const keys: string[] = [];
+  for (const tenant of tenants) keys.push(await createKey(opened.storage, tenant));
+  return { opened, keys: keys as KeysOf<T> };
+}
+
 /**
  * setup() over these records with a key for each tenant named (in that order), and the SQL of every statement the
  * app's storage runs, for tests that count statements per request.
  */
 export async function setupWithKeys<const T extends readonly string[]>(
-  records: [string, Record<string, unknown>][],
+  records: ImportRecord[],
   tenants: T,
   apiOptions: Partial<ConnectOptions> = {},
-): Promise<{ ctx: TestContext; statements: string[]; keys: { [I in keyof T]: string } }> {
+): Promise<{ ctx: TestContext; statements: string[]; keys: KeysOf<T> }> {
   const statements: string[] = [];
-  const ctx = await setup(undefined, { ...apiOptions, onQuery: (sql) => void statements.push(sql) });
-  const { problems } = await importRecords(ctx.storage, records);
-  if (problems.length > 0) throw new Error(`the records did not import: ${JSON.stringify(problems.slice(0, 3))}`);
-  const keys: string[] = [];
-  for (const tenant of tenants) keys.push(await createKey(ctx.storage, tenant));
-  return { ctx, statements, keys: keys as { [I in keyof T]: string } };
+  const { opened, keys } = await openStorageWithKeys(records, tenants);
+  const ctx = await appOn(opened, { ...apiOptions, onQuery: (sql) => void statements.push(sql) });
+  return { ctx, statements, keys };
 }
 
 /**
@@ -199,7 +221,7 @@ export async function setupWithKeys<const T extends readonly string[]>(
  * `tenants`) and statements are on the returned object once the hook has run.
  */
 export function sharedSetup<const T extends readonly string[]>(
-  records: [string, Record<string, unknown>][],
+  records: ImportRecord[],
   tenants: T,
 ): Awaited<ReturnType<typeof setupWithKeys<T>>> {
   const shared = {} as Awaited<ReturnType<typeof setupWithKeys<T>>>;
@@ -210,10 +232,7 @@ export function sharedSetup<const T extends readonly string[]>(
   return shared;
 }
 
-export const TENANT_A = '11111111-1111-4111-8111-111111111111';
-export const TENANT_B = '22222222-2222-4222-8222-222222222222';
-export const ORG_A = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
-export const ORG_B = 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb';
+export { ORG_A, ORG_B, TENANT_A, TENANT_B } from './records.js';
 
 /**
  * Raw Kysely access to a database as storage itself runs it, each piece of work inside the tenant's scope (on

@@ -1,5 +1,5 @@
 // The fields the service computes rather than imports, one function per rule. Import, storage and the generator call
-// these; SQL that mirrors one of them says so and is tested against it (test/unit/derived.test.ts,
+// these; SQL that mirrors one of them says so and is tested against it (test/domain/derived.test.ts,
 // test/storage/rules.test.ts). docs/DESIGN.md explains the choices.
 import { severityLevelValues, type FindingSeverity } from './enums.js';
 

@@ -56,7 +56,7 @@ export interface RiskSubject {
 /**
  * Which findings a rule can cite on an asset: known-exploited ones always; exploitable ones only when the asset is
  * publicly exposed or privileged (the only rules that cite them need one of those). Storage pre-selects findings by
- * this test in SQL; test/unit/risk-rules.test.ts shows that findings it leaves out change no risk.
+ * this test in SQL; test/domain/risk-rules.test.ts shows that findings it leaves out change no risk.
  */
 export const citesExploitable = (
   asset: Pick<RiskSubject['asset'], 'isPubliclyExposed' | 'hasAdminPrivileges' | 'hasOverlyPermissivePrivileges'>,

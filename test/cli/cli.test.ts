@@ -9,7 +9,8 @@ import { main } from '../../src/cli/main.js';
 import { loadConfig } from '../../src/config.js';
 import { startServer } from '../../src/server.js';
 import { displayDatabaseUrl, openStorage } from '../../src/storage/index.js';
-import { createTestDatabase, ORG_A, TENANT_A, TEST_DIALECT } from '../helpers.js';
+import { createTestDatabase, TENANT_A, TEST_DIALECT } from '../helpers.js';
+import { assetRecord, ndjson, tenantRecord } from '../records.js';
 import { runCli, writeTenantFile } from './run.js';
 
 let dir: string;
@@ -125,22 +126,7 @@ describe('secinv CLI', () => {
 
   it('a rejected import exits 1, lists each problem on stderr and writes nothing', async () => {
     const path = join(dir, 'bad.ndjson');
-    writeFileSync(
-      path,
-      [
-        JSON.stringify({ kind: 'tenant', record: { tenantId: TENANT_A, organizationId: ORG_A } }),
-        JSON.stringify({
-          kind: 'asset',
-          record: {
-            tenantId: TENANT_A,
-            id: 'a',
-            provider: 'AWS',
-            type: 'AWS::S3::Bucket',
-            firstObservedAt: '2024-01-01',
-          },
-        }),
-      ].join('\n'),
-    );
+    writeFileSync(path, ndjson([tenantRecord(), assetRecord('a', { lastObservedAt: undefined })]));
     const result = await run('import', '--db', db, path);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');

@@ -9,6 +9,7 @@ import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { displayDatabaseUrl } from '../../src/storage/index.js';
 import { createTestDatabase, TENANT_A, TEST_DIALECT } from '../helpers.js';
+import { assetRecord, ndjsonLine } from '../records.js';
 import { runCli, writeTenantFile } from './run.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -171,10 +172,7 @@ describe('import --dry-run writes nothing to disk', () => {
     expect((await runCli('import', '--db', db, tenantFile())).code).toBe(0);
     const file = db.slice('sqlite:'.length);
     const asset = join(dir, 'asset.ndjson');
-    writeFileSync(
-      asset,
-      `${JSON.stringify({ kind: 'asset', record: { tenantId: TENANT_A, id: 'sirn:assets:dry', provider: 'AWS', type: 'AWS::S3::Bucket', firstObservedAt: '2024-01-01', lastObservedAt: '2024-01-02' } })}\n`,
-    );
+    writeFileSync(asset, `${ndjsonLine(assetRecord('sirn:assets:dry'))}\n`);
     const before = { files: readdirSync(dir).sort(), size: statSync(file).size, mtime: statSync(file).mtimeMs };
     const result = await runCli('import', '--dry-run', '--db', db, asset);
     expect(result.code).toBe(0);

@@ -3,15 +3,16 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { derivedRiskId } from '../../src/domain/risk-engine.js';
 import { fixture, A1, A4 } from '../fixtures.js';
-import { createKey, importRecords, setup, TENANT_A, TENANT_B, type TestContext } from '../helpers.js';
+import { createKey, importRecords, setupWithKeys, TENANT_A, TENANT_B, type TestContext } from '../helpers.js';
 import { runCli } from './run.js';
 
 let ctx: TestContext;
 let key: string;
 beforeEach(async () => {
-  ctx = await setup();
-  expect((await importRecords(ctx.storage, fixture)).problems).toEqual([]);
-  key = await createKey(ctx.storage, TENANT_A);
+  ({
+    ctx,
+    keys: [key],
+  } = await setupWithKeys(fixture, [TENANT_A]));
 });
 afterEach(async () => ctx.close());
 

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { main } from '../../src/cli/main.js';
-import { ORG_A, TENANT_A } from '../helpers.js';
+import { ndjsonLine, tenantRecord, TENANT_A } from '../records.js';
 
 export async function runCli(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const out = new PassThrough();
@@ -22,9 +22,6 @@ export async function runCli(...argv: string[]): Promise<{ code: number; stdout:
 /** An import file holding one tenant record (tenant A), written into the folder. */
 export function writeTenantFile(dir: string): string {
   const path = join(dir, 'tenant.ndjson');
-  writeFileSync(
-    path,
-    `${JSON.stringify({ kind: 'tenant', record: { tenantId: TENANT_A, organizationId: ORG_A, name: 'A' } })}\n`,
-  );
+  writeFileSync(path, `${ndjsonLine(tenantRecord(TENANT_A, { name: 'A' }))}\n`);
   return path;
 }

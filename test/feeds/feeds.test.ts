@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadFeedFiles } from '../../src/feeds/load.js';
 import { openPath } from '../../src/input/source.js';
 import { A1, A2, A4, fixture } from '../fixtures.js';
-import { createKey, importRecords, setup, TENANT_A, TENANT_B, type TestContext } from '../helpers.js';
+import { setupWithKeys, TENANT_A, TENANT_B, type TestContext } from '../helpers.js';
 import { ingestTexts } from '../ingest/run.js';
 
 type Json = Record<string, unknown>;
@@ -21,10 +21,10 @@ let keyA: string;
 let keyB: string;
 let chainguardAsset: string;
 beforeAll(async () => {
-  ctx = await setup();
-  expect((await importRecords(ctx.storage, fixture)).problems).toEqual([]);
-  keyA = await createKey(ctx.storage, TENANT_A);
-  keyB = await createKey(ctx.storage, TENANT_B);
+  ({
+    ctx,
+    keys: [keyA, keyB],
+  } = await setupWithKeys(fixture, [TENANT_A, TENANT_B]));
   const grype = readFileSync(real('grype/grype-image-chainguard-ruby.json'), 'utf8');
   const result = await ingestTexts(ctx.storage, { 'chainguard.json': grype }, { provider: 'GCP' });
   expect(result.problems).toEqual([]);

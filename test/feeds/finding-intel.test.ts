@@ -8,7 +8,7 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadFeedFiles } from '../../src/feeds/load.js';
 import { connect } from '../../src/storage/db/connect.js';
-import { A1, A2, A4, A5, fixture } from '../fixtures.js';
+import { A1, A2, A4, A5, fixture, fixtureFinding } from '../fixtures.js';
 import { importRecords, openTestStorage, TENANT_A, TEST_DIALECTS, type TestStorage } from '../helpers.js';
 import { ingestTexts } from '../ingest/run.js';
 import { kevCatalog } from './kev-catalog.js';
@@ -23,18 +23,7 @@ const otherGrype = grype
   .replaceAll('chainguard/ruby', 'chainguard/other');
 
 const extra = (assetId: string, vulnerabilityId: string, fields: Record<string, unknown> = {}) =>
-  [
-    'vulnerability',
-    {
-      tenantId: TENANT_A,
-      assetId,
-      vulnerabilityId,
-      severityLevel: 'HIGH',
-      firstObservedAt: '2024-05-01T00:00:00Z',
-      lastObservedAt: '2024-06-01T00:00:00Z',
-      ...fields,
-    },
-  ] as [string, Record<string, unknown>];
+  fixtureFinding(assetId, vulnerabilityId, 'HIGH', fields);
 
 const records = [
   ...fixture,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Asset, sortableAssetFields } from '../../src/domain/assets.js';
-import { createKey, importRecords, setup, TENANT_A, type TestContext } from '../helpers.js';
+import { importRecords, setupWithKeys, TENANT_A, type TestContext } from '../helpers.js';
+import type { ImportRecord } from '../records.js';
 import {
   A1,
   A2,
@@ -23,10 +24,10 @@ let ctx: TestContext;
 let key: string;
 
 beforeAll(async () => {
-  ctx = await setup();
-  const result = await importRecords(ctx.storage, fixture);
-  expect(result.problems).toEqual([]);
-  key = await createKey(ctx.storage, TENANT_A);
+  ({
+    ctx,
+    keys: [key],
+  } = await setupWithKeys(fixture, [TENANT_A]));
 });
 afterAll(async () => ctx.close());
 
@@ -220,7 +221,7 @@ describe('asset list: sorting', () => {
     };
     await check();
     // A write that moves assets between pages (new data version): kept positions of the old version are not used.
-    const moved = fixture.map(([kind, record]): [string, Record<string, unknown>] =>
+    const moved = fixture.map(([kind, record]): ImportRecord =>
       kind === 'asset' && record.id === A3 ? [kind, { ...record, name: 'zzz moved', riskScore: null }] : [kind, record],
     );
     expect((await importRecords(ctx.storage, moved)).problems).toEqual([]);

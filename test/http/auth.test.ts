@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashKey } from '../../src/domain/keys.js';
 import { A1, A2, A3, ALL_A, ENV_PROD, GROUP_1, GROUP_2, INT_PROD, fixture } from '../fixtures.js';
-import { ORG_A, ORG_B, TENANT_A, TENANT_B, createKey, importRecords, setup, type TestContext } from '../helpers.js';
+import { ORG_A, ORG_B, TENANT_A, TENANT_B, createKey, setupWithKeys, type TestContext } from '../helpers.js';
 
 const ASSETS = '/v1/tenant/assets';
 const JSON_UTF8 = 'application/json; charset=utf-8';
@@ -32,10 +32,10 @@ let keyA: string;
 let keyB: string;
 
 beforeAll(async () => {
-  ctx = await setup();
-  await importRecords(ctx.storage, fixture);
-  keyA = await createKey(ctx.storage, TENANT_A);
-  keyB = await createKey(ctx.storage, TENANT_B);
+  ({
+    ctx,
+    keys: [keyA, keyB],
+  } = await setupWithKeys(fixture, [TENANT_A, TENANT_B]));
 });
 
 afterAll(async () => {

@@ -5,8 +5,8 @@ import { expect } from 'vitest';
 import { EXPORT_BATCH } from '../../src/http/export.js';
 import { TENANT_A } from '../helpers.js';
 import { ALL_A, fixture, riskFixture, uuidOf } from '../fixtures.js';
+import type { ImportRecord } from '../records.js';
 
-type Rec = [string, Record<string, unknown>];
 export type Item = Record<string, unknown>;
 const SEVERITIES = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFORMATIONAL', 'UNKNOWN'];
 /** More findings than an export reads at once, so that exports cross batch boundaries. */
@@ -26,10 +26,10 @@ export const HOSTILE = [
   'ünï ✓',
 ];
 
-export const records: Rec[] = [
+export const records: ImportRecord[] = [
   ...fixture,
   ...riskFixture,
-  ...Array.from({ length: FINDINGS }, (_, i): Rec => [
+  ...Array.from({ length: FINDINGS }, (_, i): ImportRecord => [
     'vulnerability',
     {
       tenantId: TENANT_A,
@@ -56,7 +56,7 @@ export const records: Rec[] = [
     },
   ],
   // Assets with and without the nullable sort values, so that the nulls-last segment starts inside a batch.
-  ...Array.from({ length: ASSETS }, (_, i): Rec => [
+  ...Array.from({ length: ASSETS }, (_, i): ImportRecord => [
     'asset',
     {
       tenantId: TENANT_A,
@@ -71,7 +71,7 @@ export const records: Rec[] = [
       lastObservedAt: '2025-10-01T00:00:00Z',
     },
   ]),
-  ...Array.from({ length: RISKS }, (_, i): Rec => [
+  ...Array.from({ length: RISKS }, (_, i): ImportRecord => [
     'risk',
     {
       tenantId: TENANT_A,

@@ -10,14 +10,15 @@ import type { ParamSpec } from '../../src/domain/query.js';
 import { listRisksSpec } from '../../src/domain/risks.js';
 import { listVulnerabilitiesSpec } from '../../src/domain/vulnerabilities.js';
 import { A1, A2, fixture } from '../fixtures.js';
-import { createKey, importRecords, setup, TENANT_A, type TestContext } from '../helpers.js';
+import { setupWithKeys, TENANT_A, type TestContext } from '../helpers.js';
 
 let ctx: TestContext;
 let key: string;
 beforeAll(async () => {
-  ctx = await setup(undefined, {});
-  expect((await importRecords(ctx.storage, fixture)).problems).toEqual([]);
-  key = await createKey(ctx.storage, TENANT_A);
+  ({
+    ctx,
+    keys: [key],
+  } = await setupWithKeys(fixture, [TENANT_A]));
 });
 afterAll(async () => ctx.close());
 

@@ -12,6 +12,7 @@ import { buildApp } from '../../src/app.js';
 import { openStorage, type Storage } from '../../src/storage/index.js';
 import { fixture } from '../fixtures.js';
 import { createKey, importRecords, setup, TENANT_A, type TestContext } from '../helpers.js';
+import { assetRecord, findingRecord, ndjson, type ImportRecord } from '../records.js';
 import { runCli } from './serve-process.js';
 
 const ROUNDS = 3;
@@ -47,27 +48,14 @@ beforeAll(async () => {
   expect((await importRecords(ctx.storage, fixture)).problems).toEqual([]);
   key = await createKey(ctx.storage, TENANT_A);
   base = (await get('/v1/tenant/assets?perPage=1')).meta.total;
-  const dates = { firstObservedAt: '2024-01-01', lastObservedAt: '2024-01-02' };
   for (let round = 1; round <= ROUNDS; round += 1) {
-    const lines: string[] = [];
+    const records: ImportRecord[] = [];
     for (let i = 0; i < PER_ROUND; i += 1) {
       const id = `sirn:assets:round-${round}-${i}`;
-      const asset = {
-        tenantId: TENANT_A,
-        id,
-        provider: 'AWS',
-        type: 'AWS::S3::Bucket',
-        name: `round ${round}`,
-        ...dates,
-      };
-      const finding = { tenantId: TENANT_A, assetId: id, vulnerabilityId: CVE, severityLevel: 'HIGH', ...dates };
-      lines.push(
-        JSON.stringify({ kind: 'asset', record: asset }),
-        JSON.stringify({ kind: 'vulnerability', record: finding }),
-      );
+      records.push(assetRecord(id, { name: `round ${round}` }), findingRecord(id, CVE));
     }
     files.push(join(ctx.dir, `round-${round}.ndjson`));
-    writeFileSync(files[round - 1]!, lines.join('\n'));
+    writeFileSync(files[round - 1]!, ndjson(records));
   }
 });
 afterAll(async () => {

@@ -8,7 +8,7 @@ import { hashKey } from '../../src/domain/keys.js';
 import { BUSY_TIMEOUT_MS } from '../../src/storage/db/journal.js';
 import { openStorage, type Storage } from '../../src/storage/index.js';
 import { fixture } from '../fixtures.js';
-import { createKey, importRecords, openTestStorage, TENANT_A, TEST_DIALECT, type TestStorage } from '../helpers.js';
+import { openStorageWithKeys, TENANT_A, TEST_DIALECT, type TestStorage } from '../helpers.js';
 
 const START = Date.parse('2026-03-01T10:00:00.000Z');
 
@@ -25,9 +25,10 @@ const ran = () => statements.splice(0);
 const writes: Promise<unknown>[] = [];
 
 beforeAll(async () => {
-  opened = await openTestStorage();
-  await importRecords(opened.storage, fixture);
-  key = await createKey(opened.storage, TENANT_A);
+  ({
+    opened,
+    keys: [key],
+  } = await openStorageWithKeys(fixture, [TENANT_A]));
   api = await openStorage(opened.url, { role: 'api', onQuery: (sql) => void statements.push(sql) });
   // The server does not await a key-use write; the tests await each one the requests started.
   const touchKey: Storage['touchKey'] = (id, at) => {

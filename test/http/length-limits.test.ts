@@ -4,9 +4,15 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LONG_KEY_BYTES, SHORT_KEY_BYTES, utf8Bytes } from '../../src/domain/limits.js';
-import { createKey, importRecords, ORG_A, setup, TENANT_A, type TestContext } from '../helpers.js';
-
-type Rec = [string, Record<string, unknown>];
+import { createKey, importRecords, setup, TENANT_A, type TestContext } from '../helpers.js';
+import {
+  assetRecord,
+  exemptionRecord,
+  findingRecord,
+  riskRecord,
+  tenantRecord,
+  type ImportRecord,
+} from '../records.js';
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -37,32 +43,13 @@ function randomText(bytes: number, ascii = false): string {
   return out;
 }
 
-const dates = { firstObservedAt: '2024-01-01', lastObservedAt: '2024-01-02' };
-const tenant = (tenantId: string): Rec => ['tenant', { tenantId, organizationId: ORG_A }];
-const asset = (tenantId: string, id: string, extra: Record<string, unknown> = {}): Rec => [
-  'asset',
-  { tenantId, id, provider: 'AWS', type: 'AWS::S3::Bucket', ...dates, ...extra },
-];
-const finding = (tenantId: string, assetId: string, vulnerabilityId: string, extra = {}): Rec => [
-  'vulnerability',
-  { tenantId, assetId, vulnerabilityId, severityLevel: 'HIGH', ...dates, ...extra },
-];
-const exemption = (tenantId: string, exemptionId: string, rule: Record<string, unknown>): Rec => [
-  'exemption',
-  { tenantId, exemptionId, exemption: { name: 'accepted', reason: 'RISK_ACCEPTED', rules: [rule] } },
-];
-const risk = (tenantId: string, id: string, extra: Record<string, unknown> = {}): Rec => [
-  'risk',
-  { tenantId, id, severityLevel: 'HIGH', score: 5, discoveredAt: '2024-01-01', lifecycleState: 'OPEN', ...extra },
-];
-
 const idMessage = (max: number, bytes: number) => `must be 1 to ${max} bytes long in UTF-8, not ${bytes}`;
 const textMessage = (max: number, bytes: number) => `must be at most ${max} bytes long in UTF-8, not ${bytes}`;
 
 describe('length limits of indexed texts', () => {
   it('a 3,000-character asset name is refused with its line and field, and nothing is written', async () => {
     const name = randomText(3000, true);
-    const result = await importRecords(ctx.storage, [tenant(TENANT_A), asset(TENANT_A, 'sirn:long-name', { name })]);
+    const result = await importRecords(ctx.storage, [tenantRecord(), assetRecord('sirn:long-name', { name })]);
     expect(result.problems).toEqual([
       { location: 'test.ndjson:2', path: 'record.name', message: textMessage(LONG_KEY_BYTES, 3000) },
     ]);
@@ -73,47 +60,43 @@ describe('length limits of indexed texts', () => {
   it('an id or indexed text of each kind one byte over its limit is refused with its line and field', async () => {
     const over = (max: number) => randomText(max + 1);
     const a = 'sirn:a';
-    const lines: [Rec, string, string][] = [
+    const lines: [ImportRecord, string, string][] = [
       [
         ['assetGroup', { tenantId: TENANT_A, assetGroupId: randomUUID(), assetIds: [a, over(LONG_KEY_BYTES)] }],
         'record.assetIds[1]',
         textMessage(LONG_KEY_BYTES, LONG_KEY_BYTES + 1),
       ],
-      [asset(TENANT_A, over(LONG_KEY_BYTES)), 'record.id', idMessage(LONG_KEY_BYTES, LONG_KEY_BYTES + 1)],
-      ...(['name', 'region', 'service', 'resourceType'] as const).map((field): [Rec, string, string] => [
+      [assetRecord(over(LONG_KEY_BYTES)), 'record.id', idMessage(LONG_KEY_BYTES, LONG_KEY_BYTES + 1)],
+      ...(['name', 'region', 'service', 'resourceType'] as const).map((field): [ImportRecord, string, string] => [
         // One-byte characters: a lower-cased `service` could be longer than the text given.
-        asset(TENANT_A, a, { [field]: randomText(LONG_KEY_BYTES + 1, true) }),
+        assetRecord(a, { [field]: randomText(LONG_KEY_BYTES + 1, true) }),
         `record.${field}`,
         textMessage(LONG_KEY_BYTES, LONG_KEY_BYTES + 1),
       ]),
       [
-        asset(TENANT_A, a, { service: 'AWS::' + 'İ'.repeat(509) }),
+        assetRecord(a, { service: 'AWS::' + 'İ'.repeat(509) }),
         'record.service',
         textMessage(LONG_KEY_BYTES, 5 + 509 * 3),
       ],
+      [findingRecord(over(LONG_KEY_BYTES), 'CVE-1'), 'record.assetId', idMessage(LONG_KEY_BYTES, LONG_KEY_BYTES + 1)],
       [
-        finding(TENANT_A, over(LONG_KEY_BYTES), 'CVE-1'),
-        'record.assetId',
-        idMessage(LONG_KEY_BYTES, LONG_KEY_BYTES + 1),
-      ],
-      [
-        finding(TENANT_A, a, over(SHORT_KEY_BYTES)),
+        findingRecord(a, over(SHORT_KEY_BYTES)),
         'record.vulnerabilityId',
         idMessage(SHORT_KEY_BYTES, SHORT_KEY_BYTES + 1),
       ],
-      ...(['packageName', 'targetName'] as const).map((field): [Rec, string, string] => [
-        finding(TENANT_A, a, 'CVE-1', { packages: [{}, { [field]: over(LONG_KEY_BYTES) }] }),
+      ...(['packageName', 'targetName'] as const).map((field): [ImportRecord, string, string] => [
+        findingRecord(a, 'CVE-1', 'HIGH', { packages: [{}, { [field]: over(LONG_KEY_BYTES) }] }),
         `record.packages[1].${field}`,
         textMessage(LONG_KEY_BYTES, LONG_KEY_BYTES + 1),
       ]),
-      [risk(TENANT_A, over(LONG_KEY_BYTES)), 'record.id', idMessage(LONG_KEY_BYTES, LONG_KEY_BYTES + 1)],
-      ...(['primaryAssetId', 'riskTypeId'] as const).map((field): [Rec, string, string] => [
-        risk(TENANT_A, 'r', { [field]: over(LONG_KEY_BYTES) }),
+      [riskRecord(over(LONG_KEY_BYTES)), 'record.id', idMessage(LONG_KEY_BYTES, LONG_KEY_BYTES + 1)],
+      ...(['primaryAssetId', 'riskTypeId'] as const).map((field): [ImportRecord, string, string] => [
+        riskRecord('r', { [field]: over(LONG_KEY_BYTES) }),
         `record.${field}`,
         textMessage(LONG_KEY_BYTES, LONG_KEY_BYTES + 1),
       ]),
     ];
-    const result = await importRecords(ctx.storage, [tenant(TENANT_A), asset(TENANT_A, a), ...lines.map((l) => l[0])]);
+    const result = await importRecords(ctx.storage, [tenantRecord(), assetRecord(a), ...lines.map((l) => l[0])]);
     expect(result.written).toBe(false);
     // Each line's problem, and no other problem with the field of a length limit.
     const problems = result.problems.filter((p) => p.message.includes('bytes long'));
@@ -134,14 +117,20 @@ describe('length limits of indexed texts', () => {
     const packageName = randomText(LONG_KEY_BYTES);
     const riskId = randomText(LONG_KEY_BYTES);
     const result = await importRecords(ctx.storage, [
-      tenant(tenantId),
-      asset(tenantId, assetId, { name, region: randomText(LONG_KEY_BYTES), resourceType: randomText(LONG_KEY_BYTES) }),
+      tenantRecord(tenantId),
+      assetRecord(assetId, {
+        tenantId,
+        name,
+        region: randomText(LONG_KEY_BYTES),
+        resourceType: randomText(LONG_KEY_BYTES),
+      }),
       ['assetGroup', { tenantId, assetGroupId: groupId, assetIds: [assetId] }],
-      finding(tenantId, assetId, vulnerabilityId, {
+      findingRecord(assetId, vulnerabilityId, 'HIGH', {
+        tenantId,
         packages: [{ packageName, targetName: randomText(LONG_KEY_BYTES) }],
       }),
-      exemption(tenantId, exemptionId, { vulnerabilityId, assetIds: [assetId] }),
-      risk(tenantId, riskId, { primaryAssetId: assetId, riskTypeId: randomText(LONG_KEY_BYTES) }),
+      exemptionRecord(exemptionId, [{ vulnerabilityId, assetIds: [assetId] }], { tenantId }),
+      riskRecord(riskId, { tenantId, primaryAssetId: assetId, riskTypeId: randomText(LONG_KEY_BYTES) }),
     ]);
     expect(result.problems).toEqual([]);
     expect(result.written).toBe(true);
@@ -162,7 +151,7 @@ describe('length limits of indexed texts', () => {
   });
 
   it('a filter longer than any stored text is no match, on either database', async () => {
-    await importRecords(ctx.storage, [tenant(TENANT_A), asset(TENANT_A, 'sirn:plain', { name: 'plain' })]);
+    await importRecords(ctx.storage, [tenantRecord(), assetRecord('sirn:plain', { name: 'plain' })]);
     const key = await createKey(ctx.storage, TENANT_A);
     for (const query of [
       `query=${randomText(3000, true)}`,

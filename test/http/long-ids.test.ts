@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createKey, importRecords, ORG_A, setup, TENANT_A, type TestContext } from '../helpers.js';
+import { createKey, importRecords, setup, TENANT_A, type TestContext } from '../helpers.js';
+import { assetRecord, tenantRecord } from '../records.js';
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -10,20 +11,7 @@ afterAll(async () => ctx.close());
 it('an id of 1024 characters with slashes works raw and percent-encoded', async () => {
   const id = `sirn:assets:${'x/'.repeat(505)}end1`.slice(0, 1024);
   expect(id).toHaveLength(1024);
-  const result = await importRecords(ctx.storage, [
-    ['tenant', { tenantId: TENANT_A, organizationId: ORG_A }],
-    [
-      'asset',
-      {
-        tenantId: TENANT_A,
-        id,
-        provider: 'AWS',
-        type: 'AWS::S3::Bucket',
-        firstObservedAt: '2024-01-01',
-        lastObservedAt: '2024-01-01',
-      },
-    ],
-  ]);
+  const result = await importRecords(ctx.storage, [tenantRecord(), assetRecord(id, { lastObservedAt: '2024-01-01' })]);
   expect(result.problems).toEqual([]);
   const key = await createKey(ctx.storage, TENANT_A);
   for (const path of [id, encodeURIComponent(id)]) {

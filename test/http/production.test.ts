@@ -16,26 +16,17 @@ import { startServer } from '../../src/server.js';
 import { openStorage, type Storage } from '../../src/storage/index.js';
 import { A1, fixture } from '../fixtures.js';
 import { exitCodeAfter, spawnServe } from './serve-process.js';
-import {
-  createKey,
-  freePort,
-  importRecords,
-  openTestStorage,
-  TENANT_A,
-  TENANT_B,
-  TEST_DIALECT,
-  type TestStorage,
-} from '../helpers.js';
+import { freePort, openStorageWithKeys, TENANT_A, TENANT_B, TEST_DIALECT, type TestStorage } from '../helpers.js';
 
 let admin: TestStorage;
 let api: Storage;
 let key: string;
 let keyB: string;
 beforeAll(async () => {
-  admin = await openTestStorage();
-  await importRecords(admin.storage, fixture);
-  key = await createKey(admin.storage, TENANT_A);
-  keyB = await createKey(admin.storage, TENANT_B);
+  ({
+    opened: admin,
+    keys: [key, keyB],
+  } = await openStorageWithKeys(fixture, [TENANT_A, TENANT_B]));
   api = await openStorage(admin.url, { role: 'api' });
 });
 afterAll(async () => {

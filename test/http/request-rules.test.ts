@@ -2,7 +2,7 @@
 // database filled with the hand-made fixture. Every assertion names exact statuses, codes, fields and ids.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { A1, A2, A3, A4, A5, A6, ALL_A, ENV_PROD, fixture } from '../fixtures.js';
-import { TENANT_A, createKey, importRecords, setup, type TestContext } from '../helpers.js';
+import { TENANT_A, setupWithKeys, type TestContext } from '../helpers.js';
 import { listAssetsSpec } from '../../src/domain/assets.js';
 import { listRisksSpec } from '../../src/domain/risks.js';
 import { listVulnerabilitiesSpec } from '../../src/domain/vulnerabilities.js';
@@ -41,9 +41,10 @@ let ctx: TestContext;
 let key: string;
 
 beforeAll(async () => {
-  ctx = await setup();
-  await importRecords(ctx.storage, fixture);
-  key = await createKey(ctx.storage, TENANT_A);
+  ({
+    ctx,
+    keys: [key],
+  } = await setupWithKeys(fixture, [TENANT_A]));
 });
 
 afterAll(async () => {

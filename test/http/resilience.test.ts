@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { openStorage, type ConnectOptions, type Storage } from '../../src/storage/index.js';
 import { fixture } from '../fixtures.js';
-import { createKey, createTestDatabase, importRecords, TENANT_A, TEST_DIALECT } from '../helpers.js';
+import { openStorageWithKeys, TENANT_A, TEST_DIALECT, type TestStorage } from '../helpers.js';
 
 function tcpProxy(targetPort: number) {
   let server: net.Server | undefined;
@@ -73,8 +73,7 @@ function tcpProxy(targetPort: number) {
 
 describe.skipIf(TEST_DIALECT !== 'postgres')('PostgreSQL unavailability', () => {
   const proxy = tcpProxy(5432);
-  let database: Awaited<ReturnType<typeof createTestDatabase>>;
-  let admin: Storage;
+  let database: TestStorage;
   let api: Storage;
   let app: FastifyInstance;
   let key: string;
@@ -90,10 +89,10 @@ describe.skipIf(TEST_DIALECT !== 'postgres')('PostgreSQL unavailability', () => 
   };
 
   beforeAll(async () => {
-    database = await createTestDatabase('postgres');
-    admin = await openStorage(database.url);
-    await importRecords(admin, fixture);
-    key = await createKey(admin, TENANT_A);
+    ({
+      opened: database,
+      keys: [key],
+    } = await openStorageWithKeys(fixture, [TENANT_A], 'postgres'));
     port = await proxy.start();
     api = await openThroughProxy({
       poolMax: 2,
@@ -106,9 +105,8 @@ describe.skipIf(TEST_DIALECT !== 'postgres')('PostgreSQL unavailability', () => 
   afterAll(async () => {
     await app.close();
     await api.close();
-    await admin.close();
     await proxy.stop();
-    await database.drop();
+    await database.dispose();
   });
 
   const listOn = (server: FastifyInstance) =>

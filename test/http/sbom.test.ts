@@ -8,7 +8,7 @@ import { Spec, Validation } from '@cyclonedx/cyclonedx-library';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { A1, A2, A5, fixture } from '../fixtures.js';
-import { createKey, importRecords, setup, TENANT_A, TENANT_B, type TestContext } from '../helpers.js';
+import { createKey, setupWithKeys, TENANT_A, TENANT_B, type TestContext } from '../helpers.js';
 import { ingestTexts } from '../ingest/run.js';
 
 type Json = Record<string, unknown>;
@@ -20,10 +20,10 @@ let keyA: string;
 let keyB: string;
 let image: string;
 beforeAll(async () => {
-  ctx = await setup();
-  expect((await importRecords(ctx.storage, fixture)).problems).toEqual([]);
-  keyA = await createKey(ctx.storage, TENANT_A);
-  keyB = await createKey(ctx.storage, TENANT_B);
+  ({
+    ctx,
+    keys: [keyA, keyB],
+  } = await setupWithKeys(fixture, [TENANT_A, TENANT_B]));
   const result = await ingestTexts(
     ctx.storage,
     { 'busybox.json': sample('grype-image-busybox-epss.json') },

@@ -6,16 +6,17 @@ import { buildApp } from '../../src/app.js';
 import { hashKey } from '../../src/domain/keys.js';
 import { openStorage, type Storage } from '../../src/storage/index.js';
 import { fixture } from '../fixtures.js';
-import { createKey, importRecords, openTestStorage, TENANT_A, type TestStorage } from '../helpers.js';
+import { createKey, importRecords, openStorageWithKeys, TENANT_A, type TestStorage } from '../helpers.js';
 
 let admin: TestStorage;
 const servers: { storage: Storage; app: FastifyInstance }[] = [];
 let key: string;
 
 beforeAll(async () => {
-  admin = await openTestStorage();
-  await importRecords(admin.storage, fixture);
-  key = await createKey(admin.storage, TENANT_A);
+  ({
+    opened: admin,
+    keys: [key],
+  } = await openStorageWithKeys(fixture, [TENANT_A]));
   for (let i = 0; i < 2; i += 1) {
     const storage = await openStorage(admin.url, { role: 'api' });
     servers.push({ storage, app: await buildApp({ storage }) });

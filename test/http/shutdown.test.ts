@@ -4,15 +4,16 @@
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { fixture } from '../fixtures.js';
-import { createKey, importRecords, openTestStorage, TENANT_A, type TestStorage } from '../helpers.js';
+import { openStorageWithKeys, TENANT_A, type TestStorage } from '../helpers.js';
 import { exitCodeAfter, spawnServe } from './serve-process.js';
 
 let admin: TestStorage;
 let key: string;
 beforeAll(async () => {
-  admin = await openTestStorage();
-  await importRecords(admin.storage, fixture);
-  key = await createKey(admin.storage, TENANT_A);
+  ({
+    opened: admin,
+    keys: [key],
+  } = await openStorageWithKeys(fixture, [TENANT_A]));
 });
 afterAll(async () => admin.dispose());
 

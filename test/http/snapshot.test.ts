@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixture } from '../fixtures.js';
 import { createKey, importRecords, setup, TENANT_A, type TestContext } from '../helpers.js';
+import { assetRecord, findingRecord, type ImportRecord } from '../records.js';
 
 let ctx: TestContext;
 let key: string;
@@ -30,31 +31,11 @@ afterAll(async () => ctx.close());
 let added = 0;
 /** An import of `n` new assets of tenant A, each with a finding: it commits and bumps the tenant's data version. */
 async function importMore(n: number): Promise<void> {
-  const records: [string, Record<string, unknown>][] = [];
+  const records: ImportRecord[] = [];
+  const observed = { firstObservedAt: '2024-01-01T00:00:00Z', lastObservedAt: '2024-01-02T00:00:00Z' };
   for (let i = 0; i < n; i += 1) {
     const id = `sirn:assets:snapshot-${(added += 1)}`;
-    records.push([
-      'asset',
-      {
-        tenantId: TENANT_A,
-        id,
-        provider: 'AWS',
-        type: 'AWS::S3::Bucket',
-        firstObservedAt: '2024-01-01T00:00:00Z',
-        lastObservedAt: '2024-01-02T00:00:00Z',
-      },
-    ]);
-    records.push([
-      'vulnerability',
-      {
-        tenantId: TENANT_A,
-        assetId: id,
-        vulnerabilityId: 'CVE-2024-9999',
-        severityLevel: 'HIGH',
-        firstObservedAt: '2024-01-01T00:00:00Z',
-        lastObservedAt: '2024-01-02T00:00:00Z',
-      },
-    ]);
+    records.push(assetRecord(id, observed), findingRecord(id, 'CVE-2024-9999', 'HIGH', observed));
   }
   expect((await importRecords(ctx.storage, records)).problems).toEqual([]);
 }

@@ -1,35 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Vulnerability } from '../../src/domain/vulnerabilities.js';
-import { createKey, importRecords, setup, TENANT_A, TENANT_B, type TestContext } from '../helpers.js';
-import { A1, A2, A4, A6, GROUP_1, GROUP_2, INT_DEV, INT_PROD, INT_UNKNOWN, fixture, uuidOf } from '../fixtures.js';
+import { createKey, setupWithKeys, TENANT_A, TENANT_B, type TestContext } from '../helpers.js';
+import {
+  A1,
+  A2,
+  A4,
+  A6,
+  GROUP_1,
+  GROUP_2,
+  INT_DEV,
+  INT_PROD,
+  INT_UNKNOWN,
+  fixture,
+  fixtureFinding as finding,
+  uuidOf,
+} from '../fixtures.js';
+import { exemptionRecord, type ImportRecord } from '../records.js';
 
-type Rec = [string, Record<string, unknown>];
-const finding = (
-  assetId: string,
-  vulnerabilityId: string,
-  severityLevel: string,
-  fields: Record<string, unknown> = {},
-): Rec => [
-  'vulnerability',
-  {
-    tenantId: TENANT_A,
-    assetId,
-    vulnerabilityId,
-    severityLevel,
-    firstObservedAt: '2024-05-01T00:00:00Z',
-    lastObservedAt: '2024-06-01T00:00:00Z',
-    ...fields,
-  },
-];
 const ex = (n: number) => uuidOf(0xe00 + n);
-const exemption = (exemptionId: string, rules: Record<string, unknown>[]): Rec => [
-  'exemption',
-  {
-    tenantId: TENANT_A,
-    exemptionId,
-    exemption: { name: `name of ${exemptionId}`, reason: 'RISK_ACCEPTED', createdAt: '2024-01-01T00:00:00Z', rules },
-  },
-];
+const exemption = (exemptionId: string, rules: Record<string, unknown>[]) =>
+  exemptionRecord(exemptionId, rules, { name: `name of ${exemptionId}`, createdAt: '2024-01-01T00:00:00Z' });
 
 // Findings of the shared fixture, re-imported with the fields the vulnerability filters need.
 const F1 = `${A1}|CVE-2024-0001`;
@@ -41,7 +31,7 @@ const F6 = `${A4}|CVE-2024-0006`;
 const F7 = `${A4}|CVE-2024-0007`;
 const F8 = `${A6}|CVE-2024-0008`;
 
-const records: Rec[] = [
+const records: ImportRecord[] = [
   ...fixture,
   finding(A1, 'CVE-2024-0001', 'CRITICAL', {
     provider: 'aws',
@@ -99,9 +89,10 @@ const records: Rec[] = [
 let ctx: TestContext;
 let key: string;
 beforeAll(async () => {
-  ctx = await setup();
-  expect((await importRecords(ctx.storage, records)).problems).toEqual([]);
-  key = await createKey(ctx.storage, TENANT_A);
+  ({
+    ctx,
+    keys: [key],
+  } = await setupWithKeys(records, [TENANT_A]));
 });
 afterAll(async () => ctx.close());
 

@@ -1,53 +1,30 @@
 // Derived asset fields and exemption matching, end to end: import, then read the asset through the API.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { uuidFor } from '../fixtures.js';
-import { createKey, importRecords, ORG_A, setup, TENANT_A, type TestContext } from '../helpers.js';
+import { createKey, importRecords, setup, TENANT_A, type TestContext } from '../helpers.js';
+import { assetRecord, exemptionRecord, findingRecord, tenantRecord, type ImportRecord } from '../records.js';
 
 let ctx: TestContext;
 let key: string;
 beforeEach(async () => {
   ctx = await setup();
-  await importRecords(ctx.storage, [['tenant', { tenantId: TENANT_A, organizationId: ORG_A }]]);
+  await importRecords(ctx.storage, [tenantRecord()]);
   key = await createKey(ctx.storage, TENANT_A);
 });
 afterEach(async () => ctx.close());
 
-type Rec = [string, Record<string, unknown>];
 const X = 'sirn:assets:x';
 const Y = 'sirn:assets:y';
-const asset = (id: string, extra: Record<string, unknown> = {}): Rec => [
-  'asset',
-  {
-    tenantId: TENANT_A,
-    id,
-    provider: 'AWS',
-    type: 'AWS::EC2::Instance',
-    firstObservedAt: '2024-01-01',
-    lastObservedAt: '2024-01-02',
-    ...extra,
-  },
-];
+const asset = (id: string, extra: Record<string, unknown> = {}): ImportRecord =>
+  assetRecord(id, { type: 'AWS::EC2::Instance', ...extra });
 const finding = (
   assetId: string,
   vulnerabilityId: string,
   severityLevel: string,
   extra: Record<string, unknown> = {},
-): Rec => [
-  'vulnerability',
-  {
-    tenantId: TENANT_A,
-    assetId,
-    vulnerabilityId,
-    severityLevel,
-    firstObservedAt: '2024-01-01',
-    lastObservedAt: '2024-01-01',
-    ...extra,
-  },
-];
-const exemption = (name: string, rules: Record<string, unknown>[]): Rec => [
-  'exemption',
-  { tenantId: TENANT_A, exemptionId: uuidFor(name), exemption: { name, reason: 'accepted', rules } },
-];
+) => findingRecord(assetId, vulnerabilityId, severityLevel, { lastObservedAt: '2024-01-01', ...extra });
+const exemption = (name: string, rules: Record<string, unknown>[]): ImportRecord =>
+  exemptionRecord(uuidFor(name), rules, { name, reason: 'accepted' });
 const G = uuidFor('g');
 
 async function derived(id: string) {
@@ -68,12 +45,12 @@ async function derived(id: string) {
   };
 }
 
-async function load(records: Rec[]) {
+async function load(records: ImportRecord[]) {
   const result = await importRecords(ctx.storage, records);
   expect(result.problems).toEqual([]);
 }
 
-const inventory: Rec[] = [
+const inventory: ImportRecord[] = [
   asset(X, { region: 'us-east-1', tags: [{ Key: 'team', Value: 'web' }] }),
   asset(Y, { region: 'eu-west-1' }),
   finding(X, 'CVE-1', 'CRITICAL', { hasKev: true }),

@@ -17,6 +17,7 @@ import {
   TENANT_B,
   TEST_DIALECT,
 } from '../helpers.js';
+import { assetRecord, findingRecord, ndjsonLine, tenantRecord, type ImportRecord } from '../records.js';
 import { contentDigest } from '../storage/introspect.js';
 
 let storage: Storage;
@@ -28,19 +29,9 @@ beforeEach(async () => {
 });
 afterEach(async () => opened.dispose());
 
-const tenantA = ['tenant', { tenantId: TENANT_A, organizationId: ORG_A }] as [string, Record<string, unknown>];
-const assetA = (id: string, extra: Record<string, unknown> = {}): [string, Record<string, unknown>] => [
-  'asset',
-  {
-    tenantId: TENANT_A,
-    id,
-    provider: 'AWS',
-    type: 'AWS::S3::Bucket',
-    firstObservedAt: '2024-01-01T00:00:00Z',
-    lastObservedAt: '2024-01-02T00:00:00Z',
-    ...extra,
-  },
-];
+const tenantA = tenantRecord();
+const assetA = (id: string, extra: Record<string, unknown> = {}): ImportRecord =>
+  assetRecord(id, { firstObservedAt: '2024-01-01T00:00:00Z', lastObservedAt: '2024-01-02T00:00:00Z', ...extra });
 
 /** Everything tenant A can see through the storage interface: the asset list and each asset with its rawData. */
 async function snapshot(): Promise<string> {
@@ -97,13 +88,13 @@ describe.each([false, true])('reading thread: %s', (thread) => {
 
     it('reports malformed lines, unknown kinds and bad identities with their lines', async () => {
       const text = [
-        JSON.stringify({ kind: 'tenant', record: { tenantId: TENANT_A, organizationId: ORG_A } }),
+        ndjsonLine(tenantA),
         '{not json',
-        JSON.stringify({ kind: 'widget', record: {} }),
-        JSON.stringify({ kind: 'asset', record: assetA('has,comma')[1] }),
-        JSON.stringify({ kind: 'asset', record: assetA('has space')[1] }),
-        JSON.stringify({ kind: 'asset', record: assetA('has%25')[1] }),
-        JSON.stringify({ kind: 'asset', record: assetA('x'.repeat(1025))[1] }),
+        ndjsonLine(['widget', {}]),
+        ndjsonLine(assetA('has,comma')),
+        ndjsonLine(assetA('has space')),
+        ndjsonLine(assetA('has%25')),
+        ndjsonLine(assetA('x'.repeat(1025))),
         '',
         '[1]',
       ].join('\n');
@@ -274,18 +265,7 @@ describe.each([false, true])('reading thread: %s', (thread) => {
     });
 
     it('accepts a finding whose asset comes later in the same import, or is already stored', async () => {
-      const finding = (assetId: string) =>
-        [
-          'vulnerability',
-          {
-            tenantId: TENANT_A,
-            assetId,
-            vulnerabilityId: 'CVE-1',
-            severityLevel: 'LOW',
-            firstObservedAt: '2024-01-01',
-            lastObservedAt: '2024-01-01',
-          },
-        ] as [string, Record<string, unknown>];
+      const finding = (assetId: string) => findingRecord(assetId, 'CVE-1', 'LOW', { lastObservedAt: '2024-01-01' });
       expect((await importRecords(storage, [tenantA, finding(A1), assetA(A1)], false, thread)).problems).toEqual([]);
       expect((await importRecords(storage, [finding(A1)], false, thread)).problems).toEqual([]);
     });
@@ -377,12 +357,7 @@ describe.each([false, true])('reading thread: %s', (thread) => {
       const depth = 100_000;
       const deep = `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
       const line = `{"kind":"asset","record":${JSON.stringify(assetA(A1)[1]).slice(0, -1)},"rawData":${deep}}}`;
-      const result = await importRecords(
-        storage,
-        `${JSON.stringify({ kind: tenantA[0], record: tenantA[1] })}\n${line}`,
-        false,
-        thread,
-      );
+      const result = await importRecords(storage, `${ndjsonLine(tenantA)}\n${line}`, false, thread);
       expect(result.problems).toEqual([
         { location: 'test.ndjson:2', path: `record.rawData${'.a'.repeat(64)}`, message: 'nests deeper than 64 levels' },
       ]);
@@ -420,7 +395,7 @@ describe.each([false, true])('reading thread: %s', (thread) => {
       writeFileSync(pretty, `\uFEFF${JSON.stringify({ assets: [assetA(A2)[1]] }, null, 2)}`);
       // A byte order mark before the first line (here and in the pretty bundle), as Windows tools write: not JSON.
       const single = join(dir, 'single.ndjson');
-      writeFileSync(single, `\uFEFF${JSON.stringify({ kind: 'asset', record: assetA('sirn:three')[1] })}\n`);
+      writeFileSync(single, `\uFEFF${ndjsonLine(assetA('sirn:three'))}\n`);
       const result = await importSources(storage, [fileSource(bundle), fileSource(pretty), fileSource(single)], {
         dryRun: false,
         readingThread: thread,
@@ -432,8 +407,8 @@ describe.each([false, true])('reading thread: %s', (thread) => {
     });
 
     it('reads gzip and UTF-16 files (Windows PowerShell writes `>` as UTF-16) as their UTF-8; bad gzip is a problem', async () => {
-      const ndjson = (id: string) => `${JSON.stringify({ kind: 'asset', record: assetA(id)[1] })}\n`;
-      const tenant = `${JSON.stringify({ kind: 'tenant', record: { tenantId: TENANT_A, organizationId: ORG_A } })}\n`;
+      const ndjson = (id: string) => `${ndjsonLine(assetA(id))}\n`;
+      const tenant = `${ndjsonLine(tenantA)}\n`;
       const write = (name: string, bytes: Buffer) => {
         writeFileSync(join(dir, name), bytes);
         return fileSource(join(dir, name));

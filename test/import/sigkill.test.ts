@@ -12,7 +12,8 @@ import { openStorage } from '../../src/storage/index.js';
 import { contentDigest, introspectSchema } from '../storage/introspect.js';
 import { runCli } from '../http/serve-process.js';
 import type { Storage } from '../../src/storage/index.js';
-import { createTestDatabase, importRecords, ORG_A, ORG_B, TENANT_A, TENANT_B, TEST_DIALECT } from '../helpers.js';
+import { createTestDatabase, importRecords, ORG_B, TENANT_A, TENANT_B, TEST_DIALECT } from '../helpers.js';
+import { assetRecord, findingRecord, ndjson, riskRecord, tenantRecord, type ImportRecord } from '../records.js';
 
 const ASSETS = 700;
 /**
@@ -55,36 +56,16 @@ async function prepare(closeAfter: boolean): Promise<void> {
   alone = false;
   const database = await createTestDatabase();
   db = { ...database, storage: await openStorage(database.url) };
-  const tenants: [string, Record<string, unknown>][] = [
-    ['tenant', { tenantId: TENANT_A, organizationId: ORG_A }],
-    ['tenant', { tenantId: TENANT_B, organizationId: ORG_B }],
-  ];
+  const tenants = [tenantRecord(TENANT_A), tenantRecord(TENANT_B, { organizationId: ORG_B })];
   expect((await importRecords(db.storage, tenants)).problems).toEqual([]);
-  const lines: string[] = [];
-  const dates = { firstObservedAt: '2024-01-01', lastObservedAt: '2024-01-02' };
+  const records: ImportRecord[] = [];
   for (let i = 0; i < ASSETS; i += 1) {
     const id = `sirn:assets:killed-${i}`;
-    const asset = { tenantId: TENANT_A, id, provider: 'AWS', type: 'AWS::S3::Bucket', name: `bucket ${i}`, ...dates };
-    lines.push(JSON.stringify({ kind: 'asset', record: asset }));
-    const finding = { tenantId: TENANT_A, assetId: id, vulnerabilityId: `CVE-2024-${1000 + i}`, severityLevel: 'HIGH' };
-    lines.push(JSON.stringify({ kind: 'vulnerability', record: { ...finding, ...dates } }));
+    records.push(assetRecord(id, { name: `bucket ${i}` }), findingRecord(id, `CVE-2024-${1000 + i}`));
   }
-  for (let i = 0; i < 50; i += 1) {
-    const risk = {
-      tenantId: TENANT_A,
-      id: `risk-${i}`,
-      primaryAssetId: `sirn:assets:killed-${i}`,
-      severityLevel: 'HIGH',
-    };
-    lines.push(
-      JSON.stringify({
-        kind: 'risk',
-        record: { ...risk, score: 5, discoveredAt: '2024-01-01', lifecycleState: 'OPEN' },
-      }),
-    );
-  }
+  for (let i = 0; i < 50; i += 1) records.push(riskRecord(`risk-${i}`, { primaryAssetId: `sirn:assets:killed-${i}` }));
   file = join(db.dir, 'import.ndjson');
-  writeFileSync(file, lines.join('\n'));
+  writeFileSync(file, ndjson(records));
   before = await state();
   if (closeAfter) {
     alone = true;

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IngestOptions, IngestResult } from '../../src/ingest/ingest.js';
 import { A2, fixture } from '../fixtures.js';
-import { createKey, importRecords, setup, TENANT_A, type TestContext } from '../helpers.js';
+import { setupWithKeys, TENANT_A, type TestContext } from '../helpers.js';
 import { ingestTexts } from './run.js';
 
 const sample = (name: string): string =>
@@ -14,9 +14,10 @@ type Json = Record<string, unknown>;
 let ctx: TestContext;
 let key: string;
 beforeAll(async () => {
-  ctx = await setup();
-  expect((await importRecords(ctx.storage, fixture)).problems).toEqual([]);
-  key = await createKey(ctx.storage, TENANT_A);
+  ({
+    ctx,
+    keys: [key],
+  } = await setupWithKeys(fixture, [TENANT_A]));
 });
 afterAll(async () => ctx.close());
 

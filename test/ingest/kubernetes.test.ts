@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IngestOptions, IngestResult } from '../../src/ingest/ingest.js';
 import { fixture } from '../fixtures.js';
-import { createKey, importRecords, setup, TENANT_A, type TestContext } from '../helpers.js';
+import { setupWithKeys, TENANT_A, type TestContext } from '../helpers.js';
 import { ingestTexts } from './run.js';
 
 const sample = (path: string): string => readFileSync(new URL(`../fixtures/ingest/${path}`, import.meta.url), 'utf8');
@@ -17,9 +17,10 @@ type Json = Record<string, unknown>;
 let ctx: TestContext;
 let key: string;
 beforeAll(async () => {
-  ctx = await setup();
-  expect((await importRecords(ctx.storage, fixture)).problems).toEqual([]);
-  key = await createKey(ctx.storage, TENANT_A);
+  ({
+    ctx,
+    keys: [key],
+  } = await setupWithKeys(fixture, [TENANT_A]));
 });
 afterAll(async () => ctx.close());
 

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { IngestOptions, IngestResult } from '../../src/ingest/ingest.js';
 import { fixture } from '../fixtures.js';
-import { createKey, importRecords, setup, TENANT_A, TENANT_B, type TestContext } from '../helpers.js';
+import { setupWithKeys, TENANT_A, TENANT_B, type TestContext } from '../helpers.js';
 import { storedChecks, storedDocumentCounts, type StoredCheck } from './checks.js';
 import { ingestTexts } from './run.js';
 
@@ -27,9 +27,9 @@ export function ingestSuite(): IngestSuite {
   let ctx: TestContext;
   let keys: Record<string, string>;
   beforeAll(async () => {
-    ctx = await setup();
-    expect((await importRecords(ctx.storage, fixture)).problems).toEqual([]);
-    keys = { [TENANT_A]: await createKey(ctx.storage, TENANT_A), [TENANT_B]: await createKey(ctx.storage, TENANT_B) };
+    const opened = await setupWithKeys(fixture, [TENANT_A, TENANT_B]);
+    ctx = opened.ctx;
+    keys = { [TENANT_A]: opened.keys[0], [TENANT_B]: opened.keys[1] };
   });
   afterAll(async () => ctx.close());
   return {

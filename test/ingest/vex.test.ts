@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IngestOptions, IngestResult } from '../../src/ingest/ingest.js';
 import { A1, A2, A3, fixture } from '../fixtures.js';
-import { createKey, importRecords, setup, TENANT_A, TENANT_B, type TestContext } from '../helpers.js';
+import { setupWithKeys, TENANT_A, TENANT_B, type TestContext } from '../helpers.js';
 import { ingestTexts } from './run.js';
 
 const sample = (path: string): string => readFileSync(new URL(`../fixtures/ingest/${path}`, import.meta.url), 'utf8');
@@ -16,10 +16,10 @@ let ctx: TestContext;
 let key: string;
 let keyB: string;
 beforeAll(async () => {
-  ctx = await setup();
-  expect((await importRecords(ctx.storage, fixture)).problems).toEqual([]);
-  key = await createKey(ctx.storage, TENANT_A);
-  keyB = await createKey(ctx.storage, TENANT_B);
+  ({
+    ctx,
+    keys: [key, keyB],
+  } = await setupWithKeys(fixture, [TENANT_A, TENANT_B]));
 });
 afterAll(async () => ctx.close());
 

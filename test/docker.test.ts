@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
+const root = fileURLToPath(new URL('..', import.meta.url));
 const dockerfile = readFileSync(`${root}Dockerfile`, 'utf8');
 /** Instructions with their continuation lines joined, comments dropped. */
 const instructions = dockerfile

@@ -2,9 +2,9 @@
 // flag and its default.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CLIENT_SETTINGS, flagName, SETTINGS, type AnySetting } from '../../src/config.js';
+import { CLIENT_SETTINGS, flagName, SETTINGS, type AnySetting } from '../src/config.js';
 
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 const rows = readme.split('\n').filter((line) => line.startsWith('|') && line.includes('`SECINV_'));
 const settings: AnySetting[] = [...Object.values(SETTINGS), ...Object.values(CLIENT_SETTINGS)];
 

@@ -1,10 +1,10 @@
 // Every environment variable secinv reads is documented in --help, from the one table in src/config.ts.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ENVIRONMENT, loadConfig } from '../../src/config.js';
-import { runCli } from '../cli/run.js';
+import { ENVIRONMENT, loadConfig } from '../src/config.js';
+import { runCli } from './cli/run.js';
 
-const configSource = readFileSync(new URL('../../src/config.ts', import.meta.url), 'utf8');
+const configSource = readFileSync(new URL('../src/config.ts', import.meta.url), 'utf8');
 const readNames = [...new Set(configSource.match(/SECINV_[A-Z_]+/g))].sort();
 
 describe('environment variables', () => {

@@ -1,7 +1,7 @@
 // What the command line says when the database refuses a write for the moment: the API answers its own 503 body, a
 // command names the cause and what to do.
 import { describe, expect, it } from 'vitest';
-import { isUnavailable, unavailableMessage } from '../../src/storage/index.js';
+import { isUnavailable, unavailableMessage } from '../../../src/storage/index.js';
 
 describe('an unavailable database, as a command says it', () => {
   it('names a write beside another, a conflict to run again, and anything else as unavailable', () => {
