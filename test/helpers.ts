@@ -16,6 +16,7 @@ import { openStorage, type ConnectOptions, type Storage } from '../src/storage/i
 import { tenantReader, type TenantReader } from '../src/storage/tx/read.js';
 import type { Database } from '../src/storage/db/tables.js';
 import { adminQuery, databaseUrl } from './postgres-admin.js';
+import { fixture } from './fixtures.js';
 import { ndjson, type ImportRecord } from './records.js';
 
 export interface TestContext {
@@ -50,14 +51,15 @@ export interface TestStorage {
 /**
  * A fresh database of the dialect: a file in a temporary folder, or a PostgreSQL database of its own. Empty, or with
  * `migrated`, a copy of the run's migrated template (test/global-setup.ts) where there is one: what opening an empty
- * one would migrate it to, without running the migrations again.
+ * one would migrate it to, without running the migrations again. With `withFixture`, a copy of the migrated template
+ * into which the contract fixture (test/fixtures.ts) was imported.
  */
 export async function createTestDatabase(
   dialect: TestDialect = TEST_DIALECT,
-  { migrated = false }: { migrated?: boolean } = {},
+  { migrated = false, withFixture = false }: { migrated?: boolean; withFixture?: boolean } = {},
 ): Promise<{ url: string; dir: string; drop: () => Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'secinv-test-'));
-  const templates = migrated ? inject('migratedTemplates') : undefined;
+  const templates = withFixture ? inject('fixtureTemplates') : migrated ? inject('migratedTemplates') : undefined;
   if (dialect === 'sqlite') {
     if (templates !== undefined) copyFileSync(templates.sqlite, join(dir, 'test.db'));
     return {
@@ -79,8 +81,11 @@ export async function createTestDatabase(
   };
 }
 
-export async function openTestStorage(dialect: TestDialect = TEST_DIALECT): Promise<TestStorage> {
-  const database = await createTestDatabase(dialect, { migrated: true });
+export async function openTestStorage(
+  dialect: TestDialect = TEST_DIALECT,
+  { withFixture = false }: { withFixture?: boolean } = {},
+): Promise<TestStorage> {
+  const database = await createTestDatabase(dialect, { migrated: true, withFixture });
   const storage = await openStorage(database.url);
   return {
     storage,
@@ -183,15 +188,18 @@ type KeysOf<T extends readonly string[]> = { [I in keyof T]: string };
 
 /**
  * A test database holding these records, imported through the import path (which must take every one), and a key for
- * each tenant named, in that order.
+ * each tenant named, in that order. The contract fixture alone is not imported again: the database is a copy of the
+ * template that holds its import (test/global-setup.ts).
  */
 export async function openStorageWithKeys<const T extends readonly string[]>(
   records: ImportRecord[],
   tenants: T,
   dialect: TestDialect = TEST_DIALECT,
 ): Promise<{ opened: TestStorage; keys: KeysOf<T> }> {
-  const opened = await openTestStorage(dialect);
-  const { problems } = await importRecords(opened.storage, records);
+  // Without a PostgreSQL template (see test/global-setup.ts) the database starts empty and is filled here.
+  const withFixture = records === fixture && inject('fixtureTemplates')[dialect] !== null;
+  const opened = await openTestStorage(dialect, { withFixture });
+  const { problems } = withFixture ? { problems: [] } : await importRecords(opened.storage, records);
   if (problems.length > 0) {
     await opened.dispose();
     throw new Error(`the records did not import: ${JSON.stringify(problems.slice(0, 3))}`);

@@ -19,8 +19,9 @@ const EXPLOITDB = real('exploitdb/files_exploits.excerpt-a.csv');
 let db: string;
 let dir: string;
 let drop: () => Promise<void>;
+// A migrated copy: no test here is about a database that does not exist yet (newcomer.test.ts is).
 beforeEach(async () => {
-  ({ url: db, dir, drop } = await createTestDatabase());
+  ({ url: db, dir, drop } = await createTestDatabase(undefined, { migrated: true }));
 });
 afterEach(async () => drop());
 

@@ -14,8 +14,9 @@ const CSV = path('ingest/assets/prowler-csv-aws.csv');
 let db: string;
 let drop: () => Promise<void>;
 let tenant: string;
+// A migrated copy: no test here is about a database that does not exist yet (newcomer.test.ts is).
 beforeEach(async () => {
-  ({ url: db, drop } = await createTestDatabase());
+  ({ url: db, drop } = await createTestDatabase(undefined, { migrated: true }));
   tenant = (await runCli('tenants', 'create', '--name', 'checks', '--db', db)).stdout.trim();
 });
 afterEach(async () => drop());

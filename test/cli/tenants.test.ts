@@ -7,8 +7,9 @@ import { runCli } from './run.js';
 
 let db: string;
 let drop: () => Promise<void>;
+// A migrated copy: no test here is about a database that does not exist yet (newcomer.test.ts is).
 beforeEach(async () => {
-  ({ url: db, drop } = await createTestDatabase());
+  ({ url: db, drop } = await createTestDatabase(undefined, { migrated: true }));
 });
 afterEach(async () => drop());
 
