@@ -124,7 +124,9 @@ describe('a scan’s findings', () => {
   });
 });
 
-describe('a Trivy report with more findings than are held in memory', () => {
+// Each ingests past the findings held in memory (10,050 of them, on both databases): real work that takes 10-20 s alone
+// and more beside three other files on two cores, so the harness waits longer for it than for most tests.
+describe('a Trivy report with more findings than are held in memory', { timeout: 120_000 }, () => {
   const suite = ingestSuite();
   const count = FINDINGS_IN_MEMORY + 50;
   const vulnerability = (i: number, pkgName: string) => ({
@@ -217,7 +219,7 @@ describe('a Trivy report with more findings than are held in memory', () => {
   });
 });
 
-describe('a Grype report with more findings than are held in memory', () => {
+describe('a Grype report with more findings than are held in memory', { timeout: 120_000 }, () => {
   const suite = ingestSuite();
   const sample = JSON.parse(
     readFileSync(new URL('../fixtures/ingest/grype/grype-image-busybox-epss.json', import.meta.url), 'utf8'),
