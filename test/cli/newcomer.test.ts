@@ -74,7 +74,7 @@ describe('which database', () => {
     try {
       const stdout = await new Promise<string>((resolve, reject) => {
         let text = '';
-        const timer = setTimeout(() => reject(new Error(`no serve line within 30 s:\n${text}${stderr}`)), 30_000);
+        const timer = setTimeout(() => reject(new Error(`no serve line within 110 s:\n${text}${stderr}`)), 110_000);
         child.stdout.on('data', (chunk: Buffer) => {
           text += chunk.toString();
           if (text.includes('Press Ctrl+C')) {
