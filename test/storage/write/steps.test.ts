@@ -1,7 +1,7 @@
 // The bulk write's steps that hold no SQL, alone: what a run touched (src/storage/write/touched.ts) and the record
 // buffer (src/storage/write/buffer.ts). The steps with SQL are tested over both databases beside this file.
 import { describe, expect, it } from 'vitest';
-import type { ImportKind, RecordsByKind } from '../../../src/domain/records.js';
+import { importKinds, type ImportKind, type RecordsByKind } from '../../../src/domain/records.js';
 import { recordBuffer, type KindWriters } from '../../../src/storage/write/buffer.js';
 import { touchedByRun } from '../../../src/storage/write/touched.js';
 
@@ -36,17 +36,7 @@ describe('record buffer', () => {
   const recording = () => {
     const batches: [ImportKind, unknown[]][] = [];
     const writer = (kind: ImportKind) => async (records: unknown[]) => void batches.push([kind, records]);
-    const kinds: ImportKind[] = [
-      'tenant',
-      'environment',
-      'integration',
-      'assetGroup',
-      'exemption',
-      'asset',
-      'vulnerability',
-      'risk',
-    ];
-    const writers = Object.fromEntries(kinds.map((k) => [k, writer(k)])) as unknown as KindWriters;
+    const writers = Object.fromEntries(importKinds.map((k) => [k, writer(k)])) as unknown as KindWriters;
     return { batches, buffer: recordBuffer(writers) };
   };
 

@@ -6,7 +6,7 @@ import type { Database } from '../../db/tables.js';
 import { upsertRows } from '../../db/insert-rows.js';
 import { assetDocumentRow, assetRow } from './assets.js';
 
-export const json = (value: unknown): Buffer => Buffer.from(JSON.stringify(value));
+const json = (value: unknown): Buffer => Buffer.from(JSON.stringify(value));
 const flag = (value: boolean): number => (value ? 1 : 0);
 
 /** A batch of the writer (at most 800 rows of at most 17 columns) in one statement: within both databases' limits. */
