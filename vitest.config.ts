@@ -38,6 +38,7 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     globalSetup: ['test/global-setup.ts'],
+    setupFiles: ['test/setup.ts'],
     hookTimeout: 60_000,
     // Worker threads that each run file after file, keeping the modules they loaded: loading the server, storage and
     // their packages again for every file cost ~2 s of a core per file, a third of the per-database projects' CPU
@@ -87,6 +88,7 @@ export default defineConfig({
             'test/generate/**/*.test.ts',
             'test/storage/**/*.test.ts',
             'test/input/**/*.test.ts',
+            'test/lib/**/*.test.ts',
             'test/feeds/read.test.ts',
             'test/feeds/intel-flags.test.ts',
             'test/feeds/finding-intel.test.ts',
