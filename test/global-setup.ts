@@ -18,7 +18,7 @@ import { bundleCli } from '../scripts/bundle.js';
 import { importSources } from '../src/import/importer.js';
 import { openStorage } from '../src/storage/index.js';
 import { fixture } from './fixtures.js';
-import { adminQuery, databaseUrl } from './postgres-admin.js';
+import { adminQuery, databaseUrl, testDatabasePrefix } from './postgres-admin.js';
 import { ndjson } from './records.js';
 
 declare module 'vitest' {
@@ -102,6 +102,15 @@ async function prepare(): Promise<Prepared> {
   };
 }
 
+/** The run's test databases, which their tests closed but left (test/helpers.ts createTestDatabase). */
+async function dropTestDatabases(): Promise<void> {
+  const prefix = testDatabasePrefix();
+  const rows = await adminQuery(`select datname from pg_database where starts_with(datname, '${prefix}')`).catch(
+    () => [],
+  );
+  for (const { datname } of rows) await adminQuery(`drop database if exists ${String(datname)} with (force)`);
+}
+
 async function dropTemplates(names: Record<string, string | null>): Promise<void> {
   for (const name of Object.values(names))
     if (name !== null) await adminQuery(`drop database if exists ${name} with (force)`);
@@ -128,6 +137,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     shared.users -= 1;
     if (shared.users > 0) return;
     store[SHARED] = undefined;
+    await dropTestDatabases();
     await dropTemplates({ fixture: withFixture.postgres, migrated: migrated.postgres });
     rmSync(dir, { recursive: true, force: true });
   };

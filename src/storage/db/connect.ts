@@ -77,12 +77,12 @@ async function migrateOrClose(connection: Connection, options: ConnectOptions): 
 }
 
 async function migrate({ db, dialect }: Connection, mode: 'apply' | 'verify'): Promise<void> {
-  const migrator = new Migrator({ db, provider: migrations(dialect) });
+  const names = Object.keys(await migrations(dialect).getMigrations());
+  const recorded = await recordedMigrations(db);
+  const pending = recorded === null ? names : names.filter((name) => !recorded.has(name));
   if (mode === 'verify') {
     // Reads only: without a migration table (an empty database) every migration is pending.
-    const known = await migrator.getMigrations();
-    const pending = known.filter((m) => m.executedAt === undefined);
-    if (pending.length === known.length) throw new NoInventoryError('the database holds no inventory yet');
+    if (pending.length === names.length) throw new NoInventoryError('the database holds no inventory yet');
     if (pending.length > 0) {
       throw new UserError(
         'the database schema is older than this version of secinv; run the command once without --dry-run to upgrade it',
@@ -90,6 +90,11 @@ async function migrate({ db, dialect }: Connection, mode: 'apply' | 'verify'): P
     }
     return;
   }
+  // Up to date, as nearly every open finds it: one read instead of the migrator's table checks and lock (each of its
+  // checks lists every table and column). A database that records migrations this version does not know goes to the
+  // migrator, which refuses it.
+  if (pending.length === 0 && recorded?.size === names.length) return;
+  const migrator = new Migrator({ db, provider: migrations(dialect) });
   for (let attempt = 1; ; attempt += 1) {
     const { error } = await migrator.migrateToLatest();
     if (!error) return;
@@ -106,6 +111,19 @@ async function migrate({ db, dialect }: Connection, mode: 'apply' | 'verify'): P
 }
 
 const MIGRATION_ATTEMPTS = 12;
+
+/** The migrations the database records as run (Kysely's table), or null when it has no such table yet. */
+async function recordedMigrations(db: Connection['db']): Promise<Set<string> | null> {
+  try {
+    const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
+    return new Set(rows.map((row) => row.name));
+  } catch (error) {
+    const missing =
+      (error as { code?: unknown }).code === '42P01' || /no such table: kysely_migration/.test(String(error));
+    if (missing) return null;
+    throw error;
+  }
+}
 
 const concurrentCatalogUpdate = (error: unknown): boolean =>
   (error as { code?: unknown }).code === 'XX000' && /tuple concurrently updated/.test(String(error));
