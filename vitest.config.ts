@@ -17,6 +17,8 @@ const perDialect = [
   'test/ingest/kubernetes.test.ts',
   'test/ingest/prowler.test.ts',
   'test/ingest/misconfig.test.ts',
+  'test/ingest/field-kubernetes.test.ts',
+  'test/ingest/field.test.ts',
   'test/feeds/feeds.test.ts',
 ];
 /** Files under those folders that use no database: run once (`npm run check` runs them). */

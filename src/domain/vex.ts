@@ -3,11 +3,19 @@
 // whose packages (or image) the product names. Statements are kept, so that assets scanned later are matched too.
 import { PackageURL } from 'packageurl-js';
 import { v5 as uuidV5 } from 'uuid';
+import { inVers, parseVers } from './vers.js';
 import type { Exemption } from './vulnerabilities.js';
 
-/** What a statement is about: a package (any version-pinned purl), a container image by digest, or an asset. */
+/**
+ * What a statement is about: a package (any version-pinned purl), some versions of a package (its purl without a
+ * version, and the versions and `vers` ranges a CycloneDX `affects[].versions` lists), a container image by digest, or
+ * an asset.
+ */
 export type VexProduct =
-  { kind: 'purl'; key: string } | { kind: 'image'; digest: string } | { kind: 'asset'; id: string };
+  | { kind: 'purl'; key: string }
+  | { kind: 'versions'; package: string; versions: string[]; ranges: string[] }
+  | { kind: 'image'; digest: string }
+  | { kind: 'asset'; id: string };
 
 export interface VexStatement {
   vulnerabilityId: string;
@@ -50,6 +58,37 @@ export function purlKey(purl: string): string | null {
   }
 }
 
+/** A purl's package without its version, qualifiers or subpath (`pkg:maven/org.apache/log4j-core`); null if not a purl. */
+export function purlPackage(purl: string): string | null {
+  try {
+    const p = PackageURL.fromString(purl.trim());
+    return new PackageURL(p.type, p.namespace, p.name, undefined, undefined, undefined).toString();
+  } catch {
+    return null;
+  }
+}
+
+/** The version of a purl, null when it has none or is not a purl. */
+export function purlVersion(purl: string): string | null {
+  try {
+    return PackageURL.fromString(purl.trim()).version ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether a version is one a `versions` product lists: the same text as a listed version, or in one of its ranges (a
+ * version the range's scheme cannot read is in none).
+ */
+export function inVersions(version: string, product: { versions: readonly string[]; ranges: readonly string[] }) {
+  if (product.versions.includes(version)) return true;
+  return product.ranges.some((text) => {
+    const range = parseVers(text);
+    return 'scheme' in range && inVers(version, range) === true;
+  });
+}
+
 /** The image digest an OCI purl names (`pkg:oci/debian@sha256%3A244f…` → `sha256:244f…`), else null. */
 export function ociDigest(purl: string): string | null {
   try {
@@ -61,8 +100,19 @@ export function ociDigest(purl: string): string | null {
 }
 
 /** A product as stored: `purl:…`, `image:sha256:…`, `asset:…`. */
-export const productText = (p: VexProduct): string =>
-  p.kind === 'purl' ? `purl:${p.key}` : p.kind === 'image' ? `image:${p.digest}` : `asset:${p.id}`;
+export const productText = (p: VexProduct): string => {
+  switch (p.kind) {
+    case 'purl':
+      return `purl:${p.key}`;
+    case 'versions':
+      // A purl without its version holds no `#` (its subpath is dropped): the lists follow one.
+      return `versions:${p.package}#${JSON.stringify({ versions: p.versions, ranges: p.ranges })}`;
+    case 'image':
+      return `image:${p.digest}`;
+    case 'asset':
+      return `asset:${p.id}`;
+  }
+};
 
 export function parseProduct(text: string): VexProduct {
   const colon = text.indexOf(':');
@@ -70,6 +120,11 @@ export function parseProduct(text: string): VexProduct {
   const value = text.slice(colon + 1);
   if (kind === 'image') return { kind: 'image', digest: value };
   if (kind === 'asset') return { kind: 'asset', id: value };
+  if (kind === 'versions') {
+    const hash = value.indexOf('#');
+    const lists = JSON.parse(value.slice(hash + 1)) as { versions: string[]; ranges: string[] };
+    return { kind: 'versions', package: value.slice(0, hash), versions: lists.versions, ranges: lists.ranges };
+  }
   return { kind: 'purl', key: value };
 }
 

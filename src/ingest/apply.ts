@@ -116,6 +116,16 @@ export async function applyScan(
   const scannedAt =
     scan.scannedAt ?? (previous?.reportDigest === digest && previous.scannedAt ? previous.scannedAt : options.now);
   const executionId = Date.parse(scannedAt);
+  const covers = scan.covers ?? { findings: true, secrets: true };
+  const secrets =
+    covers.secrets || stored === undefined
+      ? secretArrays(scan.secrets)
+      : {
+          lowSecrets: stored.asset.lowSecrets,
+          mediumSecrets: stored.asset.mediumSecrets,
+          highSecrets: stored.asset.highSecrets,
+          criticalSecrets: stored.asset.criticalSecrets,
+        };
   const scans = {
     ...((stored?.rawData.secinvScans as object | undefined) ?? {}),
     [scan.scanner]: { reportDigest: digest, scannedAt },
@@ -152,7 +162,7 @@ export async function applyScan(
         lastScannedAt: scannedAt,
         tags: artifact.kind === 'resource' && artifact.tags?.length ? artifact.tags : (stored?.asset.tags ?? []),
         riskScore: stored?.asset.riskScore ?? null,
-        ...secretArrays(scan.secrets),
+        ...secrets,
         rawData,
       },
       `the scanned ${artifact.kind === 'image' ? 'image' : 'resource'}`,
@@ -161,7 +171,6 @@ export async function applyScan(
     // An existing asset keeps everything but what a scan observes.
     const current = stored as NonNullable<typeof stored>;
     rawData = { ...current.rawData, secinvScans: scans };
-    const secrets = secretArrays(scan.secrets);
     asset = {
       ...current.asset,
       // Not observed but told: the run's --integration, when given, is the asset's as on a scanned image's.
@@ -230,9 +239,10 @@ export async function applyScan(
       await write(findingRecord(finding, context, before.get(finding.vulnerabilityId)?.firstObservedAt));
   }
   await compare();
-  const resolved = options.resolve
-    ? await writer.resolveFindings(options.tenantId, assetId, scan.scanner, new Set(scan.findings.keys()))
-    : 0;
+  const resolved =
+    options.resolve && covers.findings
+      ? await writer.resolveFindings(options.tenantId, assetId, scan.scanner, new Set(scan.findings.keys()))
+      : 0;
   const checks = await recordChecks(writer, scan, assetId, scannedAt, options);
   return {
     assetId,

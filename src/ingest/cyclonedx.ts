@@ -6,12 +6,21 @@
 import { basename } from 'node:path';
 import { PackageURL } from 'packageurl-js';
 import { mapSeverity, targetClassOf } from '../domain/scan.js';
-import { isExempting, ociDigest, purlKey, type VexProduct, type VexStatement } from '../domain/vex.js';
+import {
+  isExempting,
+  ociDigest,
+  productText,
+  purlKey,
+  purlPackage,
+  type VexProduct,
+  type VexStatement,
+} from '../domain/vex.js';
 import { LONG_KEY_BYTES, SHORT_KEY_BYTES } from '../domain/limits.js';
 import { isObject, objects, overLimit, text, timestamp, type Json } from '../input/json.js';
 import { formatPath, streamJson } from '../input/stream.js';
 import { firstSentence, findingSet, noChecks, type Ingested, type ScanPackage, type ScannedArtifact } from './scan.js';
 import type { FieldProblem } from './trivy.js';
+import { scopeCoversSubject, versionScope, type VersionScope } from './vex-versions.js';
 
 /** Every component of the document by its bom-ref, nested ones too. */
 function componentsByRef(list: unknown, into = new Map<string, Json>()): Map<string, Json> {
@@ -122,6 +131,8 @@ export async function readCycloneDx(
 
   const findings = findingSet();
   const statements: VexStatement[] = [];
+  const warnings: string[] = [];
+  const subjectVersion = self === null ? null : text(self.version);
   let unmatchable = 0;
   for (const { value, path } of entries) {
     if (!isObject(value)) {
@@ -143,25 +154,30 @@ export async function readCycloneDx(
       .map((r) => text(r.id))
       .filter((r): r is string => r !== null && r !== id);
     if (state !== null && isExempting(state)) {
-      for (const ref of refs) {
+      for (const [a, affect] of objects(value.affects).entries()) {
+        const ref = text(affect.ref);
+        if (ref === null) continue;
         const target = resolve(ref);
+        const scope = versionScope(affect, `${path}.affects[${a}]`, problems, warnings);
         const purl =
           target === null || target === 'self' ? null : 'purl' in target ? target.purl : text(target.component.purl);
-        const digest = purl === null ? null : ociDigest(purl);
-        const key = purl === null ? null : purlKey(purl);
-        const product: VexProduct | null =
-          target === 'self'
-            ? { kind: 'asset', id: '' }
-            : digest
-              ? { kind: 'image', digest }
-              : key
-                ? { kind: 'purl', key }
-                : null;
+        const product = statementProduct(target === 'self', purl, scope);
+        if (product === 'none') continue;
         if (product === null) {
           unmatchable += 1;
           continue;
         }
-        if (product.kind === 'purl' && overLimit(product.key, LONG_KEY_BYTES, `${path}.affects`, problems)) continue;
+        if (
+          product.kind === 'asset' &&
+          scope !== null &&
+          !scopeCoversSubject(scope, subjectVersion, `${path}.affects[${a}]`, warnings)
+        )
+          continue;
+        if (
+          (product.kind === 'purl' || product.kind === 'versions') &&
+          overLimit(productText(product), LONG_KEY_BYTES, `${path}.affects`, problems)
+        )
+          continue;
         statements.push({
           vulnerabilityId: id,
           aliases,
@@ -218,7 +234,30 @@ export async function readCycloneDx(
     ],
     vex: { documentId, statements },
     unmatchable,
+    warnings,
   };
+}
+
+/**
+ * What an exempting statement's ref names: the document's subject, an image by digest, a package version, or, when
+ * `affects[].versions` limits it, the listed versions of the package (`none`: it lists no version it exempts).
+ */
+function statementProduct(
+  subject: boolean,
+  purl: string | null,
+  scope: VersionScope | null,
+): VexProduct | 'none' | null {
+  if (subject) return { kind: 'asset', id: '' };
+  if (purl === null) return null;
+  const digest = ociDigest(purl);
+  if (digest !== null) return { kind: 'image', digest };
+  if (scope === null) {
+    const key = purlKey(purl);
+    return key === null ? null : { kind: 'purl', key };
+  }
+  if (scope.versions.length === 0 && scope.ranges.length === 0) return 'none';
+  const pkg = purlPackage(purl);
+  return pkg === null ? null : { kind: 'versions', package: pkg, ...scope };
 }
 
 /** A container image as the document's subject (Trivy's image SBOMs): its reference and digest; anything else needs `--asset`. */

@@ -10,6 +10,7 @@ import { NO_DERIVATION } from '../storage/index.js';
 import { detectFormat, type Detection } from '../input/detect.js';
 import type { IngestFormat } from '../input/formats.js';
 import { openReport, readProblem } from '../input/source.js';
+import { replacingNulEscapes, type NulCount } from '../input/nul.js';
 import { JsonStreamError } from '../input/stream.js';
 import { applyScan, type ApplyResult } from './apply.js';
 import { readGrype } from './grype.js';
@@ -17,7 +18,8 @@ import type { Ingested, Scan } from './scan.js';
 import { readTrivy, type FieldProblem } from './trivy.js';
 import { readCycloneDx } from './cyclonedx.js';
 import { readOpenVex } from './openvex.js';
-import { readTrivyKubernetes, readTrivyOperator, type KubernetesOptions } from './kubernetes.js';
+import { readTrivyKubernetes, type KubernetesOptions } from './kubernetes.js';
+import { readTrivyOperator } from './trivy-operator.js';
 import { readProwler } from './prowler.js';
 
 export interface IngestSource {
@@ -114,6 +116,9 @@ const summarize = (applied: readonly ApplyResult[]) => ({
 
 class Rejected extends Error {}
 
+const nulWarning = (n: number): string =>
+  `${n} NUL character${n === 1 ? '' : 's'} (U+0000) in the report's text ${n === 1 ? 'was' : 'were'} replaced by U+FFFD`;
+
 /**
  * A format the user named is trusted, but Prowler's CSV and older JSON keep the advice detection gives them under
  * `--format prowler-ocsf` (a JSON parse error at line 1 would not say to ask Prowler for OCSF).
@@ -166,7 +171,8 @@ export async function ingestFiles(
             const read = READERS[detected.format];
             const hash = createHash('sha256');
             const fieldProblems: FieldProblem[] = [];
-            const ingested = await read(hashing(report.bytes, hash), fieldProblems, {
+            const nul: NulCount = { replaced: 0 };
+            const ingested = await read(replacingNulEscapes(hashing(report.bytes, hash), nul), fieldProblems, {
               fileName: source.name,
               cluster: options.cluster,
               region: options.region,
@@ -214,7 +220,7 @@ export async function ingestFiles(
                 vex === null
                   ? null
                   : { documentId: vex.documentId, statements: 0, exempting: 0, unmatched: unmatchable, exemptions: 0 },
-              warnings: ingested.warnings ?? [],
+              warnings: [...(nul.replaced > 0 ? [nulWarning(nul.replaced)] : []), ...(ingested.warnings ?? [])],
             });
           } catch (error) {
             if (error instanceof JsonStreamError) fail(error.message);

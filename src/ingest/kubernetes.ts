@@ -1,11 +1,10 @@
 // Trivy's Kubernetes reports as one scan per resource (docs/INGEST.md, "Kubernetes"): `trivy k8s --format json` in
-// both layouts Trivy has written (the current `Resources[]`, and the older top-level `Vulnerabilities[]` /
-// `Misconfigurations[]`), and trivy-operator's VulnerabilityReport resources (one, or a `List` of them). Every
-// resource becomes a Kubernetes asset `Kubernetes::<Group>::<Kind>` whose id names its cluster, namespace, kind and
-// name; a Result's `Target` (an image in the workload) is the packages' `targetName`, never the asset.
+// every layout Trivy has written (the current `Resources[]`, the summary report's `Findings[]`, and the older top-level
+// `Vulnerabilities[]` / `Misconfigurations[]`). Every resource becomes a Kubernetes asset `Kubernetes::<Group>::<Kind>`
+// whose id names its cluster, namespace, kind and name; a Result's `Target` (an image in the workload) is the packages'
+// `targetName`, never the asset. trivy-operator's resources are read in src/ingest/trivy-operator.ts.
 import { UserError } from '../domain/errors.js';
-import { mapSeverity } from '../domain/scan.js';
-import { isObject, objects, text, texts, timestamp, type Json } from '../input/json.js';
+import { isObject, objects, text } from '../input/json.js';
 import { formatPath, streamJson } from '../input/stream.js';
 import { findingSet, noChecks, type Scan, type ScanSecret } from './scan.js';
 import { addMisconfiguration, findingOf, secretOf, trivyChecks, type FieldProblem } from './trivy.js';
@@ -57,7 +56,7 @@ interface ResourceName {
   name: string;
 }
 
-function resourceScan(
+export function resourceScan(
   scanner: string,
   id: ResourceName,
   options: KubernetesOptions,
@@ -86,11 +85,34 @@ function resourceScan(
   };
 }
 
-const clusterOf = (named: string | null, options: KubernetesOptions): string => {
+export const clusterOf = (named: string | null, options: KubernetesOptions): string => {
   const cluster = named ?? options.cluster;
   if (cluster === undefined) throw new UserError('this report names no cluster: give --cluster NAME');
   return cluster;
 };
+
+/**
+ * The lists of resources Trivy has written: `Resources` (current `--report all`), `Findings` (`--report summary`), and
+ * the older `Vulnerabilities` / `Misconfigurations`, one entry per resource each.
+ */
+const MAPPED = ['Resources', 'Findings', 'Vulnerabilities', 'Misconfigurations'];
+
+/**
+ * A top-level list of entries that none of those names holds is a layout this reader does not know: refused by its key,
+ * rather than ingested as a report with nothing in it.
+ */
+function unmappedEntries(report: unknown, problems: FieldProblem[]): void {
+  if (!isObject(report)) {
+    problems.push({ path: '$', message: 'must be an object (a Trivy Kubernetes report)' });
+    return;
+  }
+  for (const [key, value] of Object.entries(report))
+    if (!MAPPED.includes(key) && Array.isArray(value) && value.length > 0)
+      problems.push({
+        path: `$.${key}`,
+        message: `holds ${value.length} entries in a layout secinv does not read (it reads ${MAPPED.join(', ')}): nothing of this report was written`,
+      });
+}
 
 /** `trivy k8s --format json`: each resource (with its Results) is streamed; the cluster name comes first. */
 export async function readTrivyKubernetes(
@@ -99,14 +121,13 @@ export async function readTrivyKubernetes(
   options: KubernetesOptions,
 ): Promise<Scan[]> {
   const scans = new Map<string, Scan>();
-  const patterns = [
-    ['Resources', '*'],
-    ['Vulnerabilities', '*'],
-    ['Misconfigurations', '*'],
-  ];
+  const patterns = MAPPED.map((key) => [key, '*']);
   let cluster: string | null = null;
   for await (const { path, value, skeleton } of streamJson(bytes, patterns)) {
-    if (path.length === 0) continue;
+    if (path.length === 0) {
+      unmappedEntries(value, problems);
+      continue;
+    }
     const location = formatPath(path);
     if (!isObject(value)) {
       problems.push({ path: location, message: 'must be an object' });
@@ -133,90 +154,6 @@ export async function readTrivyKubernetes(
       objects(result.Misconfigurations).forEach((row, i) =>
         addMisconfiguration(scan.checks, row, formatPath([...path, 'Results', r, 'Misconfigurations', i]), problems),
       );
-    });
-  }
-  return [...scans.values()];
-}
-
-/** trivy-operator's VulnerabilityReport (or a `List` of them): the workload from its labels, one scan per workload. */
-export async function readTrivyOperator(
-  bytes: AsyncIterable<Buffer>,
-  problems: FieldProblem[],
-  options: KubernetesOptions,
-): Promise<Scan[]> {
-  let root: Json = {};
-  const items: { value: unknown; path: string }[] = [];
-  for await (const { path, value } of streamJson(bytes, [['items', '*']])) {
-    if (path.length === 0) root = isObject(value) ? value : {};
-    else items.push({ value, path: formatPath(path) });
-  }
-  const reports = text(root.kind) === 'List' ? items : [{ value: root, path: '$' }];
-  const scans = new Map<string, Scan>();
-  for (const { value, path } of reports) {
-    if (!isObject(value) || text(value.kind) !== 'VulnerabilityReport') {
-      problems.push({ path: `${path}.kind`, message: 'must be "VulnerabilityReport"' });
-      continue;
-    }
-    const metadata = isObject(value.metadata) ? value.metadata : {};
-    const labels = isObject(metadata.labels) ? metadata.labels : {};
-    const kind = text(labels['trivy-operator.resource.kind']);
-    const name = text(labels['trivy-operator.resource.name']);
-    if (kind === null || name === null) {
-      problems.push({
-        path: `${path}.metadata.labels`,
-        message: 'must name the workload (trivy-operator.resource.kind and trivy-operator.resource.name)',
-      });
-      continue;
-    }
-    const namespace = text(labels['trivy-operator.resource.namespace']) ?? text(metadata.namespace);
-    const container = text(labels['trivy-operator.container.name']);
-    const report = isObject(value.report) ? value.report : {};
-    const key = `${namespace ?? ''}/${kind}/${name}`;
-    const scan =
-      scans.get(key) ??
-      resourceScan(
-        'trivy-operator',
-        { cluster: clusterOf(null, options), namespace, kind, name },
-        options,
-        timestamp(report.updateTimestamp),
-        text(metadata.uid),
-        { registry: report.registry ?? null, artifact: report.artifact ?? null, scanner: report.scanner ?? null },
-      );
-    scans.set(key, scan);
-    objects(report.vulnerabilities).forEach((row, i) => {
-      const location = `${path}.report.vulnerabilities[${i}]`;
-      const id = text(row.vulnerabilityID);
-      if (id === null) {
-        problems.push({ path: `${location}.vulnerabilityID`, message: 'is required (a non-empty string)' });
-        return;
-      }
-      scan.findings.merge({
-        vulnerabilityId: id,
-        title: text(row.title) ?? id,
-        description: null,
-        // The operator's `score` is not the severity (CVE-2023-23914: CRITICAL with a score of 4.2).
-        severity: mapSeverity(row.severity),
-        severitySource: 'trivy-operator',
-        publishedDate: null,
-        primaryUrl: text(row.primaryLink) ?? texts(row.links)[0] ?? null,
-        cwes: [],
-        packages: [
-          {
-            packageName: text(row.resource),
-            installedVersion: text(row.installedVersion),
-            fixedVersion: text(row.fixedVersion),
-            targetName: container,
-            targetType: null,
-            targetPath: null,
-            targetClass: 'os-pkgs',
-            purl: null,
-          },
-        ],
-        // The operator reports a score but no vector: not exploitable by the vector rule.
-        vectors: [],
-        aliases: [],
-        location,
-      });
     });
   }
   return [...scans.values()];

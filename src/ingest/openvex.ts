@@ -52,7 +52,7 @@ export async function readOpenVex(
     const vulnerability = typeof s.vulnerability === 'string' ? { name: s.vulnerability } : s.vulnerability;
     const id = isObject(vulnerability) ? (text(vulnerability.name) ?? text(vulnerability['@id'])) : null;
     if (id === null) {
-      problems.push({ path: `${path}.vulnerability`, message: 'must name the vulnerability (`name`)' });
+      problems.push({ path: `${path}.vulnerability`, message: 'must name the vulnerability (`name`, else `@id`)' });
       continue;
     }
     if (overLimit(id, SHORT_KEY_BYTES, `${path}.vulnerability.name`, problems)) continue;

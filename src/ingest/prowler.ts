@@ -216,6 +216,9 @@ function resourceScan(finding: Json, resource: Json, uid: string, provider: Prov
   };
 }
 
+const EMPTY_REPORT =
+  'an empty Prowler OCSF report (no findings): it names no account, resource or check, so it adds and resolves nothing';
+
 /** Reads Prowler OCSF JSON. Field problems (a finding that is not one, a cloud secinv does not have) are collected. */
 export async function readProwler(
   bytes: AsyncIterable<Buffer>,
@@ -226,12 +229,16 @@ export async function readProwler(
   // A cloud secinv does not have is said once, not once per finding.
   const reported = new Set<string>();
   let withoutResource = 0;
+  let empty = false;
+  let seen = false;
   for await (const { path, value } of streamJson(bytes, [['*']])) {
     if (path.length === 0) {
       if (!Array.isArray(value))
         problems.push({ path: '$', message: 'must be a JSON array of OCSF Detection Findings (Prowler OCSF output)' });
+      else empty = !seen;
       continue;
     }
+    seen = true;
     const location = formatPath(path);
     if (!isObject(value)) {
       problems.push({ path: location, message: 'must be an object (an OCSF Detection Finding)' });
@@ -288,5 +295,8 @@ export async function readProwler(
       : [
           `${withoutResource} finding${withoutResource === 1 ? '' : 's'} without a resource uid ${withoutResource === 1 ? 'was' : 'were'} skipped`,
         ];
+  // Prowler writes `[]` when a run has no finding. Only a passing finding resolves a failure on its resource, and this
+  // one names no account, resource or check: it can resolve nothing.
+  if (empty) warnings.push(EMPTY_REPORT);
   return { scans: [...scans.values()], vex: null, unmatchable: 0, warnings };
 }

@@ -112,6 +112,11 @@ export interface Scan {
   findings: Findings;
   secrets: ScanSecret[];
   checks: ScanChecks;
+  /**
+   * What the report says all of, when it is not everything (trivy-operator writes findings, checks and secrets in
+   * reports of their own): findings it does not cover are not resolved, secrets it does not cover stay as stored.
+   */
+  covers?: { findings: boolean; secrets: boolean };
 }
 
 const packageKey = (p: ScanPackage) =>

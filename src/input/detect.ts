@@ -137,6 +137,45 @@ const CYCLONEDX_XML =
   'is CycloneDX XML, which is not supported: ask for CycloneDX JSON (`cyclonedx-maven-plugin` `outputFormat` `json`, ' +
   '`cyclonedx-npm --output-format JSON`, `syft -o cyclonedx-json`)';
 
+const CSAF =
+  'is a CSAF document (CSAF VEX), which is not supported: ask for the statements as OpenVEX or CycloneDX VEX JSON';
+const SYFT =
+  "is Syft's own JSON (an SBOM without vulnerabilities), which is not supported: scan it with " +
+  '`grype sbom:FILE -o json`, or ask syft for `-o cyclonedx-json`';
+const PROWLER_V2_JSON: Detection = {
+  problem:
+    "is Prowler v2's JSON output, which is not supported: run Prowler 3 or later with `--output-formats json-ocsf`",
+  otherProwlerOutput: true,
+};
+const OPERATOR_READ = 'secinv reads VulnerabilityReport, ConfigAuditReport and ExposedSecretReport';
+/** The trivy-operator resources secinv reads, and why the others are refused. */
+export const OPERATOR_REFUSED: Record<string, string> = {
+  ClusterComplianceReport: `is a trivy-operator ClusterComplianceReport (a compliance summary, no findings), which is not read: ${OPERATOR_READ}`,
+  SbomReport: `is a trivy-operator SbomReport (packages without vulnerabilities), which is not read: ${OPERATOR_READ}`,
+  ClusterSbomReport: `is a trivy-operator ClusterSbomReport (packages without vulnerabilities), which is not read: ${OPERATOR_READ}`,
+};
+export const OPERATOR_KINDS = ['VulnerabilityReport', 'ConfigAuditReport', 'ExposedSecretReport'];
+
+function operatorKind(kind: string): Detection {
+  if (OPERATOR_KINDS.includes(kind)) return { format: 'trivy-operator' };
+  return {
+    problem: OPERATOR_REFUSED[kind] ?? `is a trivy-operator ${kind || 'resource'}, which is not read: ${OPERATOR_READ}`,
+  };
+}
+
+/** A JSON document that is one scalar: `null` is what a tool prints when it has no report to give. */
+function scalarProblem(text: string): Detection | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (value === null)
+    return { problem: 'is the JSON value `null`, not a report: the scanner wrote nothing (did it fail?)' };
+  return typeof value === 'object' ? null : { problem: `is a single JSON ${typeof value}, not a report` };
+}
+
 function classifyObject(keys: Map<string, unknown>): Detection {
   const has = (key: string) => keys.has(key);
   const text = (key: string) => (typeof keys.get(key) === 'string' ? (keys.get(key) as string) : '');
@@ -150,15 +189,17 @@ function classifyObject(keys: Map<string, unknown>): Detection {
     };
   }
   if (has('spdxVersion')) return { problem: SPDX };
+  if (has('document') && (has('vulnerabilities') || has('product_tree'))) return { problem: CSAF };
+  if (has('artifacts') && has('artifactRelationships')) return { problem: SYFT };
   if (has('ClusterName') || (has('SchemaVersion') && has('Resources'))) return { format: 'trivy-k8s' };
   if (has('SchemaVersion') && (has('ArtifactName') || has('ArtifactType') || has('Results')))
     return { format: 'trivy' };
   if (has('matches') && keys.get('matches') === '<array>') return { format: 'grype' };
   if (text('bomFormat') === 'CycloneDX') return { format: 'cyclonedx' };
   if (/openvex/i.test(text('@context'))) return { format: 'openvex' };
-  if (/aquasecurity\.github\.io/.test(text('apiVersion')) && text('kind') === 'VulnerabilityReport')
-    return { format: 'trivy-operator' };
+  if (/aquasecurity\.github\.io/.test(text('apiVersion'))) return operatorKind(text('kind'));
   if (text('kind') === 'List' && has('items')) return { format: 'trivy-operator' };
+  if (has('Control ID') && has('Account Number')) return PROWLER_V2_JSON;
   if (
     [...keys.keys()].some((k) => IMPORT_ARRAYS.includes(k)) &&
     [...keys.keys()].every((k) => IMPORT_ARRAYS.includes(k))
@@ -172,14 +213,21 @@ function classifyObject(keys: Map<string, unknown>): Detection {
 }
 
 function classifyArray(shape: Shape): Detection {
-  if (shape.firstItem === null) {
-    return {
-      problem: 'is an empty JSON array: if it is Prowler OCSF output without findings, pass `--format prowler-ocsf`',
-    };
-  }
+  // Prowler writes `[]` for a run without findings; no other supported format is an array.
+  if (shape.firstItem === null) return { format: 'prowler-ocsf' };
   if (shape.firstItem !== 'object')
     return { problem: `is a JSON array of ${shape.firstItem === 'array' ? 'arrays' : 'values'}, not a scanner report` };
   if (shape.keys.get('class_uid') === 2004) return { format: 'prowler-ocsf' };
+  const apiVersion = shape.keys.get('apiVersion');
+  if (typeof apiVersion === 'string' && /aquasecurity\.github\.io/.test(apiVersion))
+    return { format: 'trivy-operator' };
+  if (shape.keys.has('Target') && (shape.keys.has('Vulnerabilities') || shape.keys.has('Type'))) {
+    return {
+      problem:
+        'is a report of Trivy before 0.20 (a bare array of Results), which is not supported: run a current trivy ' +
+        'with `--format json` (SchemaVersion 2)',
+    };
+  }
   if (shape.keys.has('CheckID') || shape.keys.has('FindingUniqueId')) {
     return {
       problem: "is Prowler's older JSON output, which is not supported: run prowler with `--output-formats json-ocsf`",
@@ -212,6 +260,13 @@ function classifyText(text: string): Detection {
       otherProwlerOutput: true,
     };
   }
+  if (/^PROFILE,ACCOUNT_NUM,REGION,TITLE_ID,CHECK_RESULT/.test(firstLine)) {
+    return {
+      problem:
+        'is Prowler v2 CSV output, which is not supported: run Prowler 3 or later with `--output-formats json-ocsf`',
+      otherProwlerOutput: true,
+    };
+  }
   const start = JSON.stringify(firstLine.slice(0, 24));
   return { problem: `is not JSON (it starts with ${start}); supported: ${SUPPORTED}` };
 }
@@ -232,11 +287,13 @@ export function detectFormat(head: Buffer, complete: boolean): Detection {
     return { problem: 'is binary, not a text report' };
   }
   const first = text.trimStart()[0];
-  if (first !== '{' && first !== '[') return classifyText(text);
+  if (first !== '{' && first !== '[') return (complete ? scalarProblem(text) : null) ?? classifyText(text);
   let shape: Shape;
   try {
     shape = readShape(text, complete);
   } catch (error) {
+    // Prowler v2 wrote one JSON object per line, which is not one JSON document.
+    if (/^\s*\{"Profile":.*"Account Number":.*"Control ID":/.test(text)) return PROWLER_V2_JSON;
     return { problem: (error as Error).message };
   }
   return shape.root === 'array' ? classifyArray(shape) : classifyObject(shape.keys);

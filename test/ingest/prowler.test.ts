@@ -273,7 +273,13 @@ describe('a later Prowler run', () => {
     expect(summary(result, 'dt.json')).toMatchObject({ assetId: id });
     expect((await checks(TENANT_A, id))[0]?.firstObservedAt).toBe('2025-02-14T14:27:30.710Z');
     const empty = await ingest({ 'empty.json': '[]' }, { format: 'prowler-ocsf' });
-    expect(summary(empty, 'empty.json')).toMatchObject({ assets: 0, checksFailed: 0, warnings: [] });
+    expect(summary(empty, 'empty.json')).toMatchObject({
+      assets: 0,
+      checksFailed: 0,
+      warnings: [
+        'an empty Prowler OCSF report (no findings): it names no account, resource or check, so it adds and resolves nothing',
+      ],
+    });
   });
 });
 

@@ -193,8 +193,21 @@ describe('VEX statements', () => {
     expect(exemptionIds(await finding(image, 'CVE-2022-48174'))).toHaveLength(1);
   });
 
-  it('a statement loaded before the scan applies once the scan arrives, through an alias too', async () => {
+  it('the spec sample lists only affected versions in a not_affected statement: it exempts nothing, and says so', async () => {
     const [vex] = await ok({ 'spec.cdx.json': sample('cyclonedx/cdx-1.6-spec-valid-vulnerability.json') });
+    expect(vex?.vex).toMatchObject({ statements: 0, exempting: 0, exemptions: 0, unmatched: 0 });
+    expect(vex?.warnings).toEqual([
+      '$.vulnerabilities[0].affects[0] lists no version secinv can take as unaffected: that statement exempts nothing',
+    ]);
+  });
+
+  it('a statement loaded before the scan applies once the scan arrives, through an alias too', async () => {
+    // The spec sample's statement without its versions: about the ref's own version.
+    const spec = JSON.parse(sample('cyclonedx/cdx-1.6-spec-valid-vulnerability.json')) as {
+      vulnerabilities: { affects: Json[] }[];
+    };
+    delete spec.vulnerabilities[0]?.affects[0]?.versions;
+    const [vex] = await ok({ 'spec.cdx.json': JSON.stringify(spec) });
     expect(vex?.vex).toMatchObject({ statements: 1, exempting: 1, exemptions: 0, unmatched: 1 });
     const [scan] = await ok({ 'jar.json': own('trivy-jar-jackson.json') }, { assetId: A2 });
     expect(scan).toMatchObject({ assetId: A2, added: 1 });
@@ -251,7 +264,11 @@ describe('VEX statements', () => {
       }),
     });
     expect(result.problems).toEqual([
-      { file: 'bad.vex.json', path: '$.statements[0].vulnerability', message: 'must name the vulnerability (`name`)' },
+      {
+        file: 'bad.vex.json',
+        path: '$.statements[0].vulnerability',
+        message: 'must name the vulnerability (`name`, else `@id`)',
+      },
       {
         file: 'bad.vex.json',
         path: '$.statements[1].status',

@@ -51,6 +51,82 @@ describe('every sample report is recognised by its content', () => {
   });
 });
 
+describe('the field samples', () => {
+  it.each([
+    ['trivy-k8s/scan2html-k8s-results_k8s_cluster_summary.json', 'trivy-k8s'],
+    ['trivy-k8s/dd-trivy_operator-configauditreport_single_vuln.json', 'trivy-operator'],
+    ['trivy-k8s/dd-trivy_operator-exposedsecretreport_single_vuln.json', 'trivy-operator'],
+    ['grype/dd-anchore_grype-fix_available.json', 'grype'],
+    ['cyclonedx/cdx-examples-vex-cisa-case-6-vex.json', 'cyclonedx'],
+    // Prowler writes `[]` for a run without findings: an empty Prowler OCSF report.
+    ['assets/dd-prowler-prowler_zero_vul.json', 'prowler-ocsf'],
+  ])('%s is %s', (path, format) => {
+    expect(detect(fixture(path))).toEqual({ format });
+  });
+
+  it('a bare array of trivy-operator reports is a trivy-operator report', () => {
+    const own = readFileSync(new URL('../fixtures/ingest-own/trivy-operator-reports-array.json', import.meta.url));
+    expect(detect(own)).toEqual({ format: 'trivy-operator' });
+  });
+});
+
+describe('formats that are not read are named, with what to run instead', () => {
+  it('Prowler v2 CSV and JSON', () => {
+    expect(problem(fixture('assets/prowler-v2-csv-aws-one.csv'))).toBe(
+      'is Prowler v2 CSV output, which is not supported: run Prowler 3 or later with `--output-formats json-ocsf`',
+    );
+    const v2 =
+      "is Prowler v2's JSON output, which is not supported: run Prowler 3 or later with `--output-formats json-ocsf`";
+    const line = fixture('assets/prowler-v2-json-aws-one.json').toString();
+    expect(problem(line)).toBe(v2);
+    // Prowler v2 wrote one object per line: two lines are not one JSON document.
+    expect(problem(line + line)).toBe(v2);
+  });
+
+  it('legacy Trivy, JSON null and other scalars', () => {
+    expect(problem('[{"Target": "alpine:3.10 (alpine 3.10.2)", "Type": "alpine", "Vulnerabilities": null}]')).toBe(
+      'is a report of Trivy before 0.20 (a bare array of Results), which is not supported: run a current trivy with `--format json` (SchemaVersion 2)',
+    );
+    expect(problem('null\n')).toBe('is the JSON value `null`, not a report: the scanner wrote nothing (did it fail?)');
+    expect(problem('42')).toBe('is a single JSON number, not a report');
+  });
+
+  it('CSAF VEX, Syft JSON, SARIF', () => {
+    expect(
+      problem(
+        '{"document": {"csaf_version": "2.0", "category": "csaf_vex"}, "product_tree": {}, "vulnerabilities": []}',
+      ),
+    ).toBe(
+      'is a CSAF document (CSAF VEX), which is not supported: ask for the statements as OpenVEX or CycloneDX VEX JSON',
+    );
+    expect(
+      problem('{"artifacts": [], "artifactRelationships": [], "source": {}, "descriptor": {"name": "syft"}}'),
+    ).toBe(
+      "is Syft's own JSON (an SBOM without vulnerabilities), which is not supported: scan it with `grype sbom:FILE -o json`, or ask syft for `-o cyclonedx-json`",
+    );
+    expect(
+      problem('{"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0", "runs": []}'),
+    ).toBe(
+      'is SARIF, which is not supported: run the scanner with its JSON output (`trivy --format json`, `grype -o json`)',
+    );
+  });
+
+  it("trivy-operator's other resources, by kind", () => {
+    const operator = (kind: string) =>
+      `{"apiVersion": "aquasecurity.github.io/v1alpha1", "kind": "${kind}", "report": {}}`;
+    const read = 'secinv reads VulnerabilityReport, ConfigAuditReport and ExposedSecretReport';
+    expect(problem(operator('ClusterComplianceReport'))).toBe(
+      `is a trivy-operator ClusterComplianceReport (a compliance summary, no findings), which is not read: ${read}`,
+    );
+    expect(problem(operator('SbomReport'))).toBe(
+      `is a trivy-operator SbomReport (packages without vulnerabilities), which is not read: ${read}`,
+    );
+    expect(problem(operator('RbacAssessmentReport'))).toBe(
+      `is a trivy-operator RbacAssessmentReport, which is not read: ${read}`,
+    );
+  });
+});
+
 describe('anything else gets a specific reason', () => {
   it('feeds are named as feeds', () => {
     expect(problem(fixture('kev/known_exploited_vulnerabilities.2025.01.24.excerpt.json'))).toBe(
@@ -112,7 +188,6 @@ describe('anything else gets a specific reason', () => {
     expect(problem(Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x00, 0x00, 0xff, 0xfe]))).toBe('is binary, not a text report');
     expect(problem('hello world\n')).toContain('is not JSON (it starts with "hello world")');
     expect(problem('[1, 2, 3]')).toBe('is a JSON array of values, not a scanner report');
-    expect(problem('[]')).toContain('is an empty JSON array');
     expect(problem('[{"a": 1}]')).toContain('not OCSF Detection Findings');
     expect(problem('{"name": "x", "items": [1]}')).toBe(
       'is JSON but not a report secinv reads (top-level keys: name, items); supported: Trivy, Grype, CycloneDX, OpenVEX and Prowler OCSF JSON',

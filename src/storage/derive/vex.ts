@@ -1,12 +1,14 @@
 // A tenant's VEX statements and the exemptions they become. Statements are stored as loaded; the exemptions are
 // re-matched (which assets each statement's product names) whenever the tenant's findings may have changed, so a VEX
 // document loaded before the scan it speaks about still applies to it. The rules are src/domain/vex.ts.
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import {
+  inVersions,
   isExempting,
   latestStatements,
   parseProduct,
   productText,
+  purlVersion,
   vexExemption,
   vexExemptionId,
   type VexDocument,
@@ -62,6 +64,28 @@ async function deleteExemptions(db: Kysely<Database>, tenantId: string, ids: rea
 export const hasVexStatements = async (db: Kysely<Database>, tenantId: string): Promise<boolean> =>
   (await fromTenant(db, 'vex_statements', tenantId).select('document_id').limit(1).executeTakeFirst()) !== undefined;
 
+/**
+ * The assets whose findings list a package of the purl (without its version), each with the version it has. The purls
+ * are stored with their versions, so the package is their text up to the `@`; LIKE (case-blind in SQLite) only narrows.
+ */
+async function packageVersions(
+  db: Kysely<Database>,
+  tenantId: string,
+  purl: string,
+): Promise<{ assetId: string; version: string }[]> {
+  const prefix = `${purl}@`;
+  const pattern = `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const rows = await fromTenant(db, 'vulnerability_packages', tenantId)
+    .select(['vulnerability_packages.asset_id', 'vulnerability_packages.purl'])
+    .distinct()
+    .where(sql<boolean>`vulnerability_packages.purl like ${pattern} escape '\\'`)
+    .execute();
+  return rows.flatMap((r) => {
+    const version = r.purl !== null && r.purl.startsWith(prefix) ? purlVersion(r.purl) : null;
+    return version === null ? [] : [{ assetId: r.asset_id, version }];
+  });
+}
+
 /** Which assets each product names: packages by purl (through the findings), images by digest, assets by id. */
 async function matchProducts(db: Kysely<Database>, tenantId: string, products: Set<string>) {
   const matched = new Map<string, Set<string>>();
@@ -74,7 +98,10 @@ async function matchProducts(db: Kysely<Database>, tenantId: string, products: S
   for (const text of products) {
     const product = parseProduct(text);
     if (product.kind === 'purl') purls.push(product.key);
-    else if (product.kind === 'image') {
+    else if (product.kind === 'versions') {
+      for (const r of await packageVersions(db, tenantId, product.package))
+        if (inVersions(r.version, product)) add(text, r.assetId);
+    } else if (product.kind === 'image') {
       // An image asset's resource id ends with its digest (repository@sha256:…).
       const rows = await fromTenant(db, 'assets', tenantId)
         .select('assets.id')
