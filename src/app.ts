@@ -27,6 +27,7 @@ import { ASSET_PATH, ASSETS_PATH, assetRoutes } from './modules/assets/routes.js
 import { SBOM_DOWNLOAD_PATH, SBOM_LINK_PATH, sbomDownloadRoute, sbomLinkRoute } from './modules/assets/sbom.js';
 import { downloadTokens, redactTokens } from './http/signed-url.js';
 import { RISKS_PATH, riskRoutes } from './modules/risks/routes.js';
+import { SCAN_PATH, SCANS_PATH, scanRoutes } from './modules/scans/routes.js';
 import { VULNERABILITIES_PATH, vulnerabilityRoutes } from './modules/vulnerabilities/routes.js';
 import type { Storage } from './storage/index.js';
 
@@ -44,6 +45,8 @@ export interface HttpOptions {
   publicUrl?: string | undefined;
   /** Compression of tenant 200s and the cache of their compressed bodies (docs/DESIGN.md §25). */
   compression: CompressionOptions;
+  /** Largest scan upload accepted, in bytes after decoding (SECINV_SCAN_MAX_BYTES). */
+  scanMaxBytes: number;
 }
 
 export interface AppDependencies {
@@ -53,6 +56,8 @@ export interface AppDependencies {
   logger?: FastifyServerOptions['logger'];
   now?: () => Date;
   http?: Partial<HttpOptions>;
+  /** Called when an upload queued a scan: wakes this process's scan runner (src/ingest/scan-runner.ts). */
+  scanQueued?: () => void;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
@@ -66,6 +71,7 @@ export const defaultHttpOptions: HttpOptions = {
   // Measured on a 100-row page (docs/BENCHMARKS.md, "Per-request overhead"): gzip 6 adds 0.8 times the cost of the
   // page, brotli 4 2.4 times; gzip 1 and brotli 1 about a third, for 35% and 19% more bytes than gzip 6 and brotli 4.
   compression: { threshold: 1024, gzipLevel: 1, brotliQuality: 1, cacheBytes: 32 * 1024 * 1024 },
+  scanMaxBytes: 1024 * 1024 * 1024,
 };
 
 export async function buildApp({
@@ -74,6 +80,7 @@ export async function buildApp({
   now,
   http = {},
   lifecycle = { draining: false },
+  scanQueued,
 }: AppDependencies): Promise<FastifyInstance> {
   const options = { ...defaultHttpOptions, ...http };
   const app = Fastify({
@@ -210,8 +217,31 @@ export async function buildApp({
     const cursors = cursorCodec(secret);
     await riskRoutes(api, { storage, cursors });
     await vulnerabilityRoutes(api, { storage, cursors });
+    // A plugin of its own: its bodies are streams, parsed by no content-type parser of the others.
+    await api.register(async (scans) =>
+      scanRoutes(scans, {
+        storage,
+        cursors,
+        maxBytes: options.scanMaxBytes,
+        queued: scanQueued,
+        now: now ?? (() => new Date()),
+      }),
+    );
   });
 
+  for (const [url, allow] of [
+    [SCANS_PATH, 'GET, HEAD, POST'],
+    [SCAN_PATH, 'GET, HEAD'],
+  ] as const) {
+    app.route({
+      method: allow.includes('POST') ? ['DELETE', 'PATCH', 'PUT', 'OPTIONS'] : [...OTHER_METHODS],
+      url,
+      schema: { hide: true },
+      handler: async () => {
+        throw apiError('method_not_allowed', `only ${allow} are allowed here`, undefined, { Allow: allow });
+      },
+    });
+  }
   for (const url of API_PATHS) {
     app.route({
       method: [...OTHER_METHODS],

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, inject } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { fileSource, importSources, type ImportResult } from '../src/import/importer.js';
 import { newKey } from '../src/domain/keys.js';
+import type { Scope } from '../src/domain/scopes.js';
 import type { Kysely } from 'kysely';
 import { connect } from '../src/storage/db/connect.js';
 import { defaultConnectOptions } from '../src/storage/db/connection.js';
@@ -170,7 +171,7 @@ export async function importRecords(
 export async function createKey(
   storage: Storage,
   tenantId: string,
-  options: { expiresAt?: string | null } = {},
+  options: { expiresAt?: string | null; scopes?: readonly Scope[] } = {},
 ): Promise<string> {
   const key = newKey();
   await storage.insertKey({
@@ -181,6 +182,7 @@ export async function createKey(
     keyHash: key.keyHash,
     createdAt: new Date().toISOString(),
     expiresAt: options.expiresAt ?? null,
+    scopes: options.scopes,
   });
   return key.key;
 }

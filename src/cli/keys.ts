@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import { UserError } from '../domain/errors.js';
 import { newKey } from '../domain/keys.js';
+import { DEFAULT_SCOPES, parseScopes, scopesText, type Scope } from '../domain/scopes.js';
 import type { Storage, WaitReason } from '../storage/index.js';
 import { waitingFor, withDatabase, type Io } from './io.js';
 import { printTable } from './table.js';
@@ -12,6 +13,7 @@ export async function createTenantKey(
   name: string | null,
   expiresInDays?: number,
   onWait?: (reason: WaitReason) => void,
+  scopes: readonly Scope[] = DEFAULT_SCOPES,
 ): Promise<{ id: string; key: string; expiresAt: string | null }> {
   if ((await storage.tenantOrganization(tenantId)) === undefined)
     throw new UserError(`unknown tenant '${tenantId}' (import it first)`);
@@ -27,6 +29,7 @@ export async function createTenantKey(
       keyHash: key.keyHash,
       createdAt: new Date(now).toISOString(),
       expiresAt,
+      scopes,
     },
     onWait,
   );
@@ -35,15 +38,24 @@ export async function createTenantKey(
 
 export async function keysCreate(
   config: Readonly<Config>,
-  opts: { tenant: string; name?: string; expiresIn?: number },
+  opts: { tenant: string; name?: string; expiresIn?: number; scope: string },
   io: Io,
 ): Promise<void> {
+  const parsed = parseScopes(opts.scope);
+  if ('problem' in parsed) throw new UserError(`--scope: ${parsed.problem}`);
   await withDatabase(config.databaseUrl, io, async (storage) => {
-    const created = await createTenantKey(storage, opts.tenant, opts.name ?? null, opts.expiresIn, waitingFor(io));
+    const created = await createTenantKey(
+      storage,
+      opts.tenant,
+      opts.name ?? null,
+      opts.expiresIn,
+      waitingFor(io),
+      parsed.scopes,
+    );
     // The key alone on stdout, so `KEY=$(secinv keys create --tenant T)` works; the rest is for people.
     io.stdout.write(`${created.key}\n`);
     io.stderr.write(
-      `created key ${created.id} for tenant ${opts.tenant}${created.expiresAt ? `, expires ${created.expiresAt}` : ''}; it is shown only once\n`,
+      `created key ${created.id} (${scopesText(parsed.scopes)}) for tenant ${opts.tenant}${created.expiresAt ? `, expires ${created.expiresAt}` : ''}; it is shown only once\n`,
     );
   });
 }
@@ -59,11 +71,12 @@ export async function keysList(
       io.stdout.write(`${JSON.stringify(keys, null, 2)}\n`);
       return;
     }
-    const header = ['ID', 'NAME', 'PREFIX', 'CREATED', 'EXPIRES', 'REVOKED', 'LAST USED'];
+    const header = ['ID', 'NAME', 'PREFIX', 'SCOPES', 'CREATED', 'EXPIRES', 'REVOKED', 'LAST USED'];
     const rows = keys.map((k) => [
       k.id,
       k.name ?? '-',
       k.prefix,
+      scopesText(k.scopes),
       k.createdAt,
       k.expiresAt ?? '-',
       k.revokedAt ?? '-',

@@ -2,6 +2,7 @@
 import type { FastifyRequest } from 'fastify';
 import { apiError } from '../domain/errors.js';
 import { bearerKey, hashKey, keyUsable } from '../domain/keys.js';
+import type { Scope } from '../domain/scopes.js';
 import type { Storage, TenantScope } from '../storage/index.js';
 
 declare module 'fastify' {
@@ -9,8 +10,24 @@ declare module 'fastify' {
     tenant: TenantScope;
     /** The id (never the secret) of the key the request authenticated with: the unit of rate limiting. */
     apiKeyId: string;
+    /** What that key may do. */
+    apiKeyScopes: readonly Scope[];
+  }
+  interface FastifyContextConfig {
+    /** The scopes of which a key needs one for this operation (pipeline.md §1); default `read`. */
+    scopes?: readonly Scope[];
   }
 }
+
+const READ_ONLY: readonly Scope[] = ['read'];
+
+/** A valid key without the scope the operation needs: 403, after every 401 rule. */
+const forbidden = (needs: readonly Scope[]) =>
+  apiError(
+    'forbidden',
+    `this key lacks the ${needs.map((s) => `'${s}'`).join(' or ')} scope this operation needs ` +
+      '(secinv keys create --scope)',
+  );
 
 /** One answer for every failure, so a caller cannot tell a revoked key from an unknown one. */
 const unauthorized = () =>
@@ -34,8 +51,11 @@ export function authenticate(storage: Storage, now: () => Date = () => new Date(
     const at = now();
     const iso = at.toISOString();
     if (!found || !keyUsable(found, iso)) throw unauthorized();
+    const needs = request.routeOptions.config.scopes ?? READ_ONLY;
+    if (!needs.some((scope) => found.scopes.includes(scope))) throw forbidden(needs);
     request.tenant = { tenantId: found.tenantId, dataVersion: found.dataVersion };
     request.apiKeyId = found.keyId;
+    request.apiKeyScopes = found.scopes;
     const stored = found.lastUsedAt === null ? undefined : Date.parse(found.lastUsedAt);
     if (due(stored, at) && due(tried.get(found.keyId), at)) {
       tried.set(found.keyId, at.getTime());

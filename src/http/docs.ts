@@ -120,7 +120,7 @@ export const listResponse = (description: string, schema: TSchema, example: unkn
   };
 };
 
-type ErrorStatus = 400 | 401 | 404 | 405 | 406 | 429 | 500 | 503;
+type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 406 | 409 | 413 | 415 | 429 | 500 | 503;
 
 const problem = (code: ErrorCode, message: string) => ({ errors: [{ code, message }] });
 
@@ -143,6 +143,43 @@ const errorDocs: Record<ErrorStatus, (options: ErrorOptions) => ReturnType<typeo
       problem('unauthorized', 'a valid API key is required: Authorization: Bearer <key>'),
       { 'WWW-Authenticate': header('Always `Bearer`.', { type: 'string', enum: ['Bearer'] }) },
     ),
+  403: ({ scopes = ['read'] }) =>
+    jsonResponse(
+      `A valid key that lacks ${scopes.length > 1 ? 'each of the scopes' : 'the scope'} ` +
+        `${scopes.map((scope) => `\`${scope}\``).join(' and ')} of which the operation needs one (keys are made with ` +
+        '`secinv keys create --scope`). Checked after the key, before the query parameters. Code: `forbidden`.',
+      ref('Error'),
+      problem(
+        'forbidden',
+        `this key lacks the ${scopes.map((scope) => `'${scope}'`).join(' or ')} scope this operation needs (secinv keys create --scope)`,
+      ),
+    ),
+  409: () =>
+    jsonResponse(
+      'The `Idempotency-Key` was used within 24 h for another upload (another body or other options). Code: `conflict`.',
+      ref('Error'),
+      problem(
+        'conflict',
+        'this Idempotency-Key was used within 24 h for another upload (another body or other options)',
+      ),
+    ),
+  413: () =>
+    jsonResponse(
+      'The body is larger than the server accepts (`SECINV_SCAN_MAX_BYTES`, after decoding): by its `Content-Length` ' +
+        'before it is read, or while it is read. Nothing is stored. Code: `payload_too_large`.',
+      ref('Error'),
+      problem('payload_too_large', 'the report is larger than 1073741824 bytes (SECINV_SCAN_MAX_BYTES)'),
+    ),
+  415: () =>
+    jsonResponse(
+      'A `Content-Type` other than `application/json`, `application/gzip` or `application/octet-stream`, or a ' +
+        '`Content-Encoding` other than gzip, deflate or br. Code: `unsupported_media_type`.',
+      ref('Error'),
+      problem(
+        'unsupported_media_type',
+        "Content-Type must be one of application/json, application/gzip, application/octet-stream, not 'text/plain': send the report's bytes as they are",
+      ),
+    ),
   404: ({ notFound }) =>
     jsonResponse(
       typeof notFound === 'string'
@@ -152,12 +189,12 @@ const errorDocs: Record<ErrorStatus, (options: ErrorOptions) => ReturnType<typeo
       ref('Error'),
       problem('not_found', 'no asset with this id'),
     ),
-  405: () =>
+  405: ({ allow = 'GET, HEAD' }) =>
     jsonResponse(
-      'A method other than GET or HEAD on this path (answered before authentication). Code: `method_not_allowed`.',
+      `A method other than ${allow} on this path (answered before authentication). Code: \`method_not_allowed\`.`,
       ref('Error'),
-      problem('method_not_allowed', 'only GET and HEAD are allowed here'),
-      { Allow: header('The allowed methods: `GET, HEAD`.') },
+      problem('method_not_allowed', `only ${allow} are allowed here`),
+      { Allow: header(`The allowed methods: \`${allow}\`.`) },
     ),
   406: () =>
     jsonResponse(
@@ -208,16 +245,27 @@ interface ErrorOptions {
   notFound?: boolean | string;
   /** The operation also answers exports (406 for an Accept header it cannot satisfy). */
   exports?: boolean;
+  /** The scopes of which a key needs one (403 without), as the route's `config.scopes`; default `read`. */
+  scopes?: readonly string[];
+  /** The methods the path allows (405 for the others); default `GET, HEAD`. */
+  allow?: string;
+  /** The operation takes an uploaded body (409 for a reused Idempotency-Key, 413, 415). */
+  upload?: boolean;
 }
 
-/** The error responses of an operation: 400, 401, 404 (with `notFound`), 405, 406 (with `exports`), 429, 500, 503. */
+/**
+ * The error responses of an operation: 400, 401, 403, 404 (with `notFound`), 405, 406 (with `exports`), 409, 413 and
+ * 415 (with `upload`), 429, 500, 503.
+ */
 export function errorResponses(options: ErrorOptions) {
   const statuses: ErrorStatus[] = [
     400,
     401,
+    403,
     ...(options.notFound ? [404 as const] : []),
     405,
     ...(options.exports ? [406 as const] : []),
+    ...(options.upload ? [409 as const, 413 as const, 415 as const] : []),
     429,
     500,
     503,

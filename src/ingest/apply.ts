@@ -1,6 +1,7 @@
 // A scan becomes inventory records inside the ingest transaction: the asset it is about (created, or updated with the
 // scan's fields only), its findings (firstObservedAt kept from earlier scans), its failed configuration checks, and the
 // resolution of what the same scanner reported before and no longer does (docs/INGEST.md, "Re-scans").
+import { noSeverities, severityOfLevel, type SeverityCounts } from '../domain/scans.js';
 import { secretCounts } from '../domain/derived.js';
 import { UserError } from '../domain/errors.js';
 import type { Provider } from '../domain/enums.js';
@@ -32,6 +33,8 @@ export interface ApplyResult {
   /** The asset was stored already, and the scan leaves it as it was (the same report again). */
   assetUnchanged: boolean;
   added: number;
+  /** The findings added, by severity (a scan's gate). */
+  addedBySeverity: SeverityCounts;
   updated: number;
   /** Stored findings the scan lists again as they are stored: not written. */
   unchanged: number;
@@ -188,6 +191,7 @@ export async function applyScan(
 
   const before = await writer.storedFindings(options.tenantId, assetId);
   let added = 0;
+  const addedBySeverity = noSeverities();
   let updated = 0;
   let unchanged = 0;
   // A stored finding last observed at another time than this scan's is changed by it (its lastObservedAt moves): only
@@ -209,8 +213,10 @@ export async function applyScan(
   };
   const write = async (record: VulnerabilityRecord) => {
     const found = before.get(record.vulnerability.vulnerabilityId);
-    if (found === undefined) added += 1;
-    else if (found.lastObservedAt === record.vulnerability.lastObservedAt) {
+    if (found === undefined) {
+      added += 1;
+      addedBySeverity[severityOfLevel(record.vulnerability.severityLevelValue)] += 1;
+    } else if (found.lastObservedAt === record.vulnerability.lastObservedAt) {
       same.push(record);
       if (same.length >= COMPARED_PER_BATCH) await compare();
       return;
@@ -249,6 +255,7 @@ export async function applyScan(
     assetCreated: !stored,
     assetUnchanged,
     added,
+    addedBySeverity,
     updated,
     unchanged,
     resolved,

@@ -3,9 +3,10 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { isUuid } from '../domain/ids.js';
+import { addSeverities } from '../domain/scans.js';
 import { UserError } from '../domain/errors.js';
 import type { Provider } from '../domain/enums.js';
-import type { RiskDerivation, Storage, VexDocumentMatch, WaitReason } from '../storage/index.js';
+import type { ClaimedScan, RiskDerivation, Storage, VexDocumentMatch, WaitReason } from '../storage/index.js';
 import { NO_DERIVATION } from '../storage/index.js';
 import { detectFormat, type Detection } from '../input/detect.js';
 import type { IngestFormat } from '../input/formats.js';
@@ -13,6 +14,7 @@ import { openReport, readProblem } from '../input/source.js';
 import { replacingNulEscapes, type NulCount } from '../input/nul.js';
 import { JsonStreamError } from '../input/stream.js';
 import { applyScan, type ApplyResult } from './apply.js';
+import { recordScans } from './scan-record.js';
 import { readGrype } from './grype.js';
 import type { Ingested, Scan } from './scan.js';
 import { readTrivy, type FieldProblem } from './trivy.js';
@@ -41,6 +43,10 @@ export interface IngestOptions {
   now?: () => Date;
   /** Called when the ingest waits for another write to commit: a feed load, another write to its tenant. */
   onWait?: ((reason: WaitReason) => void) | undefined;
+  /** The queued scan this ingest applies (one source): ended `succeeded` in the ingest's transaction. */
+  scan?: ClaimedScan | undefined;
+  /** Record each file as a scan of its own (`secinv ingest`), in the ingest's transaction. */
+  recordScans?: boolean | undefined;
 }
 
 export interface IngestProblem {
@@ -66,6 +72,11 @@ export interface FileSummary extends Omit<ApplyResult, 'assetId'> {
   vex: VexSummary | null;
   /** What the reader skipped without failing the file (`3 findings without a resource uid were skipped`). */
   warnings: string[];
+  /** Every asset the file's scans were on. */
+  assetIds: string[];
+  /** The file's bytes as read (decompressed): how many, and their SHA-256. */
+  sizeBytes: number;
+  sha256: string;
 }
 
 export type IngestResult =
@@ -100,12 +111,14 @@ const READERS: Record<IngestFormat, Reader> = {
 /** One line's worth of a file's scans: its asset when it has one, the sums of its findings. */
 const summarize = (applied: readonly ApplyResult[]) => ({
   assetId: applied.length === 1 ? (applied[0]?.assetId ?? null) : null,
+  assetIds: applied.map((a) => a.assetId),
   assets: applied.length,
   assetCreated: applied.some((a) => a.assetCreated),
   assetUnchanged: applied.length > 0 && applied.every((a) => a.assetUnchanged),
   assetsCreated: applied.filter((a) => a.assetCreated).length,
   assetsUnchanged: applied.filter((a) => a.assetUnchanged).length,
   added: applied.reduce((n, a) => n + a.added, 0),
+  addedBySeverity: addSeverities(applied.map((a) => a.addedBySeverity)),
   updated: applied.reduce((n, a) => n + a.updated, 0),
   unchanged: applied.reduce((n, a) => n + a.unchanged, 0),
   resolved: applied.reduce((n, a) => n + a.resolved, 0),
@@ -129,9 +142,14 @@ function explicitFormat(format: IngestFormat, head: Buffer, complete: boolean): 
   return 'problem' in byContent && byContent.otherProwlerOutput === true ? byContent : { format };
 }
 
-async function* hashing(bytes: AsyncIterable<Buffer>, hash: ReturnType<typeof createHash>): AsyncGenerator<Buffer> {
+async function* hashing(
+  bytes: AsyncIterable<Buffer>,
+  hash: ReturnType<typeof createHash>,
+  size: { bytes: number },
+): AsyncGenerator<Buffer> {
   for await (const chunk of bytes) {
     hash.update(chunk);
+    size.bytes += chunk.length;
     yield chunk;
   }
 }
@@ -172,7 +190,8 @@ export async function ingestFiles(
             const hash = createHash('sha256');
             const fieldProblems: FieldProblem[] = [];
             const nul: NulCount = { replaced: 0 };
-            const ingested = await read(replacingNulEscapes(hashing(report.bytes, hash), nul), fieldProblems, {
+            const size = { bytes: 0 };
+            const ingested = await read(replacingNulEscapes(hashing(report.bytes, hash, size), nul), fieldProblems, {
               fileName: source.name,
               cluster: options.cluster,
               region: options.region,
@@ -221,6 +240,8 @@ export async function ingestFiles(
                   ? null
                   : { documentId: vex.documentId, statements: 0, exempting: 0, unmatched: unmatchable, exemptions: 0 },
               warnings: [...(nul.replaced > 0 ? [nulWarning(nul.replaced)] : []), ...(ingested.warnings ?? [])],
+              sizeBytes: size.bytes,
+              sha256: digest,
             });
           } catch (error) {
             if (error instanceof JsonStreamError) fail(error.message);
@@ -244,8 +265,9 @@ export async function ingestFiles(
         }
         // The risk rules run over the assets the run wrote, before a dry run rolls back: it reports them too.
         risks = await writer.derive();
+        await recordScans(writer, files, risks, options, now);
       },
-      { dryRun: options.dryRun, deriveRisksAt: now, onWait: options.onWait },
+      { dryRun: options.dryRun, deriveRisksAt: now, onWait: options.onWait, scan: options.scan },
     );
   } catch (error) {
     if (error instanceof Rejected) return { files: [], problems, risks: null };

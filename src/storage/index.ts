@@ -1,6 +1,9 @@
 // Opens a database and returns the one implementation of the storage interface (src/storage/types.ts) for it, Kysely
 // over SQLite or PostgreSQL; nothing outside src/storage/ sees SQL.
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { sql } from 'kysely';
+import { parseDatabaseUrl } from './db/url.js';
 import { keyStore } from './accounts/keys.js';
 import { tenantStore } from './accounts/tenants.js';
 import { connect } from './db/connect.js';
@@ -15,6 +18,8 @@ import { riskStore } from './read/risks.js';
 import { PACKAGE_WALK_ROWS, vulnerabilityStore } from './read/vulnerabilities/list.js';
 import { singleStatementReader } from './tx/gathered-reads.js';
 import { tenantReader } from './tx/read.js';
+import { scanQueue, type BodyPlace } from './scans/queue.js';
+import { scanRecordReads } from './scans/records.js';
 import { bulkWrite } from './write/pipeline.js';
 import type { Storage } from './types.js';
 
@@ -22,14 +27,29 @@ export type * from './types.js';
 export type { ConnectOptions } from './db/connection.js';
 export { NoInventoryError } from './db/connection.js';
 export { displayDatabaseUrl, parseDatabaseUrl } from './db/url.js';
+export { MAX_SCAN_ATTEMPTS } from './scans/queue.js';
+export { ScanClaimLost } from './write/pipeline.js';
 export { NO_DERIVATION } from './derive/risks/derive.js';
 export { isUnavailable, unavailableMessage } from './db/unavailable.js';
+
+/**
+ * Where uploaded scans' bytes wait (docs/DESIGN.md §97): PostgreSQL's own table, which every server process of the
+ * database reads; for SQLite a folder beside its file (`secinv.db` → `secinv.db-scans/`), or a temporary one in memory.
+ */
+function bodyPlace(url: string): BodyPlace {
+  const location = parseDatabaseUrl(url);
+  if (location.dialect === 'postgres') return { kind: 'table' };
+  if (location.path === ':memory:') return { kind: 'folder', folder: join(tmpdir(), `secinv-scans-${process.pid}`) };
+  return { kind: 'folder', folder: `${location.path}-scans` };
+}
 
 export async function openStorage(url: string, options: Partial<ConnectOptions> = {}): Promise<Storage> {
   const { db, dialect, pool } = await connect(url, { ...defaultConnectOptions, ...options });
   const read = tenantReader(db, dialect);
 
-  const storage: Omit<Storage, 'dialect' | 'poolStats'> = guarded({
+  // Its two functions that are not promises stay outside `guarded`, which makes every function async.
+  const { scanBody, scanApplied, ...queue } = scanQueue(db, dialect, bodyPlace(url));
+  const storage: Omit<Storage, 'dialect' | 'poolStats' | 'scanBody' | 'scanApplied'> = guarded({
     ...keyStore(db, dialect),
     ...tenantStore(db, dialect),
     ...assetStore(
@@ -48,6 +68,8 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
     ),
     ...feedStore(db, dialect),
     ...riskWriteStore(db, dialect),
+    ...scanRecordReads(read),
+    ...queue,
 
     // Made once per database by migration 0003.
     async cursorKey(): Promise<Buffer> {
@@ -72,6 +94,8 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
   return {
     dialect,
     ...storage,
+    scanBody,
+    scanApplied,
     poolStats: () => pool && { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount },
   };
 }

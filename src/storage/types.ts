@@ -10,6 +10,8 @@ import type { LifecycleState } from '../domain/enums.js';
 import type { FeedData, FeedLoad, FeedStatus } from '../domain/intel.js';
 import type { VexDocument } from '../domain/vex.js';
 import type { ImportKind, RecordsByKind, StoredAsset, VulnerabilityRecord } from '../domain/records.js';
+import type { ScanGate, ScanProblem, ScanRecord, ScanStatus, ScanSummary } from '../domain/scans.js';
+import type { Scope } from '../domain/scopes.js';
 import type { ListRisksQuery } from '../domain/risks.js';
 import type { ListVulnerabilitiesQuery } from '../domain/vulnerabilities.js';
 
@@ -89,6 +91,7 @@ export interface KeyInfo {
   expiresAt: string | null;
   revokedAt: string | null;
   lastUsedAt: string | null;
+  scopes: Scope[];
 }
 
 export interface NewKey {
@@ -99,6 +102,8 @@ export interface NewKey {
   keyHash: string;
   createdAt: string;
   expiresAt: string | null;
+  /** Default: `read`. */
+  scopes?: readonly Scope[] | undefined;
 }
 
 /** The key a request presented, its tenant and that tenant's data version. */
@@ -109,6 +114,55 @@ export interface AuthenticatedKey {
   expiresAt: string | null;
   revokedAt: string | null;
   lastUsedAt: string | null;
+  scopes: Scope[];
+}
+
+export type { ScanGate, ScanProblem, ScanRecord, ScanStatus, ScanSummary };
+
+/** An upload to queue: its record's fields known before the body is read. */
+export interface NewScan {
+  id: string;
+  tenantId: string;
+  name: string | null;
+  options: Record<string, unknown>;
+  keyId: string | null;
+  idempotencyKey: string | null;
+  submittedAt: string;
+}
+
+/** What accepting an upload did: queued it, found the same upload under its idempotency key, or another one there. */
+export type AcceptedScan = { kind: 'created' | 'repeated'; scan: ScanRecord } | { kind: 'conflict' };
+
+/** A scan a process took from the queue to apply; `interrupted` ones were ended `failed` instead. */
+export interface ClaimedScan {
+  seq: number;
+  tenantId: string;
+  scanId: string;
+  owner: string;
+  interrupted: boolean;
+  name: string | null;
+  options: Record<string, unknown>;
+}
+
+/** How a scan ends inside the write that applies it (BulkWriter.endScan). */
+export interface ScanOutcome {
+  format: string | null;
+  summary: ScanSummary;
+  gate: ScanGate;
+}
+
+export interface ScanListQuery {
+  perPage: number;
+  statuses?: ScanStatus[] | undefined;
+  formats?: string[] | undefined;
+  submittedAtStart?: string | undefined;
+  submittedAtEnd?: string | undefined;
+}
+
+/** Where a batch of the scan list ends: the list is newest first. */
+export interface ScanPosition {
+  submittedAt: string;
+  id: string;
 }
 
 /** What recording a scan's checks did: failures new, changed and listed again as stored, and failures resolved. */
@@ -137,6 +191,15 @@ export interface BulkWriter {
    */
   derive(): Promise<RiskDerivation>;
   assetExists(tenantId: string, assetId: string): Promise<boolean>;
+  /**
+   * A scan's gate but its `added`, over the tenant's given assets as the run leaves them (what is buffered written
+   * first): open, not exempted findings by severity, and how many of those are in KEV or have a public exploit.
+   */
+  openFindings(tenantId: string, assetIds: readonly string[]): Promise<Omit<ScanGate, 'added'>>;
+  /** Ends the scan this write applies (BulkWriteOptions.scan) `succeeded`, in the write's transaction. */
+  endScan(outcome: ScanOutcome): Promise<void>;
+  /** Records a scan that this write applied without a queue (`secinv ingest`), as given. */
+  recordScan(scan: ScanRecord): Promise<void>;
   /** The organization a tenant belongs to; undefined for an unknown tenant. */
   tenantOrganization(tenantId: string): Promise<string | undefined>;
   /**
@@ -210,6 +273,11 @@ export interface BulkWriteOptions {
    * (`database`, §89).
    */
   onWait?: ((reason: WaitReason) => void) | undefined;
+  /**
+   * The queued scan this write applies: the write first checks that the claim is still this process's (and on
+   * PostgreSQL locks its entry), and fails without writing otherwise; the work ends it with BulkWriter.endScan.
+   */
+  scan?: ClaimedScan | undefined;
 }
 
 export interface Storage {
@@ -314,6 +382,33 @@ export interface Storage {
   // The server.
   /** The per-database key that signs list cursors: every process of one database accepts the others' cursors. */
   cursorKey(): Promise<Buffer>;
+  // Scans (pipeline.md §2): accepted by the API role, applied by a server's scan runner.
+  /**
+   * Stores an upload's bytes and queues its scan, all or nothing; `measured` gives the bytes' size and digests once
+   * they are all read. An idempotency key within a day answers the scan it created (same upload) or a conflict.
+   */
+  acceptScan(
+    scan: NewScan,
+    body: AsyncIterable<Buffer>,
+    measured: () => { sizeBytes: number; sha256: string; requestHash: string },
+  ): Promise<AcceptedScan>;
+  /** One scan of the tenant; with `keyId`, only one that key uploaded. */
+  getScan(scope: TenantScope, id: string, keyId?: string): Promise<ScanRecord | undefined>;
+  listScans(
+    scope: TenantScope,
+    query: ScanListQuery,
+    after: ScanPosition | undefined,
+    keyId?: string,
+  ): Promise<{ items: ScanRecord[]; next: ScanPosition | null }>;
+  /** Takes the next scan that may run (the oldest unfinished of its tenant, unclaimed or its claim expired). */
+  claimScan(owner: string, now: Date, leaseMs: number): Promise<ClaimedScan | undefined>;
+  /** A claimed scan's bytes. */
+  scanBody(claim: ClaimedScan): AsyncIterable<Buffer>;
+  /** Ends a claimed scan `failed`; false when the claim was lost (another process holds the scan). */
+  failScan(claim: ClaimedScan, problems: ScanProblem[], at: string): Promise<boolean>;
+  /** After the write that applied a scan committed: frees what held its bytes. */
+  scanApplied(claim: ClaimedScan): void;
+
   /** Throws when the database cannot answer (readiness). */
   ping(): Promise<void>;
   /** Connections of the PostgreSQL pool; undefined on SQLite, which has one embedded connection. */

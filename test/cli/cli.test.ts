@@ -95,25 +95,44 @@ describe('secinv CLI', () => {
       'name',
       'prefix',
       'revokedAt',
+      'scopes',
     ]);
     expect(keys[0]).toMatchObject({
       name: 'ci',
       revokedAt: null,
       lastUsedAt: null,
+      scopes: ['read'],
       prefix: created.stdout.slice(0, 13),
     });
     expect(listed.stdout).not.toContain(created.stdout.trim());
 
     const table = await run('keys', 'list', '--tenant', TENANT_A, '--db', db);
     const [header, row] = table.stdout.trim().split('\n');
-    expect(header).toMatch(/^ID\s+NAME\s+PREFIX\s+CREATED\s+EXPIRES\s+REVOKED\s+LAST USED$/);
+    expect(header).toMatch(/^ID\s+NAME\s+PREFIX\s+SCOPES\s+CREATED\s+EXPIRES\s+REVOKED\s+LAST USED$/);
     expect(row?.split(/\s+/)[0]).toBe(keys[0]!.id);
+    expect(row?.split(/\s+/)[3]).toBe('read');
 
     expect((await run('keys', 'revoke', String(keys[0]!.id), '--db', db)).code).toBe(0);
     const after = JSON.parse((await run('keys', 'list', '--tenant', TENANT_A, '--json', '--db', db)).stdout) as {
       revokedAt: string | null;
     }[];
     expect(after[0]?.revokedAt).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+  });
+
+  it('keys create --scope gives a key its scopes, listed; an unknown scope exits 1 naming it', async () => {
+    expect((await run('import', '--db', db, tenantFile())).code).toBe(0);
+    const created = await run('keys', 'create', '--tenant', TENANT_A, '--scope', 'ingest', '--db', db);
+    expect(created.code).toBe(0);
+    expect(created.stderr).toContain('(ingest) for tenant');
+    const both = await run('keys', 'create', '--tenant', TENANT_A, '--scope', 'ingest, read', '--db', db);
+    expect(both.stderr).toContain('(read,ingest) for tenant');
+    const keys = JSON.parse((await run('keys', 'list', '--tenant', TENANT_A, '--json', '--db', db)).stdout) as {
+      scopes: string[];
+    }[];
+    expect(keys.map((k) => k.scopes).slice(-2)).toEqual([['ingest'], ['read', 'ingest']]);
+    const bad = await run('keys', 'create', '--tenant', TENANT_A, '--scope', 'write', '--db', db);
+    expect(bad).toMatchObject({ code: 1, stdout: '' });
+    expect(bad.stderr).toContain("secinv: --scope: unknown scope 'write': each must be one of read, ingest");
   });
 
   it('failures exit 1 with a one-line reason on stderr', async () => {

@@ -10,6 +10,7 @@ import { getAssetQuery, listAssetsQuery } from '../../src/modules/assets/schemas
 import { sbomLinkQuery } from '../../src/modules/assets/sbom.js';
 import { listRisksQuery } from '../../src/modules/risks/schemas.js';
 import { listVulnerabilitiesQuery } from '../../src/modules/vulnerabilities/schemas.js';
+import { getScanQuery, listScansQuery, uploadScanQuery } from '../../src/modules/scans/schemas.js';
 import { setup, type TestContext } from '../helpers.js';
 
 interface Parameter {
@@ -51,7 +52,13 @@ const REGENERATE =
 
 const operations: Record<
   string,
-  { path: string; query: QueryDefinition<Record<string, ParamSpec>>; notFound: boolean; exports: boolean }
+  {
+    path: string;
+    query: QueryDefinition<Record<string, ParamSpec>>;
+    notFound: boolean;
+    exports: boolean;
+    method?: 'get' | 'post';
+  }
 > = {
   listAssets: { path: '/v1/tenant/assets', query: listAssetsQuery, notFound: false, exports: true },
   getAsset: { path: '/v1/tenant/assets/{assetId}', query: getAssetQuery, notFound: true, exports: false },
@@ -63,6 +70,9 @@ const operations: Record<
     notFound: false,
     exports: true,
   },
+  uploadScan: { path: '/v1/tenant/scans', query: uploadScanQuery, notFound: false, exports: false, method: 'post' },
+  listScans: { path: '/v1/tenant/scans', query: listScansQuery, notFound: false, exports: false },
+  getScan: { path: '/v1/tenant/scans/{id}', query: getScanQuery, notFound: true, exports: false },
 };
 
 let ctx: TestContext;
@@ -76,8 +86,9 @@ beforeAll(async () => {
 afterAll(async () => ctx.close());
 
 const operation = (operationId: string): Operation => {
-  const found = doc.paths[operations[operationId]!.path]?.get;
-  if (!found) throw new Error(`no GET ${operations[operationId]!.path} in the document`);
+  const { path, method = 'get' } = operations[operationId]!;
+  const found = doc.paths[path]?.[method];
+  if (!found) throw new Error(`no ${method.toUpperCase()} ${path} in the document`);
   return found;
 };
 
@@ -109,9 +120,14 @@ describe('the document', () => {
     expect(doc.info.description.length).toBeGreaterThan(0);
     expect(doc.servers.length).toBeGreaterThan(0);
     expect(Object.keys(doc.paths).sort()).toEqual(
-      [...Object.values(operations).map((o) => o.path), SBOM_DOWNLOAD].sort(),
+      [...new Set(Object.values(operations).map((o) => o.path)), SBOM_DOWNLOAD].sort(),
     );
-    for (const path of Object.keys(doc.paths)) expect(Object.keys(doc.paths[path]!), path).toEqual(['get']);
+    for (const path of Object.keys(doc.paths)) {
+      const methods = Object.values(operations)
+        .filter((o) => o.path === path)
+        .map((o) => o.method ?? 'get');
+      expect(Object.keys(doc.paths[path]!).sort(), path).toEqual(path === SBOM_DOWNLOAD ? ['get'] : methods.sort());
+    }
     const tagNames = doc.tags.map((t) => t.name);
     for (const tag of doc.tags) expect(tag.description, tag.name).not.toBe('');
     for (const operationId of Object.keys(operations)) {
@@ -191,15 +207,19 @@ describe('the document', () => {
   });
 
   it('documents the 200 body with an example, and every error response with the Error schema', () => {
-    for (const [operationId, { notFound, exports }] of Object.entries(operations)) {
+    for (const [operationId, { notFound, exports, method }] of Object.entries(operations)) {
       const { responses } = operation(operationId);
+      const upload = method === 'post';
       const expected = [
         '200',
+        ...(upload ? ['202'] : []),
         '400',
         '401',
+        '403',
         ...(notFound ? ['404'] : []),
         '405',
         ...(exports ? ['406'] : []),
+        ...(upload ? ['409', '413', '415'] : []),
         '429',
         '500',
         '503',
@@ -212,7 +232,7 @@ describe('the document', () => {
       expect(Object.keys(responses['200']!.content ?? {}).sort(), operationId).toEqual(
         exports ? ['application/json', 'application/x-ndjson', 'text/csv'] : ['application/json'],
       );
-      for (const status of expected.filter((s) => s !== '200')) {
+      for (const status of expected.filter((s) => s !== '200' && s !== '202')) {
         const response = responses[status]!;
         expect(response.description, `${operationId} ${status}`).not.toMatch(/^(Default Response)?$/);
         expect(response.content?.['application/json']?.schema, `${operationId} ${status}`).toEqual({

@@ -8,6 +8,11 @@ const create = defineCommand('create', {
     tenant: required('--tenant <tenantId>', 'tenant the key belongs to'),
     name: text('--name <name>', 'a label for the key'),
     expiresIn: integer('--expires-in <days>', 'days until the key expires', 1),
+    scope: text(
+      '--scope <scopes>',
+      'what the key may do: read (the API), ingest (upload scans and read its own), or read,ingest',
+      'read',
+    ),
     db: database,
   },
   action: async (flags, { io }) => (await import('../keys.js')).keysCreate(loadConfig(flags), flags, io),

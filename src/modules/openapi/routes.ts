@@ -81,6 +81,12 @@ const tags = [
     name: 'Vulnerabilities',
     description: 'Vulnerability findings, one per vulnerability and asset, with the exemptions that match them.',
   },
+  {
+    name: 'Scans',
+    description:
+      'Scanner reports uploaded with a key that has the `ingest` scope, ingested in the background one at a time per ' +
+      'tenant, and the scans `secinv ingest` recorded.',
+  },
 ];
 
 /** The document's view of a route: the wildcard asset path as `{assetId}`, and example values on query parameters. */

@@ -1,5 +1,6 @@
 // API keys: stored as a SHA-256 hash and a short display prefix, never the key itself.
 import type { Kysely } from 'kysely';
+import { DEFAULT_SCOPES, scopesText, storedScopes } from '../../domain/scopes.js';
 import { unlessLocked } from '../db/journal.js';
 import { perTurn } from '../../lib/per-turn.js';
 import { compiledOnce } from '../db/compiled.js';
@@ -56,6 +57,7 @@ export function keyStore(db: Kysely<Database>, dialect: Dialect): KeyStore {
           'api_keys.expires_at',
           'api_keys.revoked_at',
           'api_keys.last_used_at',
+          'api_keys.scopes',
         ])
         .where(`api_keys.${by}`, '=', value),
     );
@@ -70,6 +72,7 @@ export function keyStore(db: Kysely<Database>, dialect: Dialect): KeyStore {
         expiresAt: row.expires_at,
         revokedAt: row.revoked_at,
         lastUsedAt: row.last_used_at,
+        scopes: storedScopes(row.scopes),
       }
     );
   };
@@ -92,6 +95,7 @@ export function keyStore(db: Kysely<Database>, dialect: Dialect): KeyStore {
               expires_at: row.expiresAt,
               revoked_at: null,
               last_used_at: null,
+              scopes: scopesText(row.scopes ?? DEFAULT_SCOPES),
             })
             .execute(),
         onWait,
@@ -114,6 +118,7 @@ export function keyStore(db: Kysely<Database>, dialect: Dialect): KeyStore {
         expiresAt: r.expires_at,
         revokedAt: r.revoked_at,
         lastUsedAt: r.last_used_at,
+        scopes: storedScopes(r.scopes),
       }));
     },
 

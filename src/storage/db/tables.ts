@@ -259,6 +259,48 @@ export interface ApiKeyTable {
   expires_at: string | null;
   revoked_at: string | null;
   last_used_at: string | null;
+  /** What the key may do, comma-separated in src/domain/scopes.ts's order (`read`, `ingest`). */
+  scopes: Generated<string>;
+}
+
+/** A tenant's scans, uploaded or ingested (pipeline.md §2); JSON columns hold the record's objects as text. */
+export interface ScanTable {
+  tenant_id: string;
+  id: string;
+  status: string;
+  name: string | null;
+  format: string | null;
+  options: string;
+  size_bytes: number;
+  sha256: string;
+  key_id: string | null;
+  idempotency_key: string | null;
+  /** SHA-256 of the body's digest and the options: an idempotent retry must match it. */
+  request_hash: string | null;
+  submitted_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  summary: string | null;
+  gate: string | null;
+  problems: string;
+}
+
+/** Global: the scans not yet ended, in acceptance order (`seq`), and who holds each (src/storage/scans/queue.ts). */
+export interface ScanQueueTable {
+  seq: Generated<number>;
+  tenant_id: string;
+  scan_id: string;
+  owner: string | null;
+  claimed_until: string | null;
+  attempts: number;
+}
+
+/** PostgreSQL: an uploaded body in pieces until its scan ends (SQLite spools bodies to files). */
+export interface ScanBodyTable {
+  tenant_id: string;
+  scan_id: string;
+  part: number;
+  bytes: Uint8Array;
 }
 
 /** Global: per-database secrets (the key that signs list cursors). */
@@ -291,9 +333,15 @@ export interface Database {
   checks: CheckTable;
   api_keys: ApiKeyTable;
   server_secrets: ServerSecretTable;
+  scans: ScanTable;
+  scan_queue: ScanQueueTable;
+  scan_bodies: ScanBodyTable;
 }
 
-/** Every table that holds one tenant's records. `tenants`, `api_keys`, `server_secrets` and the feeds are global. */
+/**
+ * Every table that holds one tenant's records. `tenants`, `api_keys`, `server_secrets`, the feeds and `scan_queue`
+ * are global.
+ */
 export const TENANT_TABLES = [
   'environments',
   'integrations',
@@ -311,4 +359,6 @@ export const TENANT_TABLES = [
   'risks',
   'risk_states',
   'checks',
+  'scans',
+  'scan_bodies',
 ] as const satisfies readonly (keyof Database)[];

@@ -9,6 +9,7 @@ import { sql, type Kysely } from 'kysely';
 import { INGEST_CACHE_KIB, SQLITE_CACHE_KIB } from '../db/sqlite.js';
 import { analyzeFilled, analyzeTables, staleTables } from '../db/statistics.js';
 import type { Database } from '../db/tables.js';
+import { holdsClaim } from '../scans/queue.js';
 import { bulkTransaction } from '../tx/write.js';
 import type { BulkWriteOptions, BulkWriter, Dialect } from '../types.js';
 import { deferIndexes, emptyBulkTables } from './deferred-indexes.js';
@@ -16,6 +17,14 @@ import { bulkWriter } from './writer.js';
 
 /** Thrown inside a bulk write to roll it back without an error (dry runs). */
 class Rollback extends Error {}
+
+/** A scan's write found its claim taken by another process: nothing was written. */
+export class ScanClaimLost extends Error {
+  override name = 'ScanClaimLost';
+  constructor(scanId: string) {
+    super(`the claim on scan ${scanId} was lost to another process`);
+  }
+}
 
 export async function bulkWrite<T>(
   db: Kysely<Database>,
@@ -38,12 +47,16 @@ export async function bulkWrite<T>(
         async (tx) => {
           // The bulk tables a first import fills: their indexes are built at the end, and on PostgreSQL their
           // statistics are taken before deriving reads them back (src/storage/db/statistics.ts).
+          // A scan's claim first: lost to another process (its lease ran out), the scan is that process's to apply.
+          if (options.scan !== undefined && !(await holdsClaim(tx, dialect, options.scan)))
+            throw new ScanClaimLost(options.scan.scanId);
           const empty = options.dryRun ? [] : await emptyBulkTables(tx);
           const deferred = await deferIndexes(tx, dialect, empty);
           const filled: string[] = [];
           const run = bulkWriter(tx, {
             deriveRisksAt: options.deriveRisksAt,
             onWait: options.onWait,
+            scan: options.scan,
             beforeReplace: deferred.keys,
             beforeDerive: async () => {
               const analysed = await analyzeFilled(

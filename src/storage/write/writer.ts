@@ -10,13 +10,14 @@ import type { Database } from '../db/tables.js';
 import { rematchVex, replaceVexDocument } from '../derive/vex.js';
 import { fromTenant } from '../tx/tenant.js';
 import { takeTenantTurn } from '../tx/turns.js';
-import type { BulkWriter, WaitReason } from '../types.js';
+import type { BulkWriter, ClaimedScan, WaitReason } from '../types.js';
 import { recordBuffer } from './buffer.js';
 import { recordChecks } from './checks.js';
 import { unchangedAsset, unchangedFindings } from './compare.js';
 import { deriveTouched } from './derive.js';
 import { findingBatchWriter } from './rows/finding-batch.js';
 import { inventoryWriters } from './rows/inventory.js';
+import { endAppliedScan, insertScan, openFindings } from './scans.js';
 import { resolveFindings, scanReads } from './stored.js';
 import { touchedByRun } from './touched.js';
 
@@ -28,6 +29,8 @@ export interface WriterOptions {
   beforeDerive?: () => Promise<void>;
   /** Called when the run waits for another write to a tenant to commit (PostgreSQL). */
   onWait?: ((reason: WaitReason) => void) | undefined;
+  /** The queued scan the run applies, which endScan ends. */
+  scan?: ClaimedScan | undefined;
 }
 
 /** A bulk write's writer, and the settle step its run ends with. */
@@ -80,6 +83,13 @@ export function bulkWriter(tx: Transaction<Database>, options: WriterOptions = {
         .executeTakeFirst();
       return row !== undefined;
     },
+
+    async openFindings(tenantId, assetIds) {
+      await buffer.flushAll();
+      return openFindings(tx, tenantId, assetIds);
+    },
+    endScan: (outcome) => endAppliedScan(tx, options.scan, outcome, new Date().toISOString()),
+    recordScan: (scan) => insertScan(tx, scan),
 
     // Every run asks for a tenant's organization before it reads or writes anything of that tenant (the ingest for its
     // one tenant, an import for each tenant at its first record): the run takes its turn with the tenant there.

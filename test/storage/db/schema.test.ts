@@ -15,6 +15,7 @@ const GLOBAL_TABLES = [
   'feed_kev',
   'feed_exploits',
   'feed_epss',
+  'scan_queue',
   'kysely_migration',
   'kysely_migration_lock',
 ];

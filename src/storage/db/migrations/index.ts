@@ -22,6 +22,7 @@ import { migration as flagPartialIndexes } from './0015_flag_partial_indexes.js'
 import { migration as findingsHeapOnlyUpdates } from './0016_findings_heap_only_updates.js';
 import { migration as documentsLz4 } from './0017_documents_lz4.js';
 import { migration as feedLoadRoom } from './0018_feed_load_room.js';
+import { migration as scansAndKeyScopes } from './0019_scans_and_key_scopes.js';
 
 const ordered: Record<string, FrozenMigration> = {
   '0001_initial': initial,
@@ -42,6 +43,7 @@ const ordered: Record<string, FrozenMigration> = {
   '0016_findings_heap_only_updates': findingsHeapOnlyUpdates,
   '0017_documents_lz4': documentsLz4,
   '0018_feed_load_room': feedLoadRoom,
+  '0019_scans_and_key_scopes': scansAndKeyScopes,
 };
 
 export const migrations = (dialect: Dialect): MigrationProvider => ({

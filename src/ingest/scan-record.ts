@@ -1,0 +1,110 @@
+// What an ingest records of itself as scans (pipeline.md §2), inside its own transaction: the queued scan it applies
+// ends `succeeded` with its summary and gate, or (`secinv ingest`) each file is written as a scan that succeeded.
+import { randomUUID } from 'node:crypto';
+import type { Provider } from '../domain/enums.js';
+import { addSeverities, type ScanGate, type ScanSummary } from '../domain/scans.js';
+import type { BulkWriter, ClaimedScan, RiskDerivation } from '../storage/index.js';
+import type { ApplyResult } from './apply.js';
+
+/** What this file reads of an ingested file's summary (src/ingest/ingest.ts FileSummary). */
+export interface ScanFile extends Pick<
+  ApplyResult,
+  'added' | 'addedBySeverity' | 'updated' | 'unchanged' | 'resolved' | 'checksFailed' | 'checksResolved'
+> {
+  file: string;
+  format: string;
+  assets: number;
+  assetsCreated: number;
+  assetsUnchanged: number;
+  assetIds: string[];
+  vex: { exemptions: number } | null;
+  sizeBytes: number;
+  sha256: string;
+}
+
+/** What this file reads of an ingest's options (src/ingest/ingest.ts ScanRunOptions). */
+export interface ScanRunOptions {
+  tenantId: string;
+  format: string;
+  provider?: Provider | undefined;
+  region?: string | undefined;
+  assetId?: string | undefined;
+  cluster?: string | undefined;
+  integrationId?: string | undefined;
+  resolve: boolean;
+  dryRun: boolean;
+  scan?: ClaimedScan | undefined;
+  recordScans?: boolean | undefined;
+}
+
+/** A file's summary as the scan record says it; for a run of several files the risks are the whole run's. */
+export function scanSummary(file: ScanFile, risks: RiskDerivation): ScanSummary {
+  const updated = file.assets - file.assetsCreated - file.assetsUnchanged;
+  return {
+    assets: { created: file.assetsCreated, updated, unchanged: file.assetsUnchanged },
+    findings: { added: file.added, updated: file.updated, unchanged: file.unchanged, resolved: file.resolved },
+    exemptions: { added: file.vex?.exemptions ?? 0, removed: 0 },
+    checks: { failed: file.checksFailed, passed: file.checksResolved },
+    risks: { new: risks.added, changed: risks.updated, gone: risks.removed },
+    assetIds: file.assetIds,
+  };
+}
+
+async function gateOf(writer: BulkWriter, tenantId: string, file: ScanFile): Promise<ScanGate> {
+  const open = await writer.openFindings(tenantId, file.assetIds);
+  return { ...open, added: addSeverities([file.addedBySeverity]) };
+}
+
+/** The options a scan records: those of the run that were given. */
+const recordedOptions = (options: ScanRunOptions): Record<string, unknown> =>
+  Object.fromEntries(
+    Object.entries({
+      format: options.format,
+      provider: options.provider,
+      region: options.region,
+      assetId: options.assetId,
+      cluster: options.cluster,
+      integrationId: options.integrationId,
+      resolve: options.resolve,
+    }).filter(([, value]) => value !== undefined),
+  );
+
+export async function recordScans(
+  writer: BulkWriter,
+  files: readonly ScanFile[],
+  risks: RiskDerivation,
+  options: ScanRunOptions,
+  at: string,
+): Promise<void> {
+  if (options.dryRun) return;
+  if (options.scan !== undefined) {
+    const [file] = files;
+    if (file === undefined) throw new Error('a queued scan ingests one report');
+    await writer.endScan({
+      format: file.format,
+      summary: scanSummary(file, risks),
+      gate: await gateOf(writer, options.tenantId, file),
+    });
+    return;
+  }
+  if (options.recordScans !== true) return;
+  for (const file of files) {
+    await writer.recordScan({
+      id: randomUUID(),
+      tenantId: options.tenantId,
+      status: 'succeeded',
+      name: file.file,
+      format: file.format,
+      options: recordedOptions(options),
+      sizeBytes: file.sizeBytes,
+      sha256: file.sha256,
+      keyId: null,
+      submittedAt: at,
+      startedAt: at,
+      finishedAt: new Date().toISOString(),
+      summary: scanSummary(file, risks),
+      gate: await gateOf(writer, options.tenantId, file),
+      problems: [],
+    });
+  }
+}

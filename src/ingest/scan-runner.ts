@@ -1,0 +1,137 @@
+// Applying queued scans (pipeline.md §2, docs/DESIGN.md §98): claim the next scan that may run, ingest its bytes as
+// `secinv ingest` would read the file, and end it. Its success is written in the ingest's own transaction; a report
+// that is refused ends `failed` with the problems the command would print; a process that dies mid-scan leaves its
+// claim to expire, and the scan to whichever process claims it next.
+import { Readable } from 'node:stream';
+import { UserError } from '../domain/errors.js';
+import type { Provider } from '../domain/enums.js';
+import type { ScanProblem } from '../domain/scans.js';
+import type { IngestFormat } from '../input/formats.js';
+import { ScanClaimLost, type ClaimedScan, type Storage } from '../storage/index.js';
+import { ingestFiles, type IngestProblem } from './ingest.js';
+
+export interface ScanRunnerOptions {
+  /** Who claims: unique per process and start, so a restarted process does not mistake an old claim for its own. */
+  owner: string;
+  leaseMs: number;
+  /** How often to look for scans queued by other processes when nothing wakes it. */
+  pollMs: number;
+  now?: () => Date;
+  /** Where to say what happened to each scan, never a key or a body. */
+  log?: (event: { scanId: string; tenantId: string; status: string; message?: string }) => void;
+}
+
+export interface ScanRunner {
+  /** A scan was queued here: look now. */
+  wake(): void;
+  /** Applies every scan that may run now, one after another; resolves when none is left. */
+  drain(): Promise<void>;
+  /** Stops after the scan being applied, if any. */
+  stop(): Promise<void>;
+}
+
+/** `$.Results[0].Vulnerabilities` as a JSON Pointer: `/Results/0/Vulnerabilities`. */
+export const jsonPointer = (path: string): string =>
+  path
+    .replace(/^\$/, '')
+    .replace(/\[(\d+)\]/g, '.$1')
+    .split('.')
+    .filter((part) => part !== '')
+    .map((part) => `/${part.replaceAll('~', '~0').replaceAll('/', '~1')}`)
+    .join('');
+
+const problemOf = (problem: IngestProblem): ScanProblem => ({
+  message: problem.message,
+  ...(problem.path === null ? {} : { path: jsonPointer(problem.path) }),
+});
+
+const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+/** Applies one claimed scan; false when it could not be ended here (its claim was lost). */
+export async function applyClaimedScan(storage: Storage, claim: ClaimedScan, now: () => Date): Promise<string> {
+  if (claim.interrupted) return 'failed';
+  const options = claim.options;
+  const source = { name: claim.name ?? 'upload', open: () => Readable.from(storage.scanBody(claim)) };
+  const fail = async (problems: ScanProblem[]) =>
+    (await storage.failScan(claim, problems, now().toISOString())) ? 'failed' : 'lost';
+  try {
+    const result = await ingestFiles(storage, [source], {
+      tenantId: claim.tenantId,
+      format: (text(options.format) ?? 'auto') as IngestFormat | 'auto',
+      provider: text(options.provider) as Provider | undefined,
+      region: text(options.region),
+      assetId: text(options.assetId),
+      cluster: text(options.cluster),
+      integrationId: text(options.integrationId),
+      resolve: options.resolve !== false,
+      dryRun: false,
+      now,
+      scan: claim,
+    });
+    if (result.problems.length > 0) return await fail(result.problems.map(problemOf));
+    storage.scanApplied(claim);
+    return 'succeeded';
+  } catch (error) {
+    if (error instanceof ScanClaimLost) return 'lost';
+    if (error instanceof UserError) return await fail([{ message: error.message }]);
+    throw error;
+  }
+}
+
+export function scanRunner(storage: Storage, options: ScanRunnerOptions): ScanRunner {
+  const now = options.now ?? (() => new Date());
+  let stopped = false;
+  let woken: (() => void) | undefined;
+  let running: Promise<void> | undefined;
+
+  const drain = async (): Promise<void> => {
+    for (;;) {
+      if (stopped) return;
+      const claim = await storage.claimScan(options.owner, now(), options.leaseMs);
+      if (claim === undefined) return;
+      try {
+        const status = await applyClaimedScan(storage, claim, now);
+        options.log?.({ scanId: claim.scanId, tenantId: claim.tenantId, status });
+      } catch (error) {
+        // Not the report's fault (the database went away, say): the claim expires and the scan is tried again.
+        options.log?.({
+          scanId: claim.scanId,
+          tenantId: claim.tenantId,
+          status: 'retry',
+          message: (error as Error).message,
+        });
+        return;
+      }
+    }
+  };
+
+  const loop = async () => {
+    while (!stopped) {
+      await drain().catch((error: unknown) =>
+        options.log?.({ scanId: '-', tenantId: '-', status: 'error', message: (error as Error).message }),
+      );
+      if (stopped) return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, options.pollMs);
+        woken = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      woken = undefined;
+    }
+  };
+
+  return {
+    wake: () => {
+      if (running === undefined) running = loop();
+      woken?.();
+    },
+    drain,
+    stop: async () => {
+      stopped = true;
+      woken?.();
+      await running;
+    },
+  };
+}
