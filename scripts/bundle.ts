@@ -19,6 +19,7 @@ export const BUNDLE_ENTRIES = {
   'read-worker': 'src/import/read-worker.ts',
   'prepare-worker': 'src/ingest/prepare-worker.ts',
   'risk-worker': 'src/storage/derive/risks/risk-worker.ts',
+  'scan-worker': 'src/ingest/scan-worker.ts',
 } as const;
 
 /**

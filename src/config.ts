@@ -148,6 +148,20 @@ export const SETTINGS = {
     parse: integer(0, 65_536),
     fallback: 32,
   }),
+  /** Largest scan upload, in bytes after a Content-Encoding is decoded (pipeline.md §2). */
+  scanMaxBytes: setting({
+    env: 'SECINV_SCAN_MAX_BYTES',
+    help: 'largest scan upload accepted over HTTP, in bytes (413 beyond)',
+    parse: integer(1, Number.MAX_SAFE_INTEGER),
+    fallback: 1024 * 1024 * 1024,
+  }),
+  /** How long a server's claim on a scan lasts: a scan whose process died is taken again after this. */
+  scanLeaseS: setting({
+    env: 'SECINV_SCAN_LEASE_S',
+    help: 'seconds after which a scan whose server process died is applied by another (or failed as interrupted)',
+    parse: integer(5, 86_400),
+    fallback: 120,
+  }),
   /** Serve Prometheus metrics on this port (all addresses of `host`), without authentication. */
   metricsPort: setting({
     env: 'SECINV_METRICS_PORT',

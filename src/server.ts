@@ -6,6 +6,7 @@ import { buildApp, defaultHttpOptions } from './app.js';
 import type { Config } from './config.js';
 import { fileErrorReason, UserError } from './domain/errors.js';
 import { createMetrics } from './http/metrics.js';
+import { startScanThread } from './ingest/scan-thread.js';
 import type { Storage } from './storage/index.js';
 
 export interface RunningServer {
@@ -25,6 +26,9 @@ const readPem = (path: string, what: string): Buffer => {
     throw new UserError(`cannot read the TLS ${what} ${path}: ${fileErrorReason(error)}`);
   }
 };
+
+/** How often a server looks for scans that other processes of its database queued. */
+const SCAN_POLL_MS = 1000;
 
 const hostForUrl = (host: string) => (host.includes(':') ? `[${host}]` : host);
 
@@ -55,9 +59,18 @@ export async function startServer(config: Readonly<Config>, storage: Storage): P
       ? { cert: readPem(config.tlsCert, 'certificate'), key: readPem(config.tlsKey, 'key') }
       : undefined;
   const lifecycle = { draining: false };
+  // Uploaded scans are applied by this process too, on a thread of its own (docs/DESIGN.md §98).
+  const logs: { to?: FastifyInstance['log'] } = {};
+  const scans = startScanThread({
+    databaseUrl: config.databaseUrl,
+    leaseMs: config.scanLeaseS * 1000,
+    pollMs: SCAN_POLL_MS,
+    onEvent: (event) => logs.to?.info(event, 'scan'),
+  });
   const app = await buildApp({
     storage,
     lifecycle,
+    scanQueued: () => scans.wake(),
     logger: { level: config.logLevel },
     http: {
       rateLimitPerMinute: config.rateLimitPerMinute,
@@ -67,11 +80,17 @@ export async function startServer(config: Readonly<Config>, storage: Storage): P
       metricsToken: config.metricsToken,
       https,
       publicUrl: config.publicUrl,
+      scanMaxBytes: config.scanMaxBytes,
     },
+  }).catch(async (error: unknown) => {
+    await scans.stop();
+    throw error;
   });
+  logs.to = app.log;
   // An app that does not serve is closed before the error goes up (its timers would keep the process alive).
   const closeOnFailure = async (error: unknown): Promise<never> => {
     await app.close();
+    await scans.stop();
     throw error;
   };
   await listening('the API', config.host, config.port, '--port', () =>
@@ -128,6 +147,8 @@ export async function startServer(config: Readonly<Config>, storage: Storage): P
         clearTimeout(force);
       }
       await new Promise<void>((resolve) => (metricsServer ? metricsServer.close(() => resolve()) : resolve()));
+      // A scan being applied finishes first; one queued stays queued for the next start or another process.
+      await scans.stop();
       await storage.close();
       resolveClosed();
     })();

@@ -44,6 +44,8 @@ export async function ingestCommand(
         resolve: flags.resolve,
         dryRun: flags.dryRun,
         onWait: waitingFor(io),
+        // Each file is listed among the tenant's scans (GET /v1/tenant/scans), as an upload would be.
+        recordScans: true,
       },
     );
     progress.stop();

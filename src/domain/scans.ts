@@ -73,3 +73,52 @@ export const addSeverities = (counts: readonly SeverityCounts[]): SeverityCounts
     for (const severity of findingSeverities) sum[severity] += next[severity];
     return sum;
   }, noSeverities());
+
+// The lifecycle of a scan in storage: queued by an upload, claimed by a server process, ended by the write that
+// applies it (src/storage/scans/).
+
+/** An upload to queue: its record's fields known before the body is read. */
+export interface NewScan {
+  id: string;
+  tenantId: string;
+  name: string | null;
+  options: Record<string, unknown>;
+  keyId: string | null;
+  idempotencyKey: string | null;
+  submittedAt: string;
+}
+
+/** What accepting an upload did: queued it, found the same upload under its idempotency key, or another one there. */
+export type AcceptedScan = { kind: 'created' | 'repeated'; scan: ScanRecord } | { kind: 'conflict' };
+
+/** A scan a process took from the queue to apply; `interrupted` ones were ended `failed` instead. */
+export interface ClaimedScan {
+  seq: number;
+  tenantId: string;
+  scanId: string;
+  owner: string;
+  interrupted: boolean;
+  name: string | null;
+  options: Record<string, unknown>;
+}
+
+/** How a scan ends inside the write that applies it (BulkWriter.endScan). */
+export interface ScanOutcome {
+  format: string | null;
+  summary: ScanSummary;
+  gate: ScanGate;
+}
+
+export interface ScanListQuery {
+  perPage: number;
+  statuses?: ScanStatus[] | undefined;
+  formats?: string[] | undefined;
+  submittedAtStart?: string | undefined;
+  submittedAtEnd?: string | undefined;
+}
+
+/** Where a batch of the scan list ends: the list is newest first. */
+export interface ScanPosition {
+  submittedAt: string;
+  id: string;
+}

@@ -1,6 +1,7 @@
 // What an ingest records of itself as scans (pipeline.md §2), inside its own transaction: the queued scan it applies
 // ends `succeeded` with its summary and gate, or (`secinv ingest`) each file is written as a scan that succeeded.
 import { randomUUID } from 'node:crypto';
+import { basename } from 'node:path';
 import type { Provider } from '../domain/enums.js';
 import { addSeverities, type ScanGate, type ScanSummary } from '../domain/scans.js';
 import type { BulkWriter, ClaimedScan, RiskDerivation } from '../storage/index.js';
@@ -93,7 +94,7 @@ export async function recordScans(
       id: randomUUID(),
       tenantId: options.tenantId,
       status: 'succeeded',
-      name: file.file,
+      name: basename(file.file),
       format: file.format,
       options: recordedOptions(options),
       sizeBytes: file.sizeBytes,

@@ -10,7 +10,19 @@ import type { LifecycleState } from '../domain/enums.js';
 import type { FeedData, FeedLoad, FeedStatus } from '../domain/intel.js';
 import type { VexDocument } from '../domain/vex.js';
 import type { ImportKind, RecordsByKind, StoredAsset, VulnerabilityRecord } from '../domain/records.js';
-import type { ScanGate, ScanProblem, ScanRecord, ScanStatus, ScanSummary } from '../domain/scans.js';
+import type {
+  AcceptedScan,
+  ClaimedScan,
+  NewScan,
+  ScanGate,
+  ScanListQuery,
+  ScanOutcome,
+  ScanPosition,
+  ScanProblem,
+  ScanRecord,
+  ScanStatus,
+  ScanSummary,
+} from '../domain/scans.js';
 import type { Scope } from '../domain/scopes.js';
 import type { ListRisksQuery } from '../domain/risks.js';
 import type { ListVulnerabilitiesQuery } from '../domain/vulnerabilities.js';
@@ -117,53 +129,8 @@ export interface AuthenticatedKey {
   scopes: Scope[];
 }
 
-export type { ScanGate, ScanProblem, ScanRecord, ScanStatus, ScanSummary };
-
-/** An upload to queue: its record's fields known before the body is read. */
-export interface NewScan {
-  id: string;
-  tenantId: string;
-  name: string | null;
-  options: Record<string, unknown>;
-  keyId: string | null;
-  idempotencyKey: string | null;
-  submittedAt: string;
-}
-
-/** What accepting an upload did: queued it, found the same upload under its idempotency key, or another one there. */
-export type AcceptedScan = { kind: 'created' | 'repeated'; scan: ScanRecord } | { kind: 'conflict' };
-
-/** A scan a process took from the queue to apply; `interrupted` ones were ended `failed` instead. */
-export interface ClaimedScan {
-  seq: number;
-  tenantId: string;
-  scanId: string;
-  owner: string;
-  interrupted: boolean;
-  name: string | null;
-  options: Record<string, unknown>;
-}
-
-/** How a scan ends inside the write that applies it (BulkWriter.endScan). */
-export interface ScanOutcome {
-  format: string | null;
-  summary: ScanSummary;
-  gate: ScanGate;
-}
-
-export interface ScanListQuery {
-  perPage: number;
-  statuses?: ScanStatus[] | undefined;
-  formats?: string[] | undefined;
-  submittedAtStart?: string | undefined;
-  submittedAtEnd?: string | undefined;
-}
-
-/** Where a batch of the scan list ends: the list is newest first. */
-export interface ScanPosition {
-  submittedAt: string;
-  id: string;
-}
+// The scan's shapes, for the storage's users as for the storage.
+export type * from '../domain/scans.js';
 
 /** What recording a scan's checks did: failures new, changed and listed again as stored, and failures resolved. */
 export interface CheckCounts {

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
+import { openStorage } from '../../src/storage/index.js';
 import { createTestDatabase, TEST_DIALECT } from '../helpers.js';
 import { runCli as runServe } from '../http/serve-process.js';
 import { otherWrite as otherWriteTo, waitingCommand, WAITING } from './other-write.js';
@@ -65,6 +66,23 @@ describe('secinv ingest', () => {
       `${utf16}: trivy, asset sirn:assets:${tenant}:gcp:artifactregistry:image:europe-west1:other:3 created, findings 5 added`,
     );
     expect(listed[0]).toMatchObject({ assets: 3, findings: 15 });
+
+    // Each file is one of the tenant's scans, as an upload would be: succeeded, without a key, named by its file.
+    const storage = await openStorage(db);
+    try {
+      const { items } = await storage.listScans({ tenantId: tenant, dataVersion: 0 }, { perPage: 10 }, undefined);
+      expect(items.map((scan) => [scan.name, scan.status, scan.format, scan.keyId]).sort()).toEqual([
+        ['teamdojo-utf16.json', 'succeeded', 'trivy', null],
+        ['teamdojo.json.gz', 'succeeded', 'trivy', null],
+        ['trivy-image-teamdojo-multi-target.json', 'succeeded', 'trivy', null],
+      ]);
+      const first = items.find((scan) => scan.name === 'trivy-image-teamdojo-multi-target.json')!;
+      expect(first.sizeBytes).toBe(readFileSync(TEAMDOJO).length);
+      expect(first.summary?.findings).toEqual({ added: 5, updated: 0, unchanged: 0, resolved: 0 });
+      expect(first.options).toEqual({ format: 'auto', provider: 'GCP', region: 'europe-west1', resolve: true });
+    } finally {
+      await storage.close();
+    }
   });
 
   it('refuses with the file named and exit 1; bad flags are exit 2', async () => {
@@ -103,6 +121,14 @@ describe('secinv ingest', () => {
     expect((await runCli('ingest', '--tenant', tenant, '--db', db, '-', '-')).code).toBe(2);
     const listed = JSON.parse((await runCli('tenants', 'list', '--json', '--db', db)).stdout) as { assets: number }[];
     expect(listed[0]?.assets).toBe(0);
+    const storage = await openStorage(db);
+    try {
+      expect((await storage.listScans({ tenantId: tenant, dataVersion: 0 }, { perPage: 10 }, undefined)).items).toEqual(
+        [],
+      );
+    } finally {
+      await storage.close();
+    }
   });
 
   it('--dry-run validates and writes nothing', async () => {

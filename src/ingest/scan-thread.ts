@@ -1,0 +1,56 @@
+// A server's scan runner on a thread of its own (pipeline.md §2): reading, checking and preparing a report is CPU
+// work that must not hold the thread answering requests. The thread opens the database itself, as its owner (the
+// writes of an ingest are not the API role's), claims scans and applies them; this side wakes it when an upload was
+// queued here and stops it with the server.
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../lib/thread.js';
+
+export interface ScanThreadOptions {
+  databaseUrl: string;
+  leaseMs: number;
+  pollMs: number;
+  /** What happened to each scan (never a key or a body), for the server's log. */
+  onEvent: (event: ScanEvent) => void;
+}
+
+export interface ScanEvent {
+  scanId: string;
+  tenantId: string;
+  status: string;
+  message?: string;
+}
+
+/** Messages from the thread: an event, or that it stopped after `stop`. */
+export type FromScanThread = { type: 'event'; event: ScanEvent } | { type: 'stopped' };
+export type ToScanThread = { type: 'wake' } | { type: 'stop' };
+
+export interface ScanThread {
+  wake(): void;
+  stop(): Promise<void>;
+}
+
+export function startScanThread(options: ScanThreadOptions): ScanThread {
+  const { onEvent, ...data } = options;
+  const thread: Worker = startWorker(import.meta.url, 'scan-worker', { workerData: data });
+  let exited = false;
+  const exit = new Promise<void>((resolve) =>
+    thread.once('exit', () => {
+      exited = true;
+      resolve();
+    }),
+  );
+  thread.on('message', (message: FromScanThread) => {
+    if (message.type === 'event') onEvent(message.event);
+  });
+  thread.on('error', (error) => onEvent({ scanId: '-', tenantId: '-', status: 'error', message: error.message }));
+  const post = (message: ToScanThread) => {
+    if (!exited) thread.postMessage(message);
+  };
+  return {
+    wake: () => post({ type: 'wake' }),
+    stop: async () => {
+      post({ type: 'stop' });
+      await exit;
+    },
+  };
+}

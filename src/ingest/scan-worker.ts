@@ -1,0 +1,31 @@
+// The entry of a server's scan thread (src/ingest/scan-thread.ts): its own storage of the database, a runner that
+// claims and applies scans, woken by the server's uploads and polling for the other processes' ones.
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { parentPort, workerData } from 'node:worker_threads';
+import { openStorage } from '../storage/index.js';
+import { scanRunner } from './scan-runner.js';
+import type { FromScanThread, ScanThreadOptions, ToScanThread } from './scan-thread.js';
+
+const port = parentPort;
+if (port === null) throw new Error('scan-worker.ts runs as a worker thread');
+const { databaseUrl, leaseMs, pollMs } = workerData as Omit<ScanThreadOptions, 'onEvent'>;
+
+const storage = await openStorage(databaseUrl);
+const runner = scanRunner(storage, {
+  // Unique per start: a restarted process never takes its previous life's claims for its own.
+  owner: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
+  leaseMs,
+  pollMs,
+  log: (event) => port.postMessage({ type: 'event', event } satisfies FromScanThread),
+});
+port.on('message', (message: ToScanThread) => {
+  if (message.type === 'wake') runner.wake();
+  else
+    void runner
+      .stop()
+      .then(() => storage.close())
+      .finally(() => process.exit(0));
+});
+// Scans queued before this start (by an earlier life of this process, or by others) are looked for at once.
+runner.wake();
