@@ -20,8 +20,6 @@ import type {
   ScanPosition,
   ScanProblem,
   ScanRecord,
-  ScanStatus,
-  ScanSummary,
 } from '../domain/scans.js';
 import type { Scope } from '../domain/scopes.js';
 import type { ListRisksQuery } from '../domain/risks.js';
