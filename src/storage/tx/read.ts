@@ -24,20 +24,21 @@ export function tenantReader(
   access: 'read only' | 'read write' = 'read only',
 ): TenantReader {
   if (dialect === 'sqlite') return (_tenantId, work) => db.transaction().execute(work);
-  // BEGIN and the tenant's setting in one round trip, where Kysely's transaction would take two: each costs the
-  // server tens of microseconds of CPU, a fourth of a one-asset read (docs/DESIGN.md §74). Two statements in one
-  // message need the simple protocol, which takes no parameters: the id is quoted by pg's own escapeLiteral.
-  const begin = (tenantId: string, quote: (text: string) => string) =>
-    sql.raw(
-      `start transaction isolation level repeatable read ${access}; ` +
-        `select set_config('secinv.tenant_id', ${quote(tenantId)}, true)`,
-    );
+  const begin = `start transaction isolation level repeatable read ${access}`;
+  // Asked once per reader, on its first read: whether the database is a Citus coordinator (see beginTenant).
+  let citus: Promise<boolean> | undefined;
   return (tenantId, work) =>
     db.connection().execute(async (connection) => {
       try {
         // pg is loaded on PostgreSQL only (src/storage/db/postgres.ts): by the first read it is, and this awaits once.
         escapeLiteral ??= (await import('pg')).default.escapeLiteral;
-        await begin(tenantId, escapeLiteral).execute(connection);
+        // A failed question (a connection lost) is asked again by the next read rather than failing them all.
+        citus ??= onCitus(connection).catch((error: unknown) => {
+          citus = undefined;
+          throw error;
+        });
+        const setting = `set local secinv.tenant_id = ${escapeLiteral(tenantId)}`;
+        for (const message of beginTenant(begin, setting, await citus)) await sql.raw(message).execute(connection);
         const result = await work(connection);
         await sql`commit`.execute(connection);
         return result;
@@ -49,3 +50,20 @@ export function tenantReader(
       }
     });
 }
+
+/**
+ * The messages that open a tenant's read: the transaction, then the tenant as a `SET LOCAL`, which Citus (with
+ * `citus.propagate_set_commands = 'local'`) replays on every worker the transaction reaches, where set_config() was
+ * never sent. Two statements in one message need the simple protocol, which takes no parameters: the id is quoted by
+ * pg's own escapeLiteral. On plain PostgreSQL both go in one message, one round trip where Kysely's transaction takes
+ * two (docs/DESIGN.md §74). Citus replays the text of the whole message that held the SET, so there the transaction
+ * is begun on its own and the workers get the setting, and the isolation level that Citus otherwise leaves at READ
+ * COMMITTED on them, without a second BEGIN (docs/DESIGN.md §99).
+ */
+export const beginTenant = (begin: string, setting: string, citus: boolean): string[] =>
+  citus ? [begin, `set transaction isolation level repeatable read; ${setting}`] : [`${begin}; ${setting}`];
+
+const onCitus = (db: Kysely<Database>): Promise<boolean> =>
+  sql<{ citus: boolean }>`select exists (select from pg_extension where extname = 'citus') as citus`
+    .execute(db)
+    .then((r) => r.rows[0]?.citus === true);

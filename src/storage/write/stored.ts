@@ -5,6 +5,7 @@ import type { StoredAsset } from '../../domain/records.js';
 import { fromTenant } from '../tx/tenant.js';
 import type { Database } from '../db/tables.js';
 import { dialectOf } from '../db/insert-rows.js';
+import { keyProbe } from '../read/vulnerabilities/documents.js';
 import type { BulkWriter, StoredFindingTimes } from '../types.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -18,7 +19,7 @@ const SHARED_PAIRS = 1000;
  * when not given). On PostgreSQL, one key probe per id: a plain `in (…)` list is planned from the table's statistics,
  * which during a first ingest (or one that grows an asset far past them) say the asset has a few rows, and the list then
  * became a filter over every finding of the asset: 83 ms per batch of 800 on a 200,000-finding image, quadratic over
- * the run (docs/DESIGN.md §43). A lateral probe cannot be turned into a scan.
+ * the run (docs/DESIGN.md §43). A lateral probe cannot be turned into a scan (its fence: keyProbe).
  */
 export async function findingRows<R>(
   db: Db,
@@ -36,8 +37,8 @@ export async function findingRows<R>(
           db,
         )
       : await sql<R>`select ${selected} from unnest(cast(${ids} as text[])) as i(id)
-          cross join lateral (select * from ${sql.table(table)}
-            where tenant_id = ${tenantId} and asset_id = ${assetId} and vulnerability_id = i.id offset 0) as t`.execute(
+          cross join lateral (select * from ${sql.table(table)} as p
+            where p.tenant_id = ${tenantId} and p.asset_id = ${assetId} and p.vulnerability_id = i.id ${keyProbe('p')}) as t`.execute(
           db,
         );
   return rows;

@@ -215,7 +215,7 @@ async function readBatch(
           'vulnerabilities.has_kev',
           'vulnerabilities.has_exploit',
           'vulnerabilities.is_exploitable',
-          documentOf('vulnerabilities', (column) => dialect.document(column)).as('doc'),
+          documentOf(tenantId, 'vulnerabilities', (column) => dialect.document(column)).as('doc'),
           'vulnerabilities.intel',
         ])
         .where('vulnerabilities.asset_id', 'in', ids)

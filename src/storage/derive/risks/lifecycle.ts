@@ -65,8 +65,9 @@ export async function risksOfAssets<R>(
 ): Promise<R[]> {
   const risks = fromTenant(db as Kysely<Database>, 'risks', tenantId);
   if (dialectOf(db) === 'sqlite') return select(risks.where('risks.primary_asset_id', 'in', assetIds)).execute();
-  // `offset 0` keeps the planner from flattening the lateral subquery into a join, which it then planned as above.
-  const probe = select(risks.where('risks.primary_asset_id', '=', sql.ref<string>('a.id'))).offset(0);
+  // An ORDER BY on the tenant keeps the planner from flattening the lateral subquery into a join, which it then planned
+  // as above; Citus refuses `offset 0` there (see keyProbe in src/storage/read/vulnerabilities/documents.ts).
+  const probe = select(risks.where('risks.primary_asset_id', '=', sql.ref<string>('a.id'))).orderBy('risks.tenant_id');
   const { rows } = await sql<R>`select r.* from unnest(cast(${assetIds} as text[])) as a(id)
     cross join lateral (${probe}) as r`.execute(db);
   return rows;
@@ -85,7 +86,8 @@ export async function scoreScannedAssets(
       risks
         .select((eb) => ['risks.primary_asset_id', eb.fn.max('risks.score').as('top')])
         .where('risks.lifecycle_state', '=', 'OPEN')
-        .groupBy('risks.primary_asset_id'),
+        // With the tenant, which the probe fixes: Citus pushes a lateral GROUP BY down only with its distribution column.
+        .groupBy(['risks.tenant_id', 'risks.primary_asset_id']),
     );
     for (const r of rows) if (r.primary_asset_id !== null) highest.set(r.primary_asset_id, Number(r.top));
   }

@@ -11,14 +11,17 @@ import type { Database } from '../../db/tables.js';
  * each row the statement returns, whatever the statistics. As a join, PostgreSQL without fresh statistics hashed the
  * whole documents table for each export batch (1,900 findings/s instead of 45,000), and SQLite with those of a large
  * tenant made the documents the outer loop of a page's read (0.84–1.2 s on 1M findings). `read` spells the column
- * (as stored by default).
+ * (as stored by default). The documents are filtered by the tenant itself too, not only through the row: Citus prunes
+ * each table's shards by its own predicates, and a correlated column is not one (docs/SCALING.md).
  */
 export const documentOf = <T = Buffer>(
+  tenantId: string,
   row = 'vulnerabilities',
   read: (column: string) => RawBuilder<T> = (column) => sql<T>`${sql.ref(column)}`,
 ): RawBuilder<T> =>
   sql<T>`(select ${read('d.doc')} from vulnerability_documents as d
-    where d.tenant_id = ${sql.ref(`${row}.tenant_id`)} and d.finding_id = ${sql.ref(`${row}.id`)})`;
+    where d.tenant_id = ${tenantId} and d.tenant_id = ${sql.ref(`${row}.tenant_id`)}
+      and d.finding_id = ${sql.ref(`${row}.id`)})`;
 
 /** The documents' key (migration 0011): the finding's id alone on SQLite, the tenant and the id on PostgreSQL. */
 export const documentKey = (dialect: Dialect): readonly string[] =>
@@ -35,6 +38,15 @@ export interface StoredFinding extends FindingKey {
   intel: string | null;
 }
 
+/**
+ * The end of a lateral key probe (`alias` names its table) that PostgreSQL must plan on its own, once per outer row:
+ * a subquery with an ORDER BY is never flattened into the join. On the tenant, which the probe fixes: the planner drops
+ * the sort. Citus pushes a lateral subquery over a table function down unless it has an OFFSET, a LIMIT, a GROUP BY
+ * without the distribution column, an aggregate without GROUP BY, a window or a DISTINCT: `offset 0`, the usual fence,
+ * is refused there (docs/SCALING.md).
+ */
+export const keyProbe = (alias: string): RawBuilder<unknown> => sql`order by ${sql.ref(`${alias}.tenant_id`)}`;
+
 /** Keys per statement: two parameters each, far below SQLite's limit. */
 const KEYS_PER_STATEMENT = 1000;
 
@@ -42,7 +54,9 @@ const KEYS_PER_STATEMENT = 1000;
  * The stored halves of exactly these findings of a tenant, each by its primary key. Two `in` lists (assets, ids) would
  * also match every other finding of the page's assets that has one of the page's ids, and read its document: ~10 times
  * the page on a 2,000-row page of a large tenant. SQLite takes the pairs as a row-value list; PostgreSQL as two arrays
- * probed one pair at a time, which no statistics can turn into a scan (as in src/storage/write/stored.ts).
+ * probed one pair at a time, which no statistics can turn into a scan (as in src/storage/write/stored.ts): the probe's
+ * `order by` (on the tenant, which sorts nothing) keeps the planner from flattening it into a join, the fence Citus
+ * accepts in a lateral subquery over a table function, where it refuses `offset 0` (see keyProbe).
  */
 export async function storedFindings(
   db: Kysely<Database>,
@@ -51,7 +65,7 @@ export async function storedFindings(
   keys: readonly FindingKey[],
 ): Promise<StoredFinding[]> {
   const found: StoredFinding[] = [];
-  const doc = documentOf('v', (column) => dialect.document(column));
+  const doc = documentOf(tenantId, 'v', (column) => dialect.document(column));
   for (let i = 0; i < keys.length; i += KEYS_PER_STATEMENT) {
     const chunk = keys.slice(i, i + KEYS_PER_STATEMENT);
     const { rows } =
@@ -66,7 +80,7 @@ export async function storedFindings(
             cross join lateral (select v.asset_id, v.vulnerability_id, v.intel, ${doc} as doc
               from vulnerabilities as v
               where v.tenant_id = ${tenantId} and v.asset_id = k.asset_id
-                and v.vulnerability_id = k.vulnerability_id offset 0) as f`.execute(db);
+                and v.vulnerability_id = k.vulnerability_id ${keyProbe('v')}) as f`.execute(db);
     found.push(...rows);
   }
   return found;

@@ -310,7 +310,7 @@ export function vulnerabilityStore(
           (offset === 0
             ? await ordered
                 .select([
-                  documentOf('vulnerabilities', (column) => dialect.document(column)).as('doc'),
+                  documentOf(scope.tenantId, 'vulnerabilities', (column) => dialect.document(column)).as('doc'),
                   'vulnerabilities.intel',
                 ])
                 .execute()
