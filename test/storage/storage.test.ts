@@ -157,6 +157,8 @@ for (const dialect of TEST_DIALECTS) {
         tenantId: TENANT_B,
         revokedAt: null,
         expiresAt: '2027-01-01T00:00:00.000Z',
+        // A key made without scopes holds `read`, as every key made before scopes existed.
+        scopes: ['read'],
       });
       expect(await storage.touchKey(key.id, '2026-02-01T00:00:00.000Z')).toBe(true);
       expect(await storage.listKeys(TENANT_B)).toEqual([
@@ -168,6 +170,7 @@ for (const dialect of TEST_DIALECTS) {
           expiresAt: '2027-01-01T00:00:00.000Z',
           revokedAt: null,
           lastUsedAt: '2026-02-01T00:00:00.000Z',
+          scopes: ['read'],
         },
       ]);
       expect(await storage.revokeKey(key.id, '2026-03-01T00:00:00.000Z')).toBe(true);

@@ -82,7 +82,7 @@ describe.skipIf(!TEST_DIALECTS.includes('postgres'))('tenant reads on PostgreSQL
 
   /**
    * What a worker runs when Citus opens its transaction there: Citus's own BEGIN, then the text of every coordinator
-   * message that held a propagated SET LOCAL (src/backend/distributed/transaction/remote_transaction.c), as here.
+   * message that held a propagated SET LOCAL (Citus's remote_transaction.c), as here.
    */
   async function asWorker(replayed: string) {
     const client = new pg.Client({ connectionString: url });

@@ -257,6 +257,25 @@ for (const dialect of TEST_DIALECTS) {
       }
     });
   });
+
+  describe(`0019_scans_and_key_scopes on ${dialect}`, () => {
+    it('leaves every existing key its meaning: read', async () => {
+      const database = await createTestDatabase(dialect);
+      const db = kysely(dialect, database.url);
+      try {
+        const migrator = new Migrator({ db, provider: migrations(dialect) });
+        expect((await step(() => migrator.migrateTo('0018_feed_load_room'))).error).toBeUndefined();
+        await sql`insert into api_keys (id, tenant_id, name, prefix, key_hash, created_at)
+          values ('key_old', 't1', null, 'secinv_abcdef', 'hash', '2026-01-01T00:00:00.000Z')`.execute(db);
+        expect((await step(() => migrator.migrateTo('0019_scans_and_key_scopes'))).error).toBeUndefined();
+        const { rows } = await sql<{ scopes: string }>`select scopes from api_keys where id = 'key_old'`.execute(db);
+        expect(rows).toEqual([{ scopes: 'read' }]);
+      } finally {
+        await db.destroy();
+        await database.drop();
+      }
+    });
+  });
 }
 
 if (process.env.SECINV_WRITE_SCHEMA_SNAPSHOT === '1') {
