@@ -1,11 +1,15 @@
 // Scans over HTTP (pipeline.md §2) through app.inject on a real database: an upload stored and queued, applied by the
 // scan runner in this process, and read back; key scopes; the answers to bad uploads.
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
+import type { FastifyRequest } from 'fastify';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { receive } from '../../src/modules/scans/receive.js';
 import { scanRunner } from '../../src/ingest/scan-runner.js';
 import { fixture } from '../fixtures.js';
-import { createKey, setupWithKeys, TENANT_A, TENANT_B, type TestContext } from '../helpers.js';
+import { createKey, setupWithKeys, TENANT_A, TENANT_B, TEST_DIALECT, type TestContext } from '../helpers.js';
 
 const TRIVY = readFileSync(
   new URL('../fixtures/ingest/trivy/trivy-image-example-app-all-statuses.json', import.meta.url),
@@ -104,6 +108,38 @@ describe('POST /v1/tenant/scans', () => {
     const answer = await upload(ingestKey, Buffer.from('{}'), '', { 'content-length': String(2 * 1024 ** 3) });
     expect(answer.statusCode).toBe(413);
     expect(answer.json<{ errors: { code: string }[] }>().errors[0]!.code).toBe('payload_too_large');
+  });
+
+  it('a body without a length (chunked) is cut off at the limit while it is read, and nothing is stored', async () => {
+    const before = (await get(bothKey, '/v1/tenant/scans?perPage=100')).json<{ data: unknown[] }>().data.length;
+    // What the route hands the storage: the body as read, bounded.
+    const request = {
+      headers: { 'content-type': 'application/json' },
+      body: Readable.from([TRIVY.subarray(0, 800), TRIVY.subarray(800, 1600), TRIVY.subarray(1600, 2400)]),
+    } as unknown as FastifyRequest;
+    const body = receive(request, 1024);
+    const scan = {
+      id: randomUUID(),
+      tenantId: TENANT_A,
+      name: null,
+      options: {},
+      keyId: null,
+      idempotencyKey: null,
+      submittedAt: new Date().toISOString(),
+    };
+    await expect(
+      ctx.apiStorage.acceptScan(scan, body.bytes, () => ({ ...body.measured(), requestHash: 'x' })),
+    ).rejects.toMatchObject({
+      problems: [
+        { code: 'payload_too_large', message: 'the report is larger than 1024 bytes (SECINV_SCAN_MAX_BYTES)' },
+      ],
+    });
+    const after = (await get(bothKey, '/v1/tenant/scans?perPage=100')).json<{ data: unknown[] }>().data.length;
+    expect(after).toBe(before);
+    if (TEST_DIALECT === 'sqlite') {
+      const spool = `${ctx.url.slice('sqlite:'.length)}-scans`;
+      expect(existsSync(spool) ? readdirSync(spool).filter((f) => f.startsWith(scan.id)) : []).toEqual([]);
+    }
   });
 
   it('an Idempotency-Key answers the scan it made for the same upload (200), 409 for another', async () => {
