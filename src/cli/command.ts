@@ -3,6 +3,7 @@
 // imports the command's code when it runs (docs/DESIGN.md §79), so declaring every command stays cheap.
 import { Argument, Command, InvalidArgumentError, Option } from 'commander';
 import { flagHelp, flagName, SETTINGS, type AnySetting } from '../config.js';
+import { UserError } from '../domain/errors.js';
 import type { Io } from './io.js';
 
 /**
@@ -160,6 +161,18 @@ export function integer(flags: string, help: string, min: number, fallback: numb
 export function integer(flags: string, help: string, min: number, fallback?: number): Flag<number | undefined> {
   return flag(() => new Option(flags, help).argParser(wholeNumber(flagName(flags), min)).default(fallback));
 }
+
+/** `--timeout <seconds>`: a whole number of seconds, at least 1. */
+export const timeoutSeconds = (help: string, fallback: number): Flag<number> =>
+  parsed(
+    '--timeout <seconds>',
+    help,
+    (v) => {
+      if (!/^\d+$/.test(v) || Number(v) < 1) throw new UserError('--timeout must be a whole number of seconds >= 1');
+      return Number(v);
+    },
+    fallback,
+  );
 
 /** A number read by a parser of the command's own (that words its error). */
 export const parsed = (flags: string, help: string, parse: (value: string) => number, fallback: number): Flag<number> =>

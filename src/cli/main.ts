@@ -7,6 +7,7 @@ import { UserError } from '../domain/errors.js';
 import { packageVersion } from '../http/version.js';
 import type { CommandModule, ProcessHooks } from './command.js';
 import api from './commands/api.js';
+import push from './commands/push.js';
 import completion from './commands/completion.js';
 import demo from './commands/demo.js';
 import feeds from './commands/feeds.js';
@@ -37,6 +38,7 @@ const COMMANDS: readonly CommandModule[] = [
   demo,
   completion,
   api,
+  push,
 ];
 
 export function buildProgram(io: Io, hooks: ProcessHooks = {}): Command {
@@ -71,7 +73,8 @@ export async function main(
     }
     if (error instanceof UserError) {
       io.stderr.write(`secinv: ${error.message}\n`);
-      return 1;
+      // `secinv push` says why it failed in its exit code (src/cli/push.ts).
+      return (error as { exitCode?: number }).exitCode ?? 1;
     }
     const err = error as NodeJS.ErrnoException;
     io.stderr.write(`secinv: ${err.code ? `${err.code}: ` : ''}${err.message.split('\n')[0]}\n`);

@@ -11,6 +11,9 @@ import type { PageMeta } from '../modules/assets/schemas.js';
 import type { SbomLinkResponse } from '../modules/assets/sbom.js';
 import type { CursorMeta } from '../modules/risks/schemas.js';
 import type { FindingBatchMeta, FindingPageMeta } from '../modules/vulnerabilities/schemas.js';
+import type { ScanRecord } from '../domain/scans.js';
+import type { listScansSpec, uploadScanSpec } from '../modules/scans/schemas.js';
+import { SecinvConnectionError } from './errors.js';
 import { createTransport, type ClientOptions, type RawQuery } from './transport.js';
 
 export { SecinvApiError, SecinvConnectionError, type ApiProblem } from './errors.js';
@@ -46,6 +49,20 @@ export type VulnerabilityListParams = Omit<QueryInput<typeof listVulnerabilities
 export type VulnerabilityAllParams = Omit<VulnerabilityListParams, 'page' | 'cursor' | 'includeTotal'>;
 export type VulnerabilityExportParams = Omit<VulnerabilityAllParams, 'perPage'>;
 
+/** A scan as the server answers it (pipeline.md §2). */
+export type Scan = ScanRecord;
+export type ScanUploadParams = QueryInput<typeof uploadScanSpec.params> & {
+  /** Makes a retry of the same upload safe: within 24 h the server answers the scan it made (pipeline.md §2). */
+  idempotencyKey?: string;
+};
+export type ScanListParams = QueryInput<typeof listScansSpec.params>;
+export interface ScanWaitOptions {
+  /** Give up after this long (a SecinvConnectionError marked timed out). Default: no limit. */
+  timeoutMs?: number;
+  /** Between two looks at the scan. Default 500 ms. */
+  intervalMs?: number;
+}
+
 export interface Page<T, M> {
   data: T[];
   meta: M;
@@ -54,6 +71,7 @@ export interface Page<T, M> {
 export const ASSETS_PATH = '/v1/tenant/assets';
 export const RISKS_PATH = '/v1/tenant/risks';
 export const VULNERABILITIES_PATH = '/v1/tenant/vulnerabilities';
+export const SCANS_PATH = '/v1/tenant/scans';
 /** Largest pages of the lists: the fewest requests for a walk over every record. */
 const MAX_PER_PAGE = { assets: 1000, risks: 100, vulnerabilities: 2000 } as const;
 
@@ -79,6 +97,14 @@ export interface Client {
     list(params?: VulnerabilityListParams): Promise<Page<Vulnerability, FindingPageMeta | FindingBatchMeta>>;
     all(params?: VulnerabilityAllParams): AsyncGenerator<Vulnerability>;
     export(params?: VulnerabilityExportParams): AsyncGenerator<Vulnerability>;
+  };
+  scans: {
+    /** Uploads one report's bytes (a key with the `ingest` scope); the scan as queued, or as an earlier retry made it. */
+    upload(report: Uint8Array, params?: ScanUploadParams): Promise<Scan>;
+    get(id: string): Promise<Scan>;
+    list(params?: ScanListParams): Promise<Page<Scan, { perPage: number; cursor: string | null }>>;
+    /** Looks at the scan until it `succeeded` or `failed`, and returns it then. */
+    wait(id: string, options?: ScanWaitOptions): Promise<Scan>;
   };
 }
 
@@ -129,6 +155,32 @@ export function createClient(options: ClientOptions): Client {
       all: (params) =>
         cursors(VULNERABILITIES_PATH, { perPage: MAX_PER_PAGE.vulnerabilities, ...raw(params), includeTotal: false }),
       export: (params) => http.ndjson(VULNERABILITIES_PATH, { ...raw(params), format: 'ndjson' }),
+    },
+    scans: {
+      async upload(report, params = {}) {
+        const { idempotencyKey, ...query } = params;
+        const answer = await http.post<{ data: Scan }>(SCANS_PATH, raw(query), report, {
+          'content-type': 'application/octet-stream',
+          ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }),
+        });
+        return answer.body.data;
+      },
+      get: async (id) => (await http.json<{ data: Scan }>(`${SCANS_PATH}/${encodeURIComponent(id)}`, {})).data,
+      list: (params) => http.json(SCANS_PATH, raw(params)),
+      async wait(id, { timeoutMs, intervalMs = 500 } = {}) {
+        const until = timeoutMs === undefined ? Infinity : Date.now() + timeoutMs;
+        for (;;) {
+          const scan = await this.get(id);
+          if (scan.status === 'succeeded' || scan.status === 'failed') return scan;
+          if (Date.now() + intervalMs > until)
+            throw new SecinvConnectionError(
+              `scan ${id} is still ${scan.status} after ${timeoutMs} ms`,
+              SCANS_PATH,
+              true,
+            );
+          await new Promise((resolve) => setTimeout(resolve, intervalMs));
+        }
+      },
     },
   };
 }

@@ -22,6 +22,16 @@ export type RawQuery = Record<string, string | number | boolean | readonly (stri
 export interface Transport {
   /** GET of a JSON answer. */
   json<T>(path: string, query: RawQuery): Promise<T>;
+  /**
+   * POST of bytes, answered with JSON: its status and `Location` too. Retried on 429 and 503 only with an
+   * Idempotency-Key among the headers, which makes the same request twice safe.
+   */
+  post<T>(
+    path: string,
+    query: RawQuery,
+    body: Uint8Array,
+    headers: Record<string, string>,
+  ): Promise<{ status: number; location: string | null; body: T }>;
   /** GET of an NDJSON download, one parsed record per line, read as it arrives. */
   ndjson<T>(path: string, query: RawQuery): AsyncGenerator<T>;
 }
@@ -122,13 +132,24 @@ export function createTransport(options: ClientOptions): Transport {
   };
 
   /** One response with a 2xx status, after the retries of 429 and 503; its deadline still running. */
-  async function send(path: string, query: RawQuery, accept: string) {
+  async function send(path: string, query: RawQuery, accept: string, upload?: { body: Uint8Array; headers: object }) {
     const url = buildUrl(options.baseUrl, path, query);
+    const retryable = upload === undefined || 'idempotency-key' in upload.headers;
     for (let attempt = 0; ; attempt += 1) {
       const timer = deadline(timeoutMs);
       let response: Response;
       try {
-        response = await fetch(url, { headers: { ...headers, accept }, signal: timer.signal });
+        response = await fetch(
+          url,
+          upload === undefined
+            ? { headers: { ...headers, accept }, signal: timer.signal }
+            : {
+                method: 'POST',
+                headers: { ...headers, accept, ...upload.headers },
+                body: upload.body,
+                signal: timer.signal,
+              },
+        );
       } catch (error) {
         timer.clear();
         throw failure(url, error, timer.expired);
@@ -140,9 +161,9 @@ export function createTransport(options: ClientOptions): Transport {
       } finally {
         timer.clear();
       }
-      const retryable = response.status === 429 || response.status === 503;
+      const again = retryable && (response.status === 429 || response.status === 503);
       const wait = retryDelayMs(attempt, error.retryAfter);
-      if (!retryable || attempt >= retries || wait > maxDelay) throw error;
+      if (!again || attempt >= retries || wait > maxDelay) throw error;
       await sleep(wait);
     }
   }
@@ -152,6 +173,21 @@ export function createTransport(options: ClientOptions): Transport {
       const { url, response, timer } = await send(path, query, 'application/json');
       try {
         return (await response.json()) as T;
+      } catch (error) {
+        throw failure(url, error, timer.expired);
+      } finally {
+        timer.clear();
+      }
+    },
+
+    async post<T>(path: string, query: RawQuery, body: Uint8Array, extra: Record<string, string>) {
+      const { url, response, timer } = await send(path, query, 'application/json', { body, headers: extra });
+      try {
+        return {
+          status: response.status,
+          location: response.headers.get('location'),
+          body: (await response.json()) as T,
+        };
       } catch (error) {
         throw failure(url, error, timer.expired);
       } finally {

@@ -4,7 +4,6 @@
 import { Option } from 'commander';
 import { CLIENT_SETTINGS } from '../../config.js';
 import { getAssetSpec, listAssetsSpec } from '../../domain/assets.js';
-import { UserError } from '../../domain/errors.js';
 import type { ParamSpec } from '../../domain/query.js';
 import { listRisksSpec } from '../../domain/risks.js';
 import { listVulnerabilitiesSpec } from '../../domain/vulnerabilities.js';
@@ -15,8 +14,8 @@ import {
   defineCommand,
   defineGroup,
   kebab,
-  parsed,
   settingFlag,
+  timeoutSeconds,
   text,
   type Flag,
   type FlagsOf,
@@ -81,15 +80,7 @@ const common = {
     outputFormats,
   ),
   fields: text('--fields <list>', 'only these fields (comma list; dotted paths reach into objects: meta.assetName)'),
-  timeout: parsed(
-    '--timeout <seconds>',
-    'give up on an answer after this long',
-    (v) => {
-      if (!/^\d+$/.test(v) || Number(v) < 1) throw new UserError('--timeout must be a whole number of seconds >= 1');
-      return Number(v);
-    },
-    30,
-  ),
+  timeout: timeoutSeconds('give up on an answer after this long', 30),
 } satisfies FlagsOf<CommonFlags>;
 
 const listFlags = {

@@ -4,6 +4,7 @@ import { Type, type TSchema } from 'typebox';
 import { findingSeverities, providers } from '../../domain/enums.js';
 import { querySpec, type ParsedQuery } from '../../domain/query.js';
 import { scanStatuses } from '../../domain/scans.js';
+import { StringEnum } from '../../domain/schema.js';
 import { EXAMPLE_TENANT, queryExamples } from '../../http/docs.js';
 import { defineQuery } from '../../http/query.js';
 import { ingestFormats } from '../../input/formats.js';
@@ -72,10 +73,7 @@ export const Scan = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
     tenantId: Type.String({ format: 'uuid' }),
-    status: Type.Union(
-      scanStatuses.map((s) => Type.Literal(s)),
-      { description: 'queued, running, succeeded or failed' },
-    ),
+    status: StringEnum(scanStatuses, 'queued, running, succeeded or failed'),
     name: nullable(Type.String(), 'The `name` parameter of the upload (`secinv ingest`: the file name)'),
     format: nullable(Type.String(), 'The format as detected, null until known'),
     options: Type.Record(Type.String(), Type.Unknown(), { description: 'The options given, as parsed' }),
