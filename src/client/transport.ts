@@ -146,7 +146,8 @@ export function createTransport(options: ClientOptions): Transport {
             : {
                 method: 'POST',
                 headers: { ...headers, accept, ...upload.headers },
-                body: upload.body,
+                // Node fetch takes any Uint8Array; the DOM types of the console build want an ArrayBuffer-backed one.
+                body: upload.body as Uint8Array<ArrayBuffer>,
                 signal: timer.signal,
               },
         );
