@@ -20,8 +20,9 @@ let readKey: string;
 let ingestKey: string;
 let bothKey: string;
 let otherIngestKey: string;
+let set: Awaited<ReturnType<typeof setupWithKeys<readonly [typeof TENANT_A, typeof TENANT_B]>>>;
 beforeAll(async () => {
-  const set = await setupWithKeys(fixture, [TENANT_A, TENANT_B] as const);
+  set = await setupWithKeys(fixture, [TENANT_A, TENANT_B] as const);
   ctx = set.ctx;
   readKey = set.keys[0];
   ingestKey = await createKey(ctx.storage, TENANT_A, { scopes: ['ingest'] });
@@ -153,6 +154,24 @@ describe('POST /v1/tenant/scans', () => {
     expect(other.statusCode).toBe(409);
     expect((await upload(ingestKey, TRIVY, '?name=b', headers)).statusCode).toBe(409);
     await applyQueued();
+  });
+});
+
+describe('a scan about another tenant', () => {
+  it("an assetId of another tenant's asset ends failed with the message secinv ingest gives; nothing is written", async () => {
+    const repo = readFileSync(new URL('../fixtures/ingest/trivy/trivy-repo-npm.json', import.meta.url));
+    const answer = await upload(ingestKey, repo, '?assetId=sirn:assets:b-only');
+    expect(answer.statusCode).toBe(202);
+    await applyQueued();
+    const scan = (await get(ingestKey, answer.headers.location as string)).json<{ data: Record<string, unknown> }>();
+    expect(scan.data).toMatchObject({
+      status: 'failed',
+      problems: [{ message: `--asset: tenant ${TENANT_A} has no asset 'sirn:assets:b-only'` }],
+    });
+    // Neither tenant gained anything: A has no such asset, B's asset has no finding of the report.
+    expect((await get(readKey, `/v1/tenant/assets/${encodeURIComponent('sirn:assets:b-only')}`)).statusCode).toBe(404);
+    const other = await get(set.keys[1], '/v1/tenant/vulnerabilities?assetIds=sirn:assets:b-only');
+    expect(other.json<{ meta: { total: number } }>().meta.total).toBe(0);
   });
 });
 
