@@ -65,6 +65,7 @@ export async function startServer(config: Readonly<Config>, storage: Storage): P
     databaseUrl: config.databaseUrl,
     leaseMs: config.scanLeaseS * 1000,
     pollMs: SCAN_POLL_MS,
+    killAt: config.scanKillAt,
     onEvent: (event) => logs.to?.info(event, 'scan'),
   });
   const app = await buildApp({

@@ -47,6 +47,8 @@ export interface IngestOptions {
   scan?: ClaimedScan | undefined;
   /** Record each file as a scan of its own (`secinv ingest`), in the ingest's transaction. */
   recordScans?: boolean | undefined;
+  /** Called at each point of the write (BulkWriteOptions.onPhase), for fault tests. */
+  onPhase?: ((phase: string) => void) | undefined;
 }
 
 export interface IngestProblem {
@@ -267,7 +269,13 @@ export async function ingestFiles(
         risks = await writer.derive();
         await recordScans(writer, files, risks, options, now);
       },
-      { dryRun: options.dryRun, deriveRisksAt: now, onWait: options.onWait, scan: options.scan },
+      {
+        dryRun: options.dryRun,
+        deriveRisksAt: now,
+        onWait: options.onWait,
+        scan: options.scan,
+        onPhase: options.onPhase,
+      },
     );
   } catch (error) {
     if (error instanceof Rejected) return { files: [], problems, risks: null };

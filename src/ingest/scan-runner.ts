@@ -17,6 +17,8 @@ export interface ScanRunnerOptions {
   /** How often to look for scans queued by other processes when nothing wakes it. */
   pollMs: number;
   now?: () => Date;
+  /** Called at each point of applying a scan (`claimed`, then the write's), for fault tests. */
+  onPhase?: ((phase: string) => void) | undefined;
   /** Where to say what happened to each scan, never a key or a body. */
   log?: (event: { scanId: string; tenantId: string; status: string; message?: string }) => void;
 }
@@ -48,7 +50,12 @@ const problemOf = (problem: IngestProblem): ScanProblem => ({
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 /** Applies one claimed scan; false when it could not be ended here (its claim was lost). */
-export async function applyClaimedScan(storage: Storage, claim: ClaimedScan, now: () => Date): Promise<string> {
+export async function applyClaimedScan(
+  storage: Storage,
+  claim: ClaimedScan,
+  now: () => Date,
+  onPhase?: (phase: string) => void,
+): Promise<string> {
   if (claim.interrupted) return 'failed';
   const options = claim.options;
   const source = { name: claim.name ?? 'upload', open: () => Readable.from(storage.scanBody(claim)) };
@@ -67,6 +74,7 @@ export async function applyClaimedScan(storage: Storage, claim: ClaimedScan, now
       dryRun: false,
       now,
       scan: claim,
+      onPhase,
     });
     if (result.problems.length > 0) return await fail(result.problems.map(problemOf));
     storage.scanApplied(claim);
@@ -89,8 +97,9 @@ export function scanRunner(storage: Storage, options: ScanRunnerOptions): ScanRu
       if (stopped) return;
       const claim = await storage.claimScan(options.owner, now(), options.leaseMs);
       if (claim === undefined) return;
+      options.onPhase?.('claimed');
       try {
-        const status = await applyClaimedScan(storage, claim, now);
+        const status = await applyClaimedScan(storage, claim, now, options.onPhase);
         options.log?.({ scanId: claim.scanId, tenantId: claim.tenantId, status });
       } catch (error) {
         // Not the report's fault (the database went away, say): the claim expires and the scan is tried again.

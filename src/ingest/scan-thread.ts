@@ -9,6 +9,8 @@ export interface ScanThreadOptions {
   databaseUrl: string;
   leaseMs: number;
   pollMs: number;
+  /** Tests only: the point of a scan at which the thread kills the process (SECINV_TEST_SCAN_KILL_AT). */
+  killAt?: string | undefined;
   /** What happened to each scan (never a key or a body), for the server's log. */
   onEvent: (event: ScanEvent) => void;
 }

@@ -9,7 +9,7 @@ import type { FromScanThread, ScanThreadOptions, ToScanThread } from './scan-thr
 
 const port = parentPort;
 if (port === null) throw new Error('scan-worker.ts runs as a worker thread');
-const { databaseUrl, leaseMs, pollMs } = workerData as Omit<ScanThreadOptions, 'onEvent'>;
+const { databaseUrl, leaseMs, pollMs, killAt } = workerData as Omit<ScanThreadOptions, 'onEvent'>;
 
 const storage = await openStorage(databaseUrl);
 const runner = scanRunner(storage, {
@@ -17,6 +17,8 @@ const runner = scanRunner(storage, {
   owner: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
   leaseMs,
   pollMs,
+  onPhase:
+    killAt === undefined ? undefined : (phase) => void (phase === killAt && process.kill(process.pid, 'SIGKILL')),
   log: (event) => port.postMessage({ type: 'event', event } satisfies FromScanThread),
 });
 port.on('message', (message: ToScanThread) => {
