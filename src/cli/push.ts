@@ -30,6 +30,9 @@ export interface PushFlags {
   failOn: string | undefined;
 }
 
+/** A failure that says why in its exit code (src/cli/main.ts returns it). */
+const exit = (code: number, message: string) => Object.assign(new UserError(message), { exitCode: code });
+
 /** A rule of --fail-on over a scan's gate. */
 export type GateRule = { kind: 'open' | 'added'; severity: FindingSeverity } | { kind: 'kev' | 'exploit' };
 
@@ -41,12 +44,10 @@ export function parseRules(text: string): GateRule[] {
     const level = severity?.toUpperCase();
     if ((kind === 'open' || kind === 'added') && findingSeverities.includes(level as FindingSeverity))
       return { kind, severity: level as FindingSeverity };
-    throw Object.assign(
-      new UserError(
-        `--fail-on: '${item.trim()}' is not a rule: open:SEVERITY, added:SEVERITY, kev or exploit ` +
-          `(SEVERITY one of ${findingSeverities.join(', ')})`,
-      ),
-      { exitCode: 2 },
+    throw exit(
+      2,
+      `--fail-on: '${item.trim()}' is not a rule: open:SEVERITY, added:SEVERITY, kev or exploit ` +
+        `(SEVERITY one of ${findingSeverities.join(', ')})`,
     );
   });
 }
@@ -96,8 +97,6 @@ async function offendingFindings(client: Client, scan: Scan, rules: readonly Gat
   }
   if (rows.size > 0) printTable(io, ['ID', 'SEVERITY', 'PACKAGE', 'ASSET'], [...rows.values()]);
 }
-
-const exit = (code: number, message: string) => Object.assign(new UserError(message), { exitCode: code });
 
 export async function pushCommand(files: string[], flags: PushFlags, io: Io): Promise<void> {
   const rules = flags.failOn === undefined ? [] : parseRules(flags.failOn);

@@ -38,7 +38,7 @@ export interface CachingOptions {
 }
 
 /** Whether If-None-Match names this tag, by weak comparison (RFC 9110 §13.1.2: W/ prefixes are ignored). */
-const namesTag = (header: string | undefined, etag: string): boolean => {
+export const namesTag = (header: string | undefined, etag: string): boolean => {
   if (header === undefined) return false;
   const opaque = etag.replace(/^W\//, '');
   return header.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === opaque);

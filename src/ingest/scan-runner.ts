@@ -20,7 +20,15 @@ export interface ScanRunnerOptions {
   /** Called at each point of applying a scan (`claimed`, then the write's), for fault tests. */
   onPhase?: ((phase: string) => void) | undefined;
   /** Where to say what happened to each scan, never a key or a body. */
-  log?: (event: { scanId: string; tenantId: string; status: string; message?: string }) => void;
+  log?: (event: ScanEvent) => void;
+}
+
+/** What happened to a scan, for the server's log (never a key or a body). */
+export interface ScanEvent {
+  scanId: string;
+  tenantId: string;
+  status: string;
+  message?: string;
 }
 
 export interface ScanRunner {

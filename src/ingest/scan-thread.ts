@@ -4,6 +4,7 @@
 // queued here and stops it with the server.
 import type { Worker } from 'node:worker_threads';
 import { startWorker } from '../lib/thread.js';
+import type { ScanEvent } from './scan-runner.js';
 
 export interface ScanThreadOptions {
   databaseUrl: string;
@@ -13,13 +14,6 @@ export interface ScanThreadOptions {
   killAt?: string | undefined;
   /** What happened to each scan (never a key or a body), for the server's log. */
   onEvent: (event: ScanEvent) => void;
-}
-
-export interface ScanEvent {
-  scanId: string;
-  tenantId: string;
-  status: string;
-  message?: string;
 }
 
 /** Messages from the thread: an event, or that it stopped after `stop`. */

@@ -4,6 +4,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { apiError } from '../../domain/errors.js';
+import { namesTag } from '../../http/caching.js';
 import { cursorBinding, type CursorCodec } from '../../http/cursor.js';
 import { errorResponses, jsonResponse } from '../../http/docs.js';
 import { JSON_TYPE } from '../../http/respond.js';
@@ -44,9 +45,7 @@ function sendTagged(request: FastifyRequest, reply: FastifyReply, status: number
   const body = Buffer.from(JSON.stringify(value));
   const etag = `W/"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
   reply.header('ETag', etag);
-  const given = request.headers['if-none-match'];
-  if (request.method !== 'POST' && given?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag.slice(2)))
-    return reply.code(304).send();
+  if (request.method !== 'POST' && namesTag(request.headers['if-none-match'], etag)) return reply.code(304).send();
   return reply.code(status).type(JSON_TYPE).send(body);
 }
 
