@@ -89,17 +89,18 @@ const layers = {
 // The rooms of src/storage/ (docs/ARCHITECTURE.md), lowest first; each may import the rooms before it, and the
 // interface file (types.ts) imports nothing of storage. accounts, read and scans are siblings: none imports another.
 const storageRooms = [
-  { room: 'db', forbidden: ['tx', 'read', 'accounts', 'scans', 'derive', 'feeds', 'write', 'index.ts'] },
-  { room: 'tx', forbidden: ['read', 'accounts', 'scans', 'derive', 'feeds', 'write', 'index.ts'] },
-  { room: 'read', forbidden: ['accounts', 'scans', 'derive', 'feeds', 'write', 'index.ts'] },
-  { room: 'accounts', forbidden: ['read', 'scans', 'derive', 'feeds', 'write', 'index.ts'] },
-  { room: 'scans', forbidden: ['read', 'accounts', 'derive', 'feeds', 'write', 'index.ts'] },
+  { room: 'db', forbidden: ['tx', 'read', 'accounts', 'scans', 'changes', 'derive', 'feeds', 'write', 'index.ts'] },
+  { room: 'tx', forbidden: ['read', 'accounts', 'scans', 'changes', 'derive', 'feeds', 'write', 'index.ts'] },
+  { room: 'read', forbidden: ['accounts', 'scans', 'changes', 'derive', 'feeds', 'write', 'index.ts'] },
+  { room: 'accounts', forbidden: ['read', 'scans', 'changes', 'derive', 'feeds', 'write', 'index.ts'] },
+  { room: 'scans', forbidden: ['read', 'accounts', 'changes', 'derive', 'feeds', 'write', 'index.ts'] },
+  { room: 'changes', forbidden: ['accounts', 'scans', 'derive', 'feeds', 'write', 'index.ts'] },
   { room: 'derive', forbidden: ['scans', 'feeds', 'write', 'index.ts'] },
   { room: 'feeds', forbidden: ['scans', 'write', 'index.ts'] },
   { room: 'write', forbidden: ['index.ts'] },
   {
     room: 'types.ts',
-    forbidden: ['db', 'tx', 'read', 'accounts', 'scans', 'derive', 'feeds', 'write', 'index.ts'],
+    forbidden: ['db', 'tx', 'read', 'accounts', 'scans', 'changes', 'derive', 'feeds', 'write', 'index.ts'],
   },
 ];
 

@@ -26,6 +26,7 @@ import { lazySerializers } from './http/serializers.js';
 import { ASSET_PATH, ASSETS_PATH, assetRoutes } from './modules/assets/routes.js';
 import { SBOM_DOWNLOAD_PATH, SBOM_LINK_PATH, sbomDownloadRoute, sbomLinkRoute } from './modules/assets/sbom.js';
 import { downloadTokens, redactTokens } from './http/signed-url.js';
+import { CHANGES_PATH, changeRoutes, SCAN_CHANGES_PATH } from './modules/changes/routes.js';
 import { RISKS_PATH, riskRoutes } from './modules/risks/routes.js';
 import { SCAN_PATH, SCANS_PATH, scanRoutes } from './modules/scans/routes.js';
 import { VULNERABILITIES_PATH, vulnerabilityRoutes } from './modules/vulnerabilities/routes.js';
@@ -61,7 +62,16 @@ export interface AppDependencies {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
-const API_PATHS = [ASSETS_PATH, ASSET_PATH, SBOM_LINK_PATH, SBOM_DOWNLOAD_PATH, RISKS_PATH, VULNERABILITIES_PATH];
+const API_PATHS = [
+  ASSETS_PATH,
+  ASSET_PATH,
+  SBOM_LINK_PATH,
+  SBOM_DOWNLOAD_PATH,
+  RISKS_PATH,
+  VULNERABILITIES_PATH,
+  CHANGES_PATH,
+  SCAN_CHANGES_PATH,
+];
 const OTHER_METHODS = ['DELETE', 'PATCH', 'POST', 'PUT', 'OPTIONS'] as const;
 /** Longest request target accepted (414 beyond); headers as a whole are bounded by Node at 16 KiB (431 beyond). */
 export const MAX_URL_LENGTH = 8192;
@@ -217,6 +227,7 @@ export async function buildApp({
     const cursors = cursorCodec(secret);
     await riskRoutes(api, { storage, cursors });
     await vulnerabilityRoutes(api, { storage, cursors });
+    await changeRoutes(api, { storage, cursors });
     // A plugin of its own: its bodies are streams, parsed by no content-type parser of the others.
     await api.register(async (scans) =>
       scanRoutes(scans, {

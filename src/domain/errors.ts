@@ -11,6 +11,7 @@ export const errorStatus = {
   method_not_allowed: 405,
   not_acceptable: 406,
   conflict: 409,
+  gone: 410,
   payload_too_large: 413,
   uri_too_long: 414,
   unsupported_media_type: 415,

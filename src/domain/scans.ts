@@ -100,6 +100,8 @@ export interface ClaimedScan {
   interrupted: boolean;
   name: string | null;
   options: Record<string, unknown>;
+  /** The key that uploaded it (null for a scan `secinv ingest` recorded). */
+  keyId: string | null;
 }
 
 /** How a scan ends inside the write that applies it (BulkWriter.endScan). */

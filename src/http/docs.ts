@@ -120,9 +120,12 @@ export const listResponse = (description: string, schema: TSchema, example: unkn
   };
 };
 
-type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 406 | 409 | 413 | 415 | 429 | 500 | 503;
+type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 406 | 409 | 410 | 413 | 415 | 429 | 500 | 503;
 
 const problem = (code: ErrorCode, message: string) => ({ errors: [{ code, message }] });
+
+export const GONE_MESSAGE =
+  'this cursor is older than the change log keeps: read the inventory again (an export gives a new Secinv-Changes-Cursor) and follow from there';
 
 const errorDocs: Record<ErrorStatus, (options: ErrorOptions) => ReturnType<typeof jsonResponse>> = {
   400: ({ badRequest, cursor, exports }) =>
@@ -162,6 +165,14 @@ const errorDocs: Record<ErrorStatus, (options: ErrorOptions) => ReturnType<typeo
         'conflict',
         'this Idempotency-Key was used within 24 h for another upload (another body or other options)',
       ),
+    ),
+  410: () =>
+    jsonResponse(
+      'The cursor is older than what the log keeps (`SECINV_CHANGES_RETENTION_DAYS`): changes after it were pruned. ' +
+        'Read the inventory again (an export gives a new cursor in `Secinv-Changes-Cursor`) and follow from there. ' +
+        'Code: `gone`.',
+      ref('Error'),
+      problem('gone', GONE_MESSAGE),
     ),
   413: () =>
     jsonResponse(
@@ -251,11 +262,13 @@ interface ErrorOptions {
   allow?: string;
   /** The operation takes an uploaded body (409 for a reused Idempotency-Key, 413, 415). */
   upload?: boolean;
+  /** The operation reads the change log from a cursor, which retention may have passed (410). */
+  gone?: boolean;
 }
 
 /**
  * The error responses of an operation: 400, 401, 403, 404 (with `notFound`), 405, 406 (with `exports`), 409, 413 and
- * 415 (with `upload`), 429, 500, 503.
+ * 415 (with `upload`), 410 (with `gone`), 429, 500, 503.
  */
 export function errorResponses(options: ErrorOptions) {
   const statuses: ErrorStatus[] = [
@@ -266,6 +279,7 @@ export function errorResponses(options: ErrorOptions) {
     405,
     ...(options.exports ? [406 as const] : []),
     ...(options.upload ? [409 as const, 413 as const, 415 as const] : []),
+    ...(options.gone ? [410 as const] : []),
     429,
     500,
     503,

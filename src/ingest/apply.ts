@@ -190,6 +190,9 @@ export async function applyScan(
   if (!assetUnchanged) await writer.write('asset', assetRecord);
 
   const before = await writer.storedFindings(options.tenantId, assetId);
+  // A finding resolved earlier and reported again keeps the time it was first observed (pipeline.md §4).
+  const resolvedBefore = await writer.resolvedFindings(options.tenantId, assetId);
+  const firstObserved = (id: string): string | undefined => before.get(id)?.firstObservedAt ?? resolvedBefore.get(id);
   let added = 0;
   const addedBySeverity = noSeverities();
   let updated = 0;
@@ -236,13 +239,12 @@ export async function applyScan(
   };
   const spilled = scan.findings.spilled();
   if (spilled !== null) {
-    const firstObserved = (id: string) => before.get(id)?.firstObservedAt;
     const setup = { context, target: spilled.target };
     for await (const records of preparedInThread(spilled.entries, setup, firstObserved))
       for (const record of records) await write(record);
   } else {
     for (const finding of scan.findings.values())
-      await write(findingRecord(finding, context, before.get(finding.vulnerabilityId)?.firstObservedAt));
+      await write(findingRecord(finding, context, firstObserved(finding.vulnerabilityId)));
   }
   await compare();
   const resolved =

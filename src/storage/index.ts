@@ -12,6 +12,7 @@ import { sqlDialects } from './db/dialect.js';
 import { guarded } from './db/unavailable.js';
 import { riskWriteStore } from './derive/risks/store.js';
 import { feedStore } from './feeds/load.js';
+import { changeStore } from './changes/read.js';
 import { assetBatchStore } from './read/assets/batches.js';
 import { assetStore } from './read/assets/list.js';
 import { riskStore } from './read/risks.js';
@@ -59,6 +60,7 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
     ),
     ...assetBatchStore(read, sqlDialects[dialect]),
     ...riskStore(read),
+    ...changeStore(read, sqlDialects[dialect]),
     // PostgreSQL's planner walks the sort index by itself when the matches are dense (22 ms for openssl on 1M
     // findings, against 34 ms through the walk's subquery): the walk is SQLite's.
     ...vulnerabilityStore(

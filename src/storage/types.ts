@@ -22,6 +22,7 @@ import type {
   ScanRecord,
 } from '../domain/scans.js';
 import type { Scope } from '../domain/scopes.js';
+import type { ChangeCause, ChangeType } from '../domain/changes.js';
 import type { ListRisksQuery } from '../domain/risks.js';
 import type { ListVulnerabilitiesQuery } from '../domain/vulnerabilities.js';
 
@@ -145,6 +146,26 @@ export interface StoredFindingTimes {
   source: string | null;
 }
 
+/** Which changes a page of the log holds (pipeline.md §4); `scanId` selects one scan's. */
+export interface ChangeQuery {
+  types?: readonly ChangeType[] | undefined;
+  assetIds?: readonly string[] | undefined;
+  vulnerabilityIds?: readonly string[] | undefined;
+  riskIds?: readonly string[] | undefined;
+  since?: string | undefined;
+  scanId?: string | undefined;
+  perPage: number;
+}
+
+export interface ChangePage {
+  /** The position asked for is older than what retention kept: the client must read everything again. */
+  gone: boolean;
+  /** Each change's API JSON, in log order. */
+  items: Buffer[];
+  /** Where the next page starts: after the last change returned, or the head of the log when it was reached. */
+  position: number;
+}
+
 /** What an import may do inside its transaction. */
 export interface BulkWriter {
   /** Buffers a normalised record and writes it with others of its kind; a later record with the same identity wins. */
@@ -178,6 +199,8 @@ export interface BulkWriter {
   ): Promise<{ asset: StoredAsset; rawData: Record<string, unknown> } | undefined>;
   /** The asset's stored findings by vulnerability id: when each was first and last observed, which scanner reported it. */
   storedFindings(tenantId: string, assetId: string): Promise<Map<string, StoredFindingTimes>>;
+  /** The asset's resolved findings' first observations, by vulnerability id: one reported again keeps it. */
+  resolvedFindings(tenantId: string, assetId: string): Promise<Map<string, string>>;
   /**
    * Which of one asset's findings, about to be written, would leave what is stored as it is (src/storage/write/compare.ts).
    * Asked after storedFindings of the asset, which wrote what the run held of it.
@@ -243,6 +266,8 @@ export interface BulkWriteOptions {
    * PostgreSQL locks its entry), and fails without writing otherwise; the work ends it with BulkWriter.endScan.
    */
   scan?: ClaimedScan | undefined;
+  /** Why the write is made, for its changes; an applied or recorded scan names itself, and the default is `import`. */
+  cause?: ChangeCause | undefined;
 }
 
 export interface Storage {
@@ -262,6 +287,8 @@ export interface Storage {
   ): Promise<Batch<AssetPosition>>;
   /** The asset's JSON (with `rawData` when asked), or undefined when the tenant has no asset with this id. */
   getAsset(scope: TenantScope, id: string, withRawData: boolean): Promise<Buffer | undefined>;
+  /** A page of the tenant's change log after position `after` (its start without one). */
+  listChanges(scope: TenantScope, query: ChangeQuery, after: number | undefined): Promise<ChangePage>;
   /** One batch after `after` (or the first), the total under the filters, and where the next batch starts (null: last). */
   listRisks(
     scope: TenantScope,

@@ -11,6 +11,7 @@ import { sbomLinkQuery } from '../../src/modules/assets/sbom.js';
 import { listRisksQuery } from '../../src/modules/risks/schemas.js';
 import { listVulnerabilitiesQuery } from '../../src/modules/vulnerabilities/schemas.js';
 import { getScanQuery, listScansQuery, uploadScanQuery } from '../../src/modules/scans/schemas.js';
+import { listChangesQuery, scanChangesQuery } from '../../src/modules/changes/schemas.js';
 import { setup, type TestContext } from '../helpers.js';
 
 interface Parameter {
@@ -58,6 +59,8 @@ const operations: Record<
     notFound: boolean;
     exports: boolean;
     method?: 'get' | 'post';
+    /** It reads the change log from a cursor retention may pass (410). */
+    gone?: boolean;
   }
 > = {
   listAssets: { path: '/v1/tenant/assets', query: listAssetsQuery, notFound: false, exports: true },
@@ -73,6 +76,14 @@ const operations: Record<
   uploadScan: { path: '/v1/tenant/scans', query: uploadScanQuery, notFound: false, exports: false, method: 'post' },
   listScans: { path: '/v1/tenant/scans', query: listScansQuery, notFound: false, exports: false },
   getScan: { path: '/v1/tenant/scans/{id}', query: getScanQuery, notFound: true, exports: false },
+  listChanges: { path: '/v1/tenant/changes', query: listChangesQuery, notFound: false, exports: false, gone: true },
+  listScanChanges: {
+    path: '/v1/tenant/scans/{id}/changes',
+    query: scanChangesQuery,
+    notFound: true,
+    exports: false,
+    gone: true,
+  },
 };
 
 let ctx: TestContext;
@@ -207,7 +218,7 @@ describe('the document', () => {
   });
 
   it('documents the 200 body with an example, and every error response with the Error schema', () => {
-    for (const [operationId, { notFound, exports, method }] of Object.entries(operations)) {
+    for (const [operationId, { notFound, exports, method, gone }] of Object.entries(operations)) {
       const { responses } = operation(operationId);
       const upload = method === 'post';
       const expected = [
@@ -220,6 +231,7 @@ describe('the document', () => {
         '405',
         ...(exports ? ['406'] : []),
         ...(upload ? ['409', '413', '415'] : []),
+        ...(gone ? ['410'] : []),
         '429',
         '500',
         '503',

@@ -79,7 +79,13 @@ async function introspectPostgres(url: string): Promise<Schema> {
 /**
  * Every row of every table (Kysely's bookkeeping left out) as one digest per table, for telling whether a database is
  * in exactly the state it was. Rows are ordered by all their columns, so the digest does not depend on storage order.
+ * A change's commit time is left out: the same write made twice appends the same changes at other times.
  */
+const columnsOf = (table: string): string =>
+  table === 'changes'
+    ? 'tenant_id, seq, null, type, asset_id, vulnerability_id, risk_id, scan_id, cause, before, after, record'
+    : '*';
+
 export async function contentDigest(dialect: TestDialect, url: string): Promise<Record<string, string>> {
   const digest = (rows: unknown[]) =>
     createHash('sha256')
@@ -96,7 +102,12 @@ export async function contentDigest(dialect: TestDialect, url: string): Promise<
         if (BOOKKEEPING.test(name)) continue;
         const count = db.prepare(`pragma table_info("${name}")`).all().length;
         const order = Array.from({ length: count }, (_, i) => i + 1).join(', ');
-        out[name] = digest(db.prepare(`select * from "${name}" order by ${order}`).raw().all());
+        out[name] = digest(
+          db
+            .prepare(`select ${columnsOf(name)} from "${name}" order by ${order}`)
+            .raw()
+            .all(),
+        );
       }
     } finally {
       db.close();
@@ -113,7 +124,8 @@ export async function contentDigest(dialect: TestDialect, url: string): Promise<
       if (BOOKKEEPING.test(name)) continue;
       const order = Array.from({ length: columns }, (_, i) => i + 1).join(', ');
       out[name] = digest(
-        (await client.query({ text: `select * from "${name}" order by ${order}`, rowMode: 'array' })).rows,
+        (await client.query({ text: `select ${columnsOf(name)} from "${name}" order by ${order}`, rowMode: 'array' }))
+          .rows,
       );
     }
   } finally {

@@ -87,6 +87,12 @@ const tags = [
       'Scanner reports uploaded with a key that has the `ingest` scope, ingested in the background one at a time per ' +
       'tenant, and the scans `secinv ingest` recorded.',
   },
+  {
+    name: 'Changes',
+    description:
+      "The tenant's change log: what each write created, changed or removed and why, in order, followed from a " +
+      "cursor; and one scan's diff.",
+  },
 ];
 
 /** The document's view of a route: the wildcard asset path as `{assetId}`, and example values on query parameters. */

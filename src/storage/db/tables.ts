@@ -9,6 +9,10 @@ export interface TenantTable {
   name: string | null;
   /** Bumped by every import that touches the tenant; keys cached answers (counts) so they never go stale. */
   data_version: Generated<number>;
+  /** The position of the tenant's last change (migration 0020). */
+  change_seq: Generated<number>;
+  /** The last position retention removed from the tenant's log. */
+  changes_pruned_seq: Generated<number>;
 }
 
 export interface EnvironmentTable {
@@ -309,6 +313,52 @@ export interface ServerSecretTable {
   value: string;
 }
 
+/** A tenant's change log (pipeline.md §4); JSON columns hold the change's objects as text. */
+export interface ChangeTable {
+  tenant_id: string;
+  seq: number;
+  at: string;
+  type: string;
+  asset_id: string | null;
+  vulnerability_id: string | null;
+  risk_id: string | null;
+  /** The scan of the cause, when it is one: a scan's diff is read by it. */
+  scan_id: string | null;
+  cause: string;
+  /** The tracked state before and after (src/storage/changes/states.ts): the change's `fields` are read from them. */
+  before: string | null;
+  after: string | null;
+  /** The record as it left, for the changes that remove one; otherwise read from the record itself. */
+  record: string | null;
+}
+
+/** While a write runs: the tracked state of each record it is about to change (src/storage/changes/capture.ts). */
+export interface ChangeCaptureTable {
+  tenant_id: string;
+  /** `asset`, `finding` or `risk`. */
+  kind: string;
+  /** The asset, or the finding's asset; '' for a risk. */
+  asset_id: string;
+  /** The finding's vulnerability id, the risk's id; '' for an asset. */
+  item: string;
+  /** The tracked state before the write (src/storage/changes/states.ts); null: a mark that the write may create it. */
+  state: string | null;
+  /** A risk's lifecycle state before the write. */
+  lifecycle: string | null;
+  primary_asset_id: string | null;
+  first_observed_at: string | null;
+  record: string | null;
+}
+
+/** A resolved finding's first observation, kept so that it reopens with it. */
+export interface ResolvedFindingTable {
+  tenant_id: string;
+  asset_id: string;
+  vulnerability_id: string;
+  first_observed_at: string;
+  resolved_at: string;
+}
+
 export interface Database {
   tenants: TenantTable;
   environments: EnvironmentTable;
@@ -333,6 +383,9 @@ export interface Database {
   checks: CheckTable;
   api_keys: ApiKeyTable;
   server_secrets: ServerSecretTable;
+  changes: ChangeTable;
+  change_captures: ChangeCaptureTable;
+  resolved_findings: ResolvedFindingTable;
   scans: ScanTable;
   scan_queue: ScanQueueTable;
   scan_bodies: ScanBodyTable;
@@ -361,4 +414,7 @@ export const TENANT_TABLES = [
   'checks',
   'scans',
   'scan_bodies',
+  'changes',
+  'change_captures',
+  'resolved_findings',
 ] as const satisfies readonly (keyof Database)[];

@@ -122,6 +122,8 @@ export async function reEnrichTenant(
   readIntel: (keys: Iterable<string>) => Promise<FeedIntel>,
   intelMade: IntelMade,
   dialect: Dialect,
+  /** Told the findings whose KEV or exploit flag is about to move, before they are written (the change log). */
+  beforeUpdate: (keys: { asset_id: string; vulnerability_id: string }[]) => Promise<void> = () => Promise.resolve(),
 ): Promise<Enriched> {
   // In the order of their integer ids, which is the order the rows were written in (§45): the updates visit the
   // table's pages one after the other. In key order they came back to the same pages again and again once the page
@@ -159,6 +161,7 @@ export async function reEnrichTenant(
     // Grouped by the flags that move: SQLite moves a row's entry in the index of every column a statement sets, even
     // to the value it has, and most rows change one flag (a first KEV load: 4.97 → 2.79 s of statements).
     const changed: UpdateGroups = new Map();
+    const flagged: { asset_id: string; vulnerability_id: string }[] = [];
     let count = 0;
     for (const { f, aliases: a } of keyed) {
       const memo = `${f.own_intel ?? ''}${SEP}${f.vulnerability_id}${SEP}${a.join(SEP)}`;
@@ -177,6 +180,7 @@ export async function reEnrichTenant(
         ['has_exploit', next.hasExploit ? 1 : 0, f.has_exploit],
       ] as const;
       addUpdate(changed, dialect === 'sqlite' ? [f.id] : [f.asset_id, f.vulnerability_id], [['intel', stored]], flags);
+      if (flags.some(([, now, before]) => now !== before)) flagged.push(f);
       count += 1;
       assets.add(f.asset_id);
       if (f.is_exempted === 1) continue;
@@ -187,6 +191,7 @@ export async function reEnrichTenant(
       if (f.has_kev === 1 || next.hasKev) cited.add(f.asset_id);
       else if (f.is_exploitable === 1) ifReached.add(f.asset_id);
     }
+    await beforeUpdate(flagged);
     for (const { columns, rows } of changed.values())
       await updateRows(tx, 'vulnerabilities', tenantId, key, columns, rows);
     updated += count;

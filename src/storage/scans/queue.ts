@@ -161,7 +161,7 @@ export function scanQueue(db: Kysely<Database>, dialect: Dialect, place: BodyPla
         if (next.attempts >= MAX_SCAN_ATTEMPTS) {
           const problems = [{ message: `interrupted: the server stopped while applying it, ${next.attempts} times` }];
           await endScan(tx, claim, { status: 'failed', problems, at });
-          return { ...claim, interrupted: true, name: null, options: {} };
+          return { ...claim, interrupted: true, name: null, options: {}, keyId: null };
         }
         await tx
           .updateTable('scan_queue')
@@ -173,13 +173,14 @@ export function scanQueue(db: Kysely<Database>, dialect: Dialect, place: BodyPla
           .set({ status: 'running', started_at: at })
           .where('tenant_id', '=', claim.tenantId)
           .where('id', '=', claim.scanId)
-          .returning(['name', 'options'])
+          .returning(['name', 'options', 'key_id'])
           .executeTakeFirstOrThrow();
         return {
           ...claim,
           interrupted: false,
           name: scan.name,
           options: JSON.parse(scan.options) as Record<string, unknown>,
+          keyId: scan.key_id,
         };
       }),
 

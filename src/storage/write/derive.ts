@@ -16,6 +16,8 @@ export async function deriveTouched(
   /** Tenants whose VEX exemptions were re-matched since their last write: they need not be matched again. */
   vexCurrent: ReadonlySet<string>,
   deriveRisksAt: string | undefined,
+  /** Runs before the derived state of a tenant's scope is written: the change log captures it (docs/DESIGN.md §100). */
+  beforeDerive: (tenantId: string, scope: 'all' | ReadonlySet<string>) => Promise<void> = () => Promise.resolve(),
 ): Promise<RiskDerivation> {
   for (const tenantId of [...touched.tenants()]) {
     if (vexCurrent.has(tenantId) || !(await hasVexStatements(tx, tenantId))) continue;
@@ -24,6 +26,7 @@ export async function deriveTouched(
   let derivation = NO_DERIVATION;
   for (const [tenantId, scope] of touched.take()) {
     if (scope !== 'all' && scope.size === 0) continue;
+    await beforeDerive(tenantId, scope);
     await recomputeDerived(tx, tenantId, scope);
     if (deriveRisksAt !== undefined)
       derivation = addDerivations(derivation, await deriveTenantRisks(tx, tenantId, scope, deriveRisksAt));

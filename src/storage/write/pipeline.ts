@@ -57,6 +57,7 @@ export async function bulkWrite<T>(
             deriveRisksAt: options.deriveRisksAt,
             onWait: options.onWait,
             scan: options.scan,
+            cause: options.cause,
             beforeReplace: deferred.keys,
             beforeDerive: async () => {
               const analysed = await analyzeFilled(

@@ -3,13 +3,19 @@
 // (buffer.ts → rows/), derive (derive.ts); the run's end (pipeline.ts) settles. Every step that writes reports what
 // it touched (touched.ts).
 import type { Transaction } from 'kysely';
+import type { ChangeCause } from '../../domain/changes.js';
 import type { ImportKind, RecordsByKind } from '../../domain/records.js';
 import { bumpDataVersion, tenantOrganization } from '../accounts/tenants.js';
+import { appendChanges, attributeChanges } from '../changes/append.js';
+import { changeCaptures } from '../changes/capture.js';
+import { sqlDialects } from '../db/dialect.js';
 import { dialectOf } from '../db/insert-rows.js';
+import { findingsByKey } from '../read/vulnerabilities/items.js';
 import type { Database } from '../db/tables.js';
 import { rematchVex, replaceVexDocument } from '../derive/vex.js';
 import { fromTenant } from '../tx/tenant.js';
 import { takeTenantTurn } from '../tx/turns.js';
+import type { ScanRecord } from '../../domain/scans.js';
 import type { BulkWriter, ClaimedScan, WaitReason } from '../types.js';
 import { recordBuffer } from './buffer.js';
 import { recordChecks } from './checks.js';
@@ -31,6 +37,8 @@ export interface WriterOptions {
   onWait?: ((reason: WaitReason) => void) | undefined;
   /** The queued scan the run applies, which endScan ends. */
   scan?: ClaimedScan | undefined;
+  /** Why the run writes, for its changes (an applied or recorded scan names itself). */
+  cause?: ChangeCause | undefined;
 }
 
 /** A bulk write's writer, and the settle step its run ends with. */
@@ -40,6 +48,27 @@ export interface WriterRun {
   settle(): Promise<void>;
 }
 
+const scanCause = (scanId: string, keyId: string | null): ChangeCause => ({
+  kind: 'scan',
+  scanId,
+  ...(keyId === null ? {} : { keyId }),
+});
+
+/** Captures the records' keys, tenant by tenant. */
+async function captureEach<R extends { tenantId: string }>(
+  records: readonly R[],
+  keyOf: (record: R) => string,
+  capture: (tenantId: string, keys: Iterable<string>) => Promise<void>,
+): Promise<void> {
+  const byTenant = new Map<string, string[]>();
+  for (const record of records) {
+    const keys = byTenant.get(record.tenantId);
+    if (keys === undefined) byTenant.set(record.tenantId, [keyOf(record)]);
+    else keys.push(keyOf(record));
+  }
+  for (const [tenantId, keys] of byTenant) await capture(tenantId, keys);
+}
+
 export function bulkWriter(tx: Transaction<Database>, options: WriterOptions = {}): WriterRun {
   const beforeReplace = options.beforeReplace ?? (() => Promise.resolve());
   /** The tenants this run has taken its turn with. */
@@ -47,7 +76,30 @@ export function bulkWriter(tx: Transaction<Database>, options: WriterOptions = {
   const touched = touchedByRun();
   // Tenants whose VEX exemptions were re-matched since their last write: deriving need not match them again.
   const vexCurrent = new Set<string>();
-  const buffer = recordBuffer({ ...inventoryWriters(tx), vulnerability: findingBatchWriter(tx, beforeReplace) });
+  const dialect = dialectOf(tx);
+  // The change log's captures: each record's tracked state before the run first writes it (docs/DESIGN.md §100).
+  const captures = changeCaptures(tx, dialect);
+  let cause: ChangeCause =
+    options.cause ??
+    (options.scan === undefined ? { kind: 'import' } : scanCause(options.scan.scanId, options.scan.keyId));
+  /** The scans the run recorded (`secinv ingest`: one per file), whose changes are theirs. */
+  const recorded: ScanRecord[] = [];
+  const writers = { ...inventoryWriters(tx), vulnerability: findingBatchWriter(tx, beforeReplace) };
+  const buffer = recordBuffer({
+    ...writers,
+    asset: async (records) => {
+      await captureEach(records, (r) => r.asset.id, captures.assets);
+      await writers.asset(records);
+    },
+    vulnerability: async (records) => {
+      await captureEach(records, (r) => r.vulnerability.assetId, captures.assets);
+      await writers.vulnerability(records);
+    },
+    risk: async (records) => {
+      await captureEach(records, (r) => r.risk.id, captures.risks);
+      await writers.risk(records);
+    },
+  });
   const reads = scanReads(tx);
 
   const writer: BulkWriter = {
@@ -65,7 +117,9 @@ export function bulkWriter(tx: Transaction<Database>, options: WriterOptions = {
     async derive() {
       await buffer.flushAll();
       await options.beforeDerive?.();
-      return deriveTouched(tx, touched, vexCurrent, options.deriveRisksAt);
+      return deriveTouched(tx, touched, vexCurrent, options.deriveRisksAt, (tenantId, scope) =>
+        scope === 'all' ? captures.tenant(tenantId) : captures.assets(tenantId, scope),
+      );
     },
 
     // What the run holds of the asset was written when its stored state was first read (storedAsset, storedFindings).
@@ -89,14 +143,22 @@ export function bulkWriter(tx: Transaction<Database>, options: WriterOptions = {
       return openFindings(tx, tenantId, assetIds);
     },
     endScan: (outcome) => endAppliedScan(tx, options.scan, outcome, new Date().toISOString()),
-    recordScan: (scan) => insertScan(tx, scan),
+    recordScan(scan) {
+      recorded.push(scan);
+      if (recorded.length === 1) cause = scanCause(scan.id, scan.keyId);
+      return insertScan(tx, scan);
+    },
 
     // Every run asks for a tenant's organization before it reads or writes anything of that tenant (the ingest for its
     // one tenant, an import for each tenant at its first record): the run takes its turn with the tenant there.
     async tenantOrganization(tenantId: string): Promise<string | undefined> {
       if (!turns.has(tenantId)) {
         turns.add(tenantId);
-        await takeTenantTurn(tx, dialectOf(tx), tenantId, options.onWait);
+        await takeTenantTurn(tx, dialect, tenantId, options.onWait);
+        const organization = await tenantOrganization(tx, tenantId);
+        // A tenant new to the database holds nothing yet: its changes need no captures.
+        if (organization === undefined) captures.fresh(tenantId);
+        return organization;
       }
       return tenantOrganization(tx, tenantId);
     },
@@ -107,6 +169,8 @@ export function bulkWriter(tx: Transaction<Database>, options: WriterOptions = {
       await buffer.flushFor('asset', tenantId, assetId);
       return reads.storedAsset(tenantId, assetId);
     },
+
+    resolvedFindings: (tenantId, assetId) => reads.resolvedFindings(tenantId, assetId),
 
     async storedFindings(tenantId, assetId) {
       await buffer.flushFor('vulnerability', tenantId, assetId);
@@ -138,7 +202,20 @@ export function bulkWriter(tx: Transaction<Database>, options: WriterOptions = {
     async resolveFindings(tenantId, assetId, source, keep): Promise<number> {
       // Buffered findings are all in `keep`: writing them first changes nothing this deletes.
       await buffer.flush('vulnerability');
-      const resolved = await resolveFindings(tx, tenantId, assetId, source, keep, beforeReplace);
+      await captures.assets(tenantId, [assetId]);
+      // Each finding leaves with its record as served, which its finding.resolved change keeps.
+      const leaving = async (ids: string[]) =>
+        captures.leaving(
+          tenantId,
+          assetId,
+          await findingsByKey(
+            tx,
+            sqlDialects[dialect],
+            tenantId,
+            ids.map((id) => ({ asset_id: assetId, vulnerability_id: id })),
+          ).then((found) => new Map([...found].map(([k, record]) => [k.slice(assetId.length + 1), record.toString()]))),
+        );
+      const resolved = await resolveFindings(tx, tenantId, assetId, source, keep, beforeReplace, leaving);
       if (resolved > 0) {
         vexCurrent.delete(tenantId);
         touched.touch(tenantId, assetId);
@@ -151,7 +228,14 @@ export function bulkWriter(tx: Transaction<Database>, options: WriterOptions = {
     writer,
     async settle() {
       await writer.derive();
-      for (const tenantId of touched.written()) await bumpDataVersion(tx, tenantId);
+      const appended = await appendChanges(tx, captures, { cause, at: new Date().toISOString() });
+      // The first recorded scan is the cause of the run's changes; each later one takes those on its assets.
+      for (const scan of recorded.slice(1)) {
+        const run = appended.get(scan.tenantId);
+        if (run !== undefined && scan.summary !== null)
+          await attributeChanges(tx, scan.tenantId, run, scanCause(scan.id, scan.keyId), scan.summary.assetIds);
+      }
+      for (const tenantId of new Set([...touched.written(), ...appended.keys()])) await bumpDataVersion(tx, tenantId);
     },
   };
 }

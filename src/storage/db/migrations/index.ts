@@ -23,6 +23,7 @@ import { migration as findingsHeapOnlyUpdates } from './0016_findings_heap_only_
 import { migration as documentsLz4 } from './0017_documents_lz4.js';
 import { migration as feedLoadRoom } from './0018_feed_load_room.js';
 import { migration as scansAndKeyScopes } from './0019_scans_and_key_scopes.js';
+import { migration as changeLog } from './0020_change_log.js';
 
 const ordered: Record<string, FrozenMigration> = {
   '0001_initial': initial,
@@ -44,6 +45,7 @@ const ordered: Record<string, FrozenMigration> = {
   '0017_documents_lz4': documentsLz4,
   '0018_feed_load_room': feedLoadRoom,
   '0019_scans_and_key_scopes': scansAndKeyScopes,
+  '0020_change_log': changeLog,
 };
 
 export const migrations = (dialect: Dialect): MigrationProvider => ({

@@ -10,15 +10,14 @@ import {
   type SqlBool,
 } from 'kysely';
 import { severityLevelValues } from '../../../domain/enums.js';
-import { NO_INTEL_JSON } from '../../../domain/intel.js';
 import type { ListVulnerabilitiesQuery, VulnerabilitySortField } from '../../../domain/vulnerabilities.js';
 import { columnFilters, environmentFilter, groupMemberFilter, type ColumnFilters } from '../filters.js';
-import { appendTo } from '../../../lib/collections.js';
 import { countCache } from '../count-cache.js';
 import { dataVersion, fromTenant } from '../../tx/tenant.js';
 import { type TenantReader } from '../../tx/read.js';
 import type { SqlDialect } from '../../db/dialect.js';
 import { documentOf, storedFindings, type StoredFinding } from './documents.js';
+import { findingItems } from './items.js';
 import { flagOrdered } from './flag-order.js';
 import type { Database } from '../../db/tables.js';
 import type { FindingPosition, Storage } from '../../types.js';
@@ -253,9 +252,6 @@ async function walkForPackages(
 
 const key = (assetId: string, vulnerabilityId: string) => `${assetId}\u0000${vulnerabilityId}`;
 
-/** The end of a finding without intel that no exemption matches (most of them). */
-const PLAIN_END = Buffer.from(`,${NO_INTEL_JSON.slice(1, -1)},"exemptions":[]}`);
-
 export function vulnerabilityStore(
   read: TenantReader,
   dialect: SqlDialect,
@@ -324,43 +320,15 @@ export function vulnerabilityStore(
           for (const row of await storedFindings(db, dialect, scope.tenantId, keys))
             stored.set(key(row.asset_id, row.vulnerability_id), row);
 
-        const exemptionsOf = new Map<string, string[]>();
-        const exemptedAssets = [...new Set(keys.filter((k) => k.is_exempted === 1).map((k) => k.asset_id))];
-        if (exemptedAssets.length > 0) {
-          const matches = await fromTenant(db, 'vulnerability_exemptions', scope.tenantId)
-            .select(['vulnerability_exemptions.asset_id', 'vulnerability_exemptions.vulnerability_id', 'exemption_id'])
-            .where('vulnerability_exemptions.asset_id', 'in', exemptedAssets)
-            .orderBy('exemption_id')
-            .execute();
-          for (const m of matches) appendTo(exemptionsOf, key(m.asset_id, m.vulnerability_id), m.exemption_id);
-        }
-        const exemptionIds = [...new Set([...exemptionsOf.values()].flat())];
-        const exemptionDocs = new Map<string, string>();
-        if (exemptionIds.length > 0) {
-          const rows = await fromTenant(db, 'exemptions', scope.tenantId)
-            .select(['exemptions.exemption_id', 'doc'])
-            .where('exemptions.exemption_id', 'in', exemptionIds)
-            .execute();
-          for (const row of rows) exemptionDocs.set(row.exemption_id, row.doc);
-        }
-
-        const items = keys.map((k) => {
-          const { doc, intel } =
-            k.doc === undefined ? stored.get(key(k.asset_id, k.vulnerability_id))! : (k as WalkedKey & StoredFinding);
-          const matched = exemptionsOf.size === 0 ? undefined : exemptionsOf.get(key(k.asset_id, k.vulnerability_id));
-          const tail =
-            matched === undefined && intel === null
-              ? PLAIN_END
-              : Buffer.from(
-                  `,${(intel ?? NO_INTEL_JSON).slice(1, -1)},"exemptions":[${(matched ?? []).map((id) => `{"exemptionId":${JSON.stringify(id)},"exemption":${exemptionDocs.get(id)}}`).join(',')}]}`,
-                );
-          // The document, then its intel and exemptions over its closing brace: one buffer, written once.
-          const length = Buffer.byteLength(doc);
-          const item = Buffer.allocUnsafe(length - 1 + tail.length);
-          item.write(doc, 0);
-          tail.copy(item, length - 1);
-          return item;
-        });
+        const items = await findingItems(
+          db,
+          scope.tenantId,
+          keys.map((k) =>
+            k.doc === undefined
+              ? { ...k, ...stored.get(key(k.asset_id, k.vulnerability_id))! }
+              : (k as WalkedKey & StoredFinding),
+          ),
+        );
         const last = keys[keys.length - 1];
         const next: FindingPosition | null =
           fetched.length > perPage && last ? [last.sortValue, last.asset_id, last.vulnerability_id] : null;
