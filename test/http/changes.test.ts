@@ -7,8 +7,8 @@ import type { IngestOptions } from '../../src/ingest/ingest.js';
 import { Readable } from 'node:stream';
 import { loadFeedFiles } from '../../src/feeds/load.js';
 import { scanRunner } from '../../src/ingest/scan-runner.js';
-import { fixture } from '../fixtures.js';
-import { createKey, setupWithKeys, TENANT_A, TENANT_B, type TestContext } from '../helpers.js';
+import { A1, fixture, R1, riskFixture } from '../fixtures.js';
+import { createKey, importRecords, setupWithKeys, TENANT_A, TENANT_B, type TestContext } from '../helpers.js';
 import { kevCatalog } from '../feeds/kev-catalog.js';
 import { ingestTexts } from '../ingest/run.js';
 
@@ -226,6 +226,49 @@ describe('GET /v1/tenant/changes', () => {
     expect(changes.every((c) => c.cause.kind === 'feed')).toBe(true);
     expect((await load()).problems).toEqual([]);
     expect((await page(`/v1/tenant/changes?cursor=${head}`)).data).toEqual([]);
+  });
+
+  it('risks: imported (opened), dismissed and reopened by a user, derived by the rules', async () => {
+    head = (await follow(head)).cursor;
+    expect(
+      (
+        await importRecords(
+          ctx.storage,
+          riskFixture.filter((r) => r[1].tenantId === TENANT_A),
+        )
+      ).problems,
+    ).toEqual([]);
+    const imported = await follow(head);
+    expect(imported.changes.length).toBeGreaterThan(0);
+    expect(imported.changes.every((c) => c.type === 'risk.opened' && c.cause.kind === 'import')).toBe(true);
+    const opened = imported.changes.find((c) => c.riskId === R1)!;
+    expect(opened.record).toMatchObject({ id: R1, lifecycleState: 'OPEN' });
+    expect(opened.assetId).toBe(A1);
+
+    expect(await ctx.storage.setRiskLifecycle(TENANT_A, R1, 'DISMISSED_ACCEPTED', '2026-11-05T10:00:00.000Z')).toBe(
+      true,
+    );
+    const dismissed = await follow(imported.cursor);
+    expect(dismissed.changes.map((c) => [c.type, c.riskId, c.cause.kind])).toEqual([['risk.dismissed', R1, 'user']]);
+    expect(dismissed.changes[0]!.fields).toEqual([
+      { name: 'lifecycleState', before: 'OPEN', after: 'DISMISSED_ACCEPTED' },
+    ]);
+    // The same state again changes nothing.
+    await ctx.storage.setRiskLifecycle(TENANT_A, R1, 'DISMISSED_ACCEPTED', '2026-11-05T11:00:00.000Z');
+    expect((await page(`/v1/tenant/changes?cursor=${dismissed.cursor}`)).data).toEqual([]);
+    await ctx.storage.setRiskLifecycle(TENANT_A, R1, 'OPEN', '2026-11-05T12:00:00.000Z');
+    const reopened = await follow(dismissed.cursor);
+    expect(reopened.changes.map((c) => [c.type, c.riskId])).toEqual([['risk.reopened', R1]]);
+
+    await ctx.storage.deriveRisks(TENANT_A, '2026-11-05T13:00:00.000Z');
+    const derived = await follow(reopened.cursor);
+    head = derived.cursor;
+    expect(derived.changes.every((c) => c.cause.kind === 'rule')).toBe(true);
+    const risks = (await page('/v1/tenant/risks?perPage=100')) as unknown as { data: Json[] };
+    // Every risk there is was opened in the log, by whichever write made it.
+    const everOpened = new Set((await follow(undefined, 'types=risk.opened')).changes.map((c) => c.riskId));
+    expect(risks.data.length).toBeGreaterThan(0);
+    for (const risk of risks.data) expect(everOpened.has(String(risk.id)), String(risk.id)).toBe(true);
   });
 
   it('filters by asset, vulnerability and since', async () => {

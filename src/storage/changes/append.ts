@@ -6,7 +6,7 @@
 import { sql, type RawBuilder, type Transaction } from 'kysely';
 import type { ChangeCause } from '../../domain/changes.js';
 import type { Database } from '../db/tables.js';
-import type { ChangeCaptures } from './capture.js';
+import type { CaptureScope, ChangeCaptures } from './capture.js';
 import { assetState, findingState, riskState } from './states.js';
 
 export interface AppendContext {
@@ -29,7 +29,7 @@ export async function appendChanges(
 ): Promise<Map<string, Appended>> {
   const appended = new Map<string, Appended>();
   for (const tenantId of captures.tenants()) {
-    const run = await appendTenant(tx, tenantId, captures.isWhole(tenantId) || captures.isFresh(tenantId), context);
+    const run = await appendTenant(tx, tenantId, captures.scopeOf(tenantId), context);
     if (run.count > 0) appended.set(tenantId, run);
   }
   return appended;
@@ -60,7 +60,7 @@ export async function attributeChanges(
 async function appendTenant(
   tx: Transaction<Database>,
   tenantId: string,
-  whole: boolean,
+  scope: CaptureScope,
   { cause, at }: AppendContext,
 ): Promise<Appended> {
   const row = await tx.selectFrom('tenants').select('change_seq').where('tenant_id', '=', tenantId).executeTakeFirst();
@@ -81,22 +81,22 @@ async function appendTenant(
   const asset = sql.ref('d.asset_id');
   const finding = sql`d.asset_id, d.vulnerability_id`;
   const risk = sql.ref('d.risk_id');
-  // Non-whole runs are scoped to the assets they captured (each has a mark) and the risks on them.
-  const markedAssets = sql`select m.asset_id from change_captures as m where m.tenant_id = ${tenantId} and m.kind = 'asset'`;
+  /** The assets with a capture mark of these kinds (capture.ts). */
+  const marked = (...kinds: string[]) =>
+    sql`select m.asset_id from change_captures as m where m.tenant_id = ${tenantId} and m.kind in (${sql.join(kinds)})`;
+  const findingScope = marked('scope');
 
   // The live findings of the scope: those of the marked assets, and those captured alone (a feed load's).
   const F = findingState(tenantId);
-  const liveFindings = whole
-    ? sql`select v.asset_id, v.vulnerability_id, ${F} as after from vulnerabilities as v where v.tenant_id = ${tenantId}`
-    : sql`select v.asset_id, v.vulnerability_id, ${F} as after from vulnerabilities as v
-        where v.tenant_id = ${tenantId} and v.asset_id in (${markedAssets})
+  const liveFindings =
+    scope.findings === 'all'
+      ? sql`select v.asset_id, v.vulnerability_id, ${F} as after from vulnerabilities as v where v.tenant_id = ${tenantId}`
+      : sql`select v.asset_id, v.vulnerability_id, ${F} as after from vulnerabilities as v
+        where v.tenant_id = ${tenantId} and v.asset_id in (${findingScope})
       union all
       select v.asset_id, v.vulnerability_id, ${F} as after from change_captures as k
         join vulnerabilities as v on v.tenant_id = ${tenantId} and v.asset_id = k.asset_id and v.vulnerability_id = k.item
-      where k.tenant_id = ${tenantId} and k.kind = 'finding' and k.asset_id not in (${markedAssets})`;
-  // Risks are in scope on the marked assets and on those a derivation was told of.
-  const riskAssets = sql`select m.asset_id from change_captures as m
-    where m.tenant_id = ${tenantId} and m.kind in ('asset', 'risks')`;
+      where k.tenant_id = ${tenantId} and k.kind = 'finding' and k.asset_id not in (${findingScope})`;
 
   // Assets: live ones against their captures, then captured ones that left.
   const A = assetState('a');
@@ -104,7 +104,7 @@ async function appendTenant(
     sql`select case when c.state is null then 'asset.created' when c.state <> x.after then 'asset.updated' end as type,
         x.id as asset_id, null as vulnerability_id, null as risk_id, c.state as before, x.after, null as record
       from (select a.id, ${A} as after from assets as a where a.tenant_id = ${tenantId}
-        ${whole ? sql`` : sql`and a.id in (${markedAssets})`}) as x
+        ${scope.assets === 'all' ? sql`` : sql`and a.id in (${marked('asset')})`}) as x
       left join change_captures as c on c.tenant_id = ${tenantId} and c.kind = 'asset' and c.asset_id = x.id
         and c.item = ''`,
     asset,
@@ -143,13 +143,13 @@ async function appendTenant(
     on conflict (tenant_id, asset_id, vulnerability_id)
       do update set first_observed_at = excluded.first_observed_at, resolved_at = excluded.resolved_at`.execute(tx);
   await sql`delete from resolved_findings where tenant_id = ${tenantId}
-    ${whole ? sql`` : sql`and asset_id in (${markedAssets})`}
+    ${scope.findings === 'all' ? sql`` : sql`and asset_id in (${findingScope})`}
     and exists (select 1 from vulnerabilities as v where v.tenant_id = ${tenantId}
       and v.asset_id = resolved_findings.asset_id and v.vulnerability_id = resolved_findings.vulnerability_id)`.execute(
     tx,
   );
 
-  // Risks: those captured or on a captured asset against their captures, then captured ones that left.
+  // Risks: those captured, or on an asset whose risks were, against their captures; then captured ones that left.
   await append(
     sql`select case when c.state is null then 'risk.opened' when c.state = x.after then null
           when c.lifecycle = 'OPEN' and x.lifecycle <> 'OPEN' then 'risk.dismissed'
@@ -158,9 +158,9 @@ async function appendTenant(
         null as record
       from (select r.id, r.primary_asset_id, r.lifecycle_state as lifecycle, ${riskState('r')} as after
         from risks as r where r.tenant_id = ${tenantId} ${
-          whole
+          scope.risks === 'all'
             ? sql``
-            : sql`and (r.primary_asset_id in (${riskAssets}) or r.id in (select k.item from change_captures as k
+            : sql`and (r.primary_asset_id in (${marked('scope', 'risks')}) or r.id in (select k.item from change_captures as k
                 where k.tenant_id = ${tenantId} and k.kind = 'risk'))`
         }) as x
       left join change_captures as c on c.tenant_id = ${tenantId} and c.kind = 'risk' and c.asset_id = ''

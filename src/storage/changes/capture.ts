@@ -1,9 +1,11 @@
 // The first half of the change log's step in the bulk write (docs/DESIGN.md §100): before the write changes a record,
 // its tracked state is captured, once per run, into `change_captures`, inside the write's transaction; the settle step
-// (append.ts) compares what is there at the end with what was captured and appends the difference. Captures are taken
-// by asset (the asset, its findings and its risks at once), by risk id, or for a whole tenant (an exemption or a VEX
-// statement may change any finding). A tenant that did not exist before the run needs none: all it holds at the end
-// is new.
+// (append.ts) compares what is there at the end with what was captured and appends the difference. Each capture also
+// marks its scope, which tells the comparison where a created record may appear: `asset` rows (an asset's state, or a
+// mark that the run may create it), `scope` rows (every finding of the asset), `risks` rows (every risk on the asset).
+// Captures are taken by asset (its state, findings and risks at once), by finding key (a feed load), by risk id, by
+// the risks on some assets (a derivation), or for a whole tenant (an exemption or a VEX statement may change any
+// finding). A tenant that did not exist before the run needs none: all it holds at the end is new.
 import { sql, type RawBuilder, type Transaction } from 'kysely';
 import type { Database } from '../db/tables.js';
 import { insertRows } from '../db/insert-rows.js';
@@ -15,32 +17,44 @@ import { assetState, findingState, riskState } from './states.js';
 const ASSETS_PER_STATEMENT = 200;
 const CAPTURE_KEY = ['tenant_id', 'kind', 'asset_id', 'item'];
 
+/** Where the comparison of a tenant looks: all of a kind, or what the captures mark. */
+export interface CaptureScope {
+  assets: 'all' | 'marked';
+  findings: 'all' | 'marked';
+  risks: 'all' | 'marked';
+}
+
 export interface ChangeCaptures {
   /** The tenant is new to the database: everything it holds at the end of the run was created by it. */
   fresh: (tenantId: string) => void;
-  isFresh: (tenantId: string) => boolean;
-  /** Captures the assets (with their findings and risks) not captured yet in this run. */
+  /** Captures the assets (their state, findings and risks) not captured yet in this run. */
   assets: (tenantId: string, assetIds: Iterable<string>) => Promise<void>;
+  /** Captures the state of these assets alone (a risk's lifecycle moves its asset's risk score). */
+  assetStates: (tenantId: string, assetIds: Iterable<string>) => Promise<void>;
   /** Captures the risks not captured yet, by id. */
   risks: (tenantId: string, riskIds: Iterable<string>) => Promise<void>;
   /** Captures these findings (not their assets: a feed load changes findings only), by key. */
   findings: (tenantId: string, keys: readonly FindingKey[]) => Promise<void>;
   /** Captures the risks on these assets and marks them: risks the run derives on them are its changes too. */
   risksOn: (tenantId: string, assetIds: Iterable<string>) => Promise<void>;
+  /** Captures every risk and asset state of the tenant (a derivation of all its risks). */
+  allRisks: (tenantId: string) => Promise<void>;
   /** Captures everything of the tenant not captured yet. */
   tenant: (tenantId: string) => Promise<void>;
   /** The records a soon-to-be resolved finding leaves with, as the API serves them, by vulnerability id. */
   leaving: (tenantId: string, assetId: string, records: Map<string, string>) => Promise<void>;
   /** Every tenant the run captured something of, or that is new. */
   tenants: () => Iterable<string>;
-  /** Whether the whole tenant was captured (its scope is all of it). */
-  isWhole: (tenantId: string) => boolean;
+  scopeOf: (tenantId: string) => CaptureScope;
 }
 
 export function changeCaptures(tx: Transaction<Database>, dialect: Dialect): ChangeCaptures {
   const newTenants = new Set<string>();
   const whole = new Set<string>();
+  const wholeRisks = new Set<string>();
+  /** Assets captured with their findings and risks, and assets whose state alone is captured, per tenant. */
   const capturedAssets = new Map<string, Set<string>>();
+  const capturedStates = new Map<string, Set<string>>();
   const capturedRisks = new Map<string, Set<string>>();
   const touched = new Set<string>();
   const doc = sqlDialects[dialect].document('r.doc');
@@ -51,6 +65,22 @@ export function changeCaptures(tx: Transaction<Database>, dialect: Dialect): Cha
     return set;
   };
   const skips = (tenantId: string): boolean => newTenants.has(tenantId) || whole.has(tenantId);
+  /** The ones of `keys` not in `map` yet for the tenant, now added to it. */
+  const uncapturedOf = (map: Map<string, Set<string>>, tenantId: string, keys: Iterable<string>): string[] => {
+    const captured = setOf(map, tenantId);
+    const fresh = [...new Set(keys)].filter((key) => !captured.has(key));
+    for (const key of fresh) captured.add(key);
+    if (fresh.length > 0) touched.add(tenantId);
+    return fresh;
+  };
+  const marks = (tenantId: string, kind: string, ids: readonly string[], item = () => '') =>
+    insertRows(
+      tx,
+      'change_captures',
+      CAPTURE_KEY,
+      ids.map((id) => (kind === 'risk' ? [tenantId, kind, '', id] : [tenantId, kind, id, item()])),
+      { key: CAPTURE_KEY },
+    );
 
   /** Captures the tenant's risks `where` selects (over `risks as r`) that are not captured yet. */
   const captureRisks = (tenantId: string, where: RawBuilder<unknown>) =>
@@ -58,26 +88,24 @@ export function changeCaptures(tx: Transaction<Database>, dialect: Dialect): Cha
       select r.tenant_id, 'risk', '', r.id, ${riskState()}, r.lifecycle_state, r.primary_asset_id, ${doc}
       from risks as r where r.tenant_id = ${tenantId} and ${where}
       on conflict (tenant_id, kind, asset_id, item) do nothing`.execute(tx);
-
-  const captureAssets = async (tenantId: string, ids: string[]): Promise<void> => {
-    const list = sql.join(ids);
-    await sql`insert into change_captures (tenant_id, kind, asset_id, item, state, first_observed_at)
-      select v.tenant_id, 'finding', v.asset_id, v.vulnerability_id, ${findingState(tenantId)}, v.first_observed_at
-      from vulnerabilities as v where v.tenant_id = ${tenantId} and v.asset_id in (${list})`.execute(tx);
+  /** Captures the state of the tenant's assets `where` selects (over `assets as a`), and marks `ids`. */
+  const captureStates = async (tenantId: string, where: RawBuilder<unknown>, ids: readonly string[]) => {
     await sql`insert into change_captures (tenant_id, kind, asset_id, item, state)
       select a.tenant_id, 'asset', a.id, '', ${assetState()} from assets as a
-      where a.tenant_id = ${tenantId} and a.id in (${list})`.execute(tx);
-    // A mark for each asset the run may create: the findings of the captured assets are the scope of the diff.
-    await insertRows(
-      tx,
-      'change_captures',
-      CAPTURE_KEY,
-      ids.map((id) => [tenantId, 'asset', id, '']),
-      {
-        key: CAPTURE_KEY,
-      },
-    );
-    await captureRisks(tenantId, sql`r.primary_asset_id in (${list})`);
+      where a.tenant_id = ${tenantId} and ${where}
+      on conflict (tenant_id, kind, asset_id, item) do nothing`.execute(tx);
+    // A mark for each asset the run may create.
+    await marks(tenantId, 'asset', ids);
+  };
+  /** In chunks of ASSETS_PER_STATEMENT. */
+  const chunked = async (ids: readonly string[], each: (chunk: string[]) => Promise<unknown>) => {
+    for (let i = 0; i < ids.length; i += ASSETS_PER_STATEMENT) await each(ids.slice(i, i + ASSETS_PER_STATEMENT));
+  };
+
+  const assetStates = async (tenantId: string, assetIds: Iterable<string>): Promise<void> => {
+    if (skips(tenantId) || wholeRisks.has(tenantId)) return;
+    const ids = uncapturedOf(capturedStates, tenantId, assetIds);
+    await chunked(ids, (chunk) => captureStates(tenantId, sql`a.id in (${sql.join(chunk)})`, chunk));
   };
 
   return {
@@ -85,41 +113,41 @@ export function changeCaptures(tx: Transaction<Database>, dialect: Dialect): Cha
       newTenants.add(tenantId);
       touched.add(tenantId);
     },
-    isFresh: (tenantId) => newTenants.has(tenantId),
-    isWhole: (tenantId) => whole.has(tenantId),
     tenants: () => touched,
+    scopeOf(tenantId) {
+      const all = newTenants.has(tenantId) || whole.has(tenantId);
+      return {
+        assets: all || wholeRisks.has(tenantId) ? 'all' : 'marked',
+        findings: all ? 'all' : 'marked',
+        risks: all || wholeRisks.has(tenantId) ? 'all' : 'marked',
+      };
+    },
 
     async assets(tenantId, assetIds) {
       if (skips(tenantId)) return;
-      const captured = setOf(capturedAssets, tenantId);
-      const ids = [...new Set(assetIds)].filter((id) => !captured.has(id));
-      if (ids.length === 0) return;
-      touched.add(tenantId);
-      for (const id of ids) captured.add(id);
-      for (let i = 0; i < ids.length; i += ASSETS_PER_STATEMENT)
-        await captureAssets(tenantId, ids.slice(i, i + ASSETS_PER_STATEMENT));
+      const ids = uncapturedOf(capturedAssets, tenantId, assetIds);
+      for (const id of ids) setOf(capturedStates, tenantId).add(id);
+      await chunked(ids, async (chunk) => {
+        const list = sql.join(chunk);
+        await sql`insert into change_captures (tenant_id, kind, asset_id, item, state, first_observed_at)
+          select v.tenant_id, 'finding', v.asset_id, v.vulnerability_id, ${findingState(tenantId)}, v.first_observed_at
+          from vulnerabilities as v where v.tenant_id = ${tenantId} and v.asset_id in (${list})
+          on conflict (tenant_id, kind, asset_id, item) do nothing`.execute(tx);
+        await captureStates(tenantId, sql`a.id in (${list})`, chunk);
+        await marks(tenantId, 'scope', chunk);
+        await captureRisks(tenantId, sql`r.primary_asset_id in (${list})`);
+      });
     },
 
+    assetStates,
+
     async risks(tenantId, riskIds) {
-      if (skips(tenantId)) return;
-      const captured = setOf(capturedRisks, tenantId);
-      const ids = [...new Set(riskIds)].filter((id) => !captured.has(id));
-      if (ids.length === 0) return;
-      touched.add(tenantId);
-      for (const id of ids) captured.add(id);
-      for (let i = 0; i < ids.length; i += 500) {
-        const chunk = ids.slice(i, i + 500);
+      if (skips(tenantId) || wholeRisks.has(tenantId)) return;
+      const ids = uncapturedOf(capturedRisks, tenantId, riskIds);
+      await chunked(ids, async (chunk) => {
         await captureRisks(tenantId, sql`r.id in (${sql.join(chunk)})`);
-        await insertRows(
-          tx,
-          'change_captures',
-          CAPTURE_KEY,
-          chunk.map((id) => [tenantId, 'risk', '', id]),
-          {
-            key: CAPTURE_KEY,
-          },
-        );
-      }
+        await marks(tenantId, 'risk', chunk);
+      });
     },
 
     async findings(tenantId, keys) {
@@ -151,24 +179,25 @@ export function changeCaptures(tx: Transaction<Database>, dialect: Dialect): Cha
     },
 
     async risksOn(tenantId, assetIds) {
-      if (skips(tenantId)) return;
+      if (skips(tenantId) || wholeRisks.has(tenantId)) return;
       const captured = capturedAssets.get(tenantId);
       const ids = [...new Set(assetIds)].filter((id) => captured?.has(id) !== true);
       if (ids.length === 0) return;
       touched.add(tenantId);
-      for (let i = 0; i < ids.length; i += ASSETS_PER_STATEMENT) {
-        const chunk = ids.slice(i, i + ASSETS_PER_STATEMENT);
+      await chunked(ids, async (chunk) => {
         await captureRisks(tenantId, sql`r.primary_asset_id in (${sql.join(chunk)})`);
-        await insertRows(
-          tx,
-          'change_captures',
-          CAPTURE_KEY,
-          chunk.map((id) => [tenantId, 'risks', id, '']),
-          {
-            key: CAPTURE_KEY,
-          },
-        );
-      }
+        await marks(tenantId, 'risks', chunk);
+      });
+      // A derivation scores the scanned assets it derived anew.
+      await assetStates(tenantId, ids);
+    },
+
+    async allRisks(tenantId) {
+      if (skips(tenantId) || wholeRisks.has(tenantId)) return;
+      touched.add(tenantId);
+      wholeRisks.add(tenantId);
+      await captureRisks(tenantId, sql`true`);
+      await captureStates(tenantId, sql`true`, []);
     },
 
     async tenant(tenantId) {
@@ -181,14 +210,14 @@ export function changeCaptures(tx: Transaction<Database>, dialect: Dialect): Cha
           and c.asset_id = ${kind === 'risk' ? '' : sql.ref(column)} and c.item = ${kind === 'risk' ? sql.ref(column) : ''})`;
       await sql`insert into change_captures (tenant_id, kind, asset_id, item, state, first_observed_at)
         select v.tenant_id, 'finding', v.asset_id, v.vulnerability_id, ${findingState(tenantId)}, v.first_observed_at
-        from vulnerabilities as v where v.tenant_id = ${tenantId} and ${uncaptured('asset', 'v.asset_id')}`.execute(tx);
+        from vulnerabilities as v where v.tenant_id = ${tenantId} and ${uncaptured('scope', 'v.asset_id')}
+        on conflict (tenant_id, kind, asset_id, item) do nothing`.execute(tx);
       await captureRisks(
         tenantId,
-        sql`${uncaptured('risk', 'r.id')} and (r.primary_asset_id is null or ${uncaptured('asset', 'r.primary_asset_id')})`,
+        sql`(r.primary_asset_id is null or (${uncaptured('scope', 'r.primary_asset_id')}
+          and ${uncaptured('risks', 'r.primary_asset_id')}))`,
       );
-      await sql`insert into change_captures (tenant_id, kind, asset_id, item, state)
-        select a.tenant_id, 'asset', a.id, '', ${assetState()} from assets as a
-        where a.tenant_id = ${tenantId} and ${uncaptured('asset', 'a.id')}`.execute(tx);
+      await captureStates(tenantId, sql`true`, []);
     },
 
     async leaving(tenantId, assetId, records) {

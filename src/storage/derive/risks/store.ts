@@ -6,6 +6,8 @@ import { deriveTenantRisks } from './derive.js';
 import { setRiskLifecycle } from './lifecycle.js';
 import type { Database } from '../../db/tables.js';
 import { bumpDataVersion } from '../../accounts/tenants.js';
+import { appendChanges } from '../../changes/append.js';
+import { changeCaptures } from '../../changes/capture.js';
 import { bulkTransaction } from '../../tx/write.js';
 import { takeTenantTurn } from '../../tx/turns.js';
 import { type WaitReason } from '../../types.js';
@@ -30,7 +32,11 @@ export function riskWriteStore(db: Kysely<Database>, dialect: Dialect) {
             .where('tenant_id', '=', tenantId)
             .executeTakeFirst();
           if (!known) return undefined;
+          // Every risk of the tenant, and the scores of its scanned assets, may move: the rules' changes.
+          const captures = changeCaptures(tx, dialect);
+          await captures.allRisks(tenantId);
           const derived = await deriveTenantRisks(tx, tenantId, 'all', at);
+          await appendChanges(tx, captures, { cause: { kind: 'rule' }, at });
           await bumpDataVersion(tx, tenantId);
           // Fresh statistics for the risk list's filters and sorts after a change of more than a tenth of the risks.
           if (derived.added + derived.updated + derived.removed > 0) stale = await staleTables(tx, dialect, ['risks']);
@@ -56,8 +62,21 @@ export function riskWriteStore(db: Kysely<Database>, dialect: Dialect) {
         dialect,
         async (tx) => {
           await takeTenantTurn(tx, dialect, tenantId, onWait);
+          // The risk and its primary asset, whose risk score follows its open risks: the user's changes.
+          const captures = changeCaptures(tx, dialect);
+          await captures.risks(tenantId, [riskId]);
+          const risk = await tx
+            .selectFrom('risks')
+            .select('primary_asset_id')
+            .where('tenant_id', '=', tenantId)
+            .where('id', '=', riskId)
+            .executeTakeFirst();
+          if (risk?.primary_asset_id) await captures.assetStates(tenantId, [risk.primary_asset_id]);
           const changed = await setRiskLifecycle(tx, tenantId, riskId, state, at);
-          if (changed) await bumpDataVersion(tx, tenantId);
+          if (changed) {
+            await appendChanges(tx, captures, { cause: { kind: 'user' }, at });
+            await bumpDataVersion(tx, tenantId);
+          }
           return changed;
         },
         { takeFile: false, onWait },
