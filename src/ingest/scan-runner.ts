@@ -16,6 +16,8 @@ export interface ScanRunnerOptions {
   leaseMs: number;
   /** How often to look for scans queued by other processes when nothing wakes it. */
   pollMs: number;
+  /** Delete the scans that ended more than `ms` ago, every `everyMs` of the loop (the first time at once). */
+  retention?: { ms: number; everyMs: number } | undefined;
   now?: () => Date;
   /** Called at each point of applying a scan (`claimed`, then the write's), for fault tests. */
   onPhase?: ((phase: string) => void) | undefined;
@@ -122,11 +124,27 @@ export function scanRunner(storage: Storage, options: ScanRunnerOptions): ScanRu
     }
   };
 
+  const logError = (error: unknown) =>
+    options.log?.({ scanId: '-', tenantId: '-', status: 'error', message: (error as Error).message });
+
+  let prunedAt: number | undefined;
+  /** Deletes the ended scans past their retention, when the last time is `everyMs` ago; after the queue is drained. */
+  const prune = async (): Promise<void> => {
+    const { retention } = options;
+    if (retention === undefined || (prunedAt !== undefined && Date.now() - prunedAt < retention.everyMs)) return;
+    prunedAt = Date.now();
+    const cutoff = new Date(now().getTime() - retention.ms).toISOString();
+    // A server stopping does not wait for a long backlog: the rest is deleted at its next start.
+    const removed = await storage.pruneScans(cutoff, { stopped: () => stopped });
+    if (removed > 0)
+      options.log?.({ scanId: '-', tenantId: '-', status: 'pruned', message: `${removed} ended scans deleted` });
+  };
+
   const loop = async () => {
     while (!stopped) {
-      await drain().catch((error: unknown) =>
-        options.log?.({ scanId: '-', tenantId: '-', status: 'error', message: (error as Error).message }),
-      );
+      await drain().catch(logError);
+      // A failed prune (the database away) is tried again at the next hour, as any other.
+      if (!stopped) await prune().catch(logError);
       if (stopped) return;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, options.pollMs);

@@ -20,6 +20,7 @@ import { singleStatementReader } from './tx/gathered-reads.js';
 import { tenantReader } from './tx/read.js';
 import { scanQueue, type BodyPlace } from './scans/queue.js';
 import { scanRecordReads } from './scans/records.js';
+import { scanRetention } from './scans/retention.js';
 import { bulkWrite } from './write/pipeline.js';
 import type { Storage } from './types.js';
 
@@ -70,6 +71,7 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
     ...riskWriteStore(db, dialect),
     ...scanRecordReads(read),
     ...queue,
+    ...scanRetention(db, dialect),
 
     // Made once per database by migration 0003.
     async cursorKey(): Promise<Buffer> {

@@ -373,6 +373,12 @@ export interface Storage {
   failScan(claim: ClaimedScan, problems: ScanProblem[], at: string): Promise<boolean>;
   /** After the write that applied a scan committed: frees what held its bytes. */
   scanApplied(claim: ClaimedScan): void;
+  /**
+   * Deletes the scans that ended (succeeded or failed) before `cutoff`, tenant by tenant, `batch` (default 1000) per
+   * statement and transaction, until `stopped` says so between two; how many it deleted. Safe beside another process
+   * doing the same.
+   */
+  pruneScans(cutoff: string, options?: { batch?: number; stopped?: () => boolean }): Promise<number>;
 
   /** Throws when the database cannot answer (readiness). */
   ping(): Promise<void>;
