@@ -15,19 +15,28 @@ export function scanRetention(db: Kysely<Database>, dialect: Dialect) {
   const pruneBatch = (tenantId: string, cutoff: string, batch: number): Promise<number> =>
     writeTransaction(db, dialect, async (tx) => {
       // A scan is submitted before it ends, so the range of the (tenant, submitted_at) index holds every one to delete.
-      const ended = tx
+      // The batch is read first, then deleted by its ids: a LIMIT inside the DELETE may be evaluated more than once
+      // by PostgreSQL's plan, each time finding other rows, and delete more than a batch.
+      const ended = await tx
         .selectFrom('scans')
         .select('id')
         .where('tenant_id', '=', tenantId)
         .where('submitted_at', '<', cutoff)
         .where('finished_at', '<', cutoff)
         .where('status', 'in', ['succeeded', 'failed'])
+        .orderBy('submitted_at')
         .limit(batch)
-        .$if(dialect === 'postgres', (select) => select.forUpdate().skipLocked());
+        .$if(dialect === 'postgres', (select) => select.forUpdate().skipLocked())
+        .execute();
+      if (ended.length === 0) return 0;
       const result = await tx
         .deleteFrom('scans')
         .where('tenant_id', '=', tenantId)
-        .where('id', 'in', ended)
+        .where(
+          'id',
+          'in',
+          ended.map((row) => row.id),
+        )
         .executeTakeFirst();
       return Number(result.numDeletedRows);
     });
