@@ -1,5 +1,5 @@
 // Scans for the tests, written as `secinv ingest` records them: ended at a time the test sets (finishedAt in the past,
-// for retention), through a bulk write of the tenant.
+// for retention).
 import { randomUUID } from 'node:crypto';
 import type { ScanRecord, Storage } from '../src/storage/index.js';
 
@@ -30,15 +30,6 @@ export function endedScan(
   };
 }
 
-/** Writes the scans as given, in one bulk write. */
-export async function recordScans(storage: Storage, scans: readonly ScanRecord[]): Promise<void> {
-  await storage.bulkWrite(
-    async (writer) => {
-      for (const scan of scans) {
-        await writer.tenantOrganization(scan.tenantId);
-        await writer.recordScan(scan);
-      }
-    },
-    { dryRun: false },
-  );
-}
+/** Writes the scans as given, in one transaction. */
+export const recordScans = (storage: Storage, scans: readonly ScanRecord[]): Promise<void> =>
+  storage.recordScans(scans);

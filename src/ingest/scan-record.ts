@@ -1,10 +1,12 @@
 // What an ingest records of itself as scans (pipeline.md §2), inside its own transaction: the queued scan it applies
-// ends `succeeded` with its summary and gate, or (`secinv ingest`) each file is written as a scan that succeeded.
+// ends `succeeded` with its summary and gate, or (`secinv ingest`) each file is written as a scan that succeeded. A
+// `secinv ingest` run that was refused writes each file it refused as a scan that failed, with the problems it printed,
+// once its write rolled back.
 import { randomUUID } from 'node:crypto';
 import { basename } from 'node:path';
 import type { Provider } from '../domain/enums.js';
-import { addSeverities, type ScanGate, type ScanSummary } from '../domain/scans.js';
-import type { BulkWriter, ClaimedScan, RiskDerivation } from '../storage/index.js';
+import { addSeverities, type ScanGate, type ScanProblem, type ScanSummary } from '../domain/scans.js';
+import type { BulkWriter, ClaimedScan, RiskDerivation, ScanRecord, Storage, WaitReason } from '../storage/index.js';
 import type { ApplyResult } from './apply.js';
 
 /** What this file reads of an ingested file's summary (src/ingest/ingest.ts FileSummary). */
@@ -36,7 +38,38 @@ export interface ScanRunOptions {
   dryRun: boolean;
   scan?: ClaimedScan | undefined;
   recordScans?: boolean | undefined;
+  onWait?: ((reason: WaitReason) => void) | undefined;
 }
+
+/** A file of a refused run, as far as it was read (src/ingest/ingest.ts). */
+export interface RefusedFile {
+  file: string;
+  /** As detected; null when it was not (not a report, not readable). */
+  format: string | null;
+  sizeBytes: number;
+  sha256: string;
+  problems: { file: string; path: string | null; message: string }[];
+}
+
+/** `$.Results[0].Vulnerabilities` as a JSON Pointer: `/Results/0/Vulnerabilities`. */
+export const jsonPointer = (path: string): string =>
+  path
+    .replace(/^\$/, '')
+    .replace(/\[(\d+)\]/g, '.$1')
+    .split('.')
+    .filter((part) => part !== '')
+    .map((part) => `/${part.replaceAll('~', '~0').replaceAll('/', '~1')}`)
+    .join('');
+
+/** A problem of the ingest as a scan lists it; `withFile`: naming the file as the command printed it. */
+export const scanProblem = (
+  problem: { file: string; path: string | null; message: string },
+  withFile = false,
+): ScanProblem => ({
+  message: problem.message,
+  ...(withFile ? { file: problem.file } : {}),
+  ...(problem.path === null ? {} : { path: jsonPointer(problem.path) }),
+});
 
 /** A file's summary as the scan record says it; for a run of several files the risks are the whole run's. */
 export function scanSummary(file: ScanFile, risks: RiskDerivation): ScanSummary {
@@ -70,6 +103,28 @@ const recordedOptions = (options: ScanRunOptions): Record<string, unknown> =>
     }).filter(([, value]) => value !== undefined),
   );
 
+/** A file of a `secinv ingest` run as its scan: no key, named by the file, ended now; neither summary nor problems. */
+const ingestScan = (
+  file: { file: string; format: string | null; sizeBytes: number; sha256: string },
+  options: ScanRunOptions,
+  at: string,
+): Omit<ScanRecord, 'status'> => ({
+  id: randomUUID(),
+  tenantId: options.tenantId,
+  name: basename(file.file),
+  format: file.format,
+  options: recordedOptions(options),
+  sizeBytes: file.sizeBytes,
+  sha256: file.sha256,
+  keyId: null,
+  submittedAt: at,
+  startedAt: at,
+  finishedAt: new Date().toISOString(),
+  summary: null,
+  gate: null,
+  problems: [],
+});
+
 export async function recordScans(
   writer: BulkWriter,
   files: readonly ScanFile[],
@@ -89,23 +144,32 @@ export async function recordScans(
     return;
   }
   if (options.recordScans !== true) return;
-  for (const file of files) {
+  for (const file of files)
     await writer.recordScan({
-      id: randomUUID(),
-      tenantId: options.tenantId,
+      ...ingestScan(file, options, at),
       status: 'succeeded',
-      name: basename(file.file),
-      format: file.format,
-      options: recordedOptions(options),
-      sizeBytes: file.sizeBytes,
-      sha256: file.sha256,
-      keyId: null,
-      submittedAt: at,
-      startedAt: at,
-      finishedAt: new Date().toISOString(),
       summary: scanSummary(file, risks),
       gate: await gateOf(writer, options.tenantId, file),
-      problems: [],
     });
-  }
+}
+
+/**
+ * `secinv ingest` (not a dry run): each refused file as a scan that `failed`, with the problems the command prints,
+ * in a small transaction of its own after the run's write rolled back, so that the list shows every run.
+ */
+export async function recordRefusedScans(
+  storage: Storage,
+  files: readonly RefusedFile[],
+  options: ScanRunOptions,
+  at: string,
+): Promise<void> {
+  if (options.dryRun || options.recordScans !== true || options.scan !== undefined) return;
+  await storage.recordScans(
+    files.map((file) => ({
+      ...ingestScan(file, options, at),
+      status: 'failed',
+      problems: file.problems.map((problem) => scanProblem(problem, true)),
+    })),
+    options.onWait,
+  );
 }

@@ -8,7 +8,8 @@ import type { Provider } from '../domain/enums.js';
 import type { ScanProblem } from '../domain/scans.js';
 import type { IngestFormat } from '../input/formats.js';
 import { ScanClaimLost, type ClaimedScan, type Storage } from '../storage/index.js';
-import { ingestFiles, type IngestProblem } from './ingest.js';
+import { ingestFiles } from './ingest.js';
+import { scanProblem } from './scan-record.js';
 
 export interface ScanRunnerOptions {
   /** Who claims: unique per process and start, so a restarted process does not mistake an old claim for its own. */
@@ -42,21 +43,6 @@ export interface ScanRunner {
   stop(): Promise<void>;
 }
 
-/** `$.Results[0].Vulnerabilities` as a JSON Pointer: `/Results/0/Vulnerabilities`. */
-export const jsonPointer = (path: string): string =>
-  path
-    .replace(/^\$/, '')
-    .replace(/\[(\d+)\]/g, '.$1')
-    .split('.')
-    .filter((part) => part !== '')
-    .map((part) => `/${part.replaceAll('~', '~0').replaceAll('/', '~1')}`)
-    .join('');
-
-const problemOf = (problem: IngestProblem): ScanProblem => ({
-  message: problem.message,
-  ...(problem.path === null ? {} : { path: jsonPointer(problem.path) }),
-});
-
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 /** Applies one claimed scan; false when it could not be ended here (its claim was lost). */
@@ -86,7 +72,7 @@ export async function applyClaimedScan(
       scan: claim,
       onPhase,
     });
-    if (result.problems.length > 0) return await fail(result.problems.map(problemOf));
+    if (result.problems.length > 0) return await fail(result.problems.map((p) => scanProblem(p)));
     storage.scanApplied(claim);
     return 'succeeded';
   } catch (error) {

@@ -365,6 +365,11 @@ export interface Storage {
     after: ScanPosition | undefined,
     keyId?: string,
   ): Promise<{ items: ScanRecord[]; next: ScanPosition | null }>;
+  /**
+   * Writes scans that ended outside a bulk write, as given (a refused `secinv ingest` run, after its write rolled
+   * back), in one transaction that waits its turn as a command's small writes do.
+   */
+  recordScans(scans: readonly ScanRecord[], onWait?: (reason: WaitReason) => void): Promise<void>;
   /** Takes the next scan that may run (the oldest unfinished of its tenant, unclaimed or its claim expired). */
   claimScan(owner: string, now: Date, leaseMs: number): Promise<ClaimedScan | undefined>;
   /** A claimed scan's bytes. */

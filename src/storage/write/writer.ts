@@ -17,7 +17,8 @@ import { unchangedAsset, unchangedFindings } from './compare.js';
 import { deriveTouched } from './derive.js';
 import { findingBatchWriter } from './rows/finding-batch.js';
 import { inventoryWriters } from './rows/inventory.js';
-import { endAppliedScan, insertScan, openFindings } from './scans.js';
+import { insertScan } from '../scans/records.js';
+import { endAppliedScan, openFindings } from './scans.js';
 import { resolveFindings, scanReads } from './stored.js';
 import { touchedByRun } from './touched.js';
 
