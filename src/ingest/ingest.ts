@@ -15,7 +15,7 @@ import { openReport, readProblem } from '../input/source.js';
 import { replacingNulEscapes, type NulCount } from '../input/nul.js';
 import { JsonStreamError } from '../input/stream.js';
 import { applyScan, type ApplyResult } from './apply.js';
-import { recordRefusedScans, recordScans, type RefusedFile } from './scan-record.js';
+import { recordRefusedScans, recordScans, recordsScans, type RefusedFile } from './scan-record.js';
 import { readGrype } from './grype.js';
 import type { Ingested, Scan } from './scan.js';
 import { readTrivy, type FieldProblem } from './trivy.js';
@@ -201,6 +201,8 @@ export async function ingestFiles(
         if (organizationId === undefined) {
           throw new UserError(`unknown tenant '${options.tenantId}' (create it with \`secinv tenants create\`)`);
         }
+        // What the run's scans count as exemptions made and removed is measured against these.
+        const exemptionsBefore = recordsScans(options) ? await writer.exemptionIds(options.tenantId) : undefined;
         for (const source of sources) {
           const fileProblems: IngestProblem[] = [];
           const fail = (message: string, path: string | null = null) =>
@@ -308,7 +310,7 @@ export async function ingestFiles(
         }
         // The risk rules run over the assets the run wrote, before a dry run rolls back: it reports them too.
         risks = await writer.derive();
-        await recordScans(writer, files, risks, options, now);
+        await recordScans(writer, files, risks, options, now, exemptionsBefore);
       },
       {
         dryRun: options.dryRun,

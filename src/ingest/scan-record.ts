@@ -20,7 +20,6 @@ export interface ScanFile extends Pick<
   assetsCreated: number;
   assetsUnchanged: number;
   assetIds: string[];
-  vex: { exemptions: number } | null;
   sizeBytes: number;
   sha256: string;
 }
@@ -71,13 +70,38 @@ export const scanProblem = (
   ...(problem.path === null ? {} : { path: jsonPointer(problem.path) }),
 });
 
-/** A file's summary as the scan record says it; for a run of several files the risks are the whole run's. */
-export function scanSummary(file: ScanFile, risks: RiskDerivation): ScanSummary {
+/** Whether the run records itself as scans that succeed: a queued scan, or `secinv ingest`; never a dry run. */
+export const recordsScans = (options: ScanRunOptions): boolean =>
+  !options.dryRun && (options.scan !== undefined || options.recordScans === true);
+
+/**
+ * Exemptions the run made and removed: the tenant's before it and after it, compared. A scan can remove some: a VEX
+ * document loaded again without a statement, or with one no longer exempting, and a scan after which a statement
+ * matches no asset any more. An exemption whose document or assets changed is neither.
+ */
+async function exemptionChanges(
+  writer: BulkWriter,
+  tenantId: string,
+  before: ReadonlySet<string>,
+): Promise<ScanSummary['exemptions']> {
+  const after = await writer.exemptionIds(tenantId);
+  let added = 0;
+  for (const id of after) if (!before.has(id)) added += 1;
+  let removed = 0;
+  for (const id of before) if (!after.has(id)) removed += 1;
+  return { added, removed };
+}
+
+/**
+ * A file's summary as the scan record says it; for a run of several files the risks and exemptions are the whole
+ * run's.
+ */
+export function scanSummary(file: ScanFile, risks: RiskDerivation, exemptions: ScanSummary['exemptions']): ScanSummary {
   const updated = file.assets - file.assetsCreated - file.assetsUnchanged;
   return {
     assets: { created: file.assetsCreated, updated, unchanged: file.assetsUnchanged },
     findings: { added: file.added, updated: file.updated, unchanged: file.unchanged, resolved: file.resolved },
-    exemptions: { added: file.vex?.exemptions ?? 0, removed: 0 },
+    exemptions,
     checks: { failed: file.checksFailed, passed: file.checksResolved },
     risks: { new: risks.added, changed: risks.updated, gone: risks.removed },
     assetIds: file.assetIds,
@@ -131,24 +155,25 @@ export async function recordScans(
   risks: RiskDerivation,
   options: ScanRunOptions,
   at: string,
+  exemptionsBefore: ReadonlySet<string> | undefined,
 ): Promise<void> {
-  if (options.dryRun) return;
+  if (!recordsScans(options) || exemptionsBefore === undefined) return;
+  const exemptions = await exemptionChanges(writer, options.tenantId, exemptionsBefore);
   if (options.scan !== undefined) {
     const [file] = files;
     if (file === undefined) throw new Error('a queued scan ingests one report');
     await writer.endScan({
       format: file.format,
-      summary: scanSummary(file, risks),
+      summary: scanSummary(file, risks, exemptions),
       gate: await gateOf(writer, options.tenantId, file),
     });
     return;
   }
-  if (options.recordScans !== true) return;
   for (const file of files)
     await writer.recordScan({
       ...ingestScan(file, options, at),
       status: 'succeeded',
-      summary: scanSummary(file, risks),
+      summary: scanSummary(file, risks, exemptions),
       gate: await gateOf(writer, options.tenantId, file),
     });
 }

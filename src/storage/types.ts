@@ -161,6 +161,8 @@ export interface BulkWriter {
    * first): open, not exempted findings by severity, and how many of those are in KEV or have a public exploit.
    */
   openFindings(tenantId: string, assetIds: readonly string[]): Promise<Omit<ScanGate, 'added'>>;
+  /** The ids of the tenant's exemptions as the run leaves them so far: a scan counts those it made and removed. */
+  exemptionIds(tenantId: string): Promise<Set<string>>;
   /** Ends the scan this write applies (BulkWriteOptions.scan) `succeeded`, in the write's transaction. */
   endScan(outcome: ScanOutcome): Promise<void>;
   /** Records a scan that this write applied without a queue (`secinv ingest`), as given. */

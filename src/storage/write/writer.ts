@@ -89,6 +89,11 @@ export function bulkWriter(tx: Transaction<Database>, options: WriterOptions = {
       await buffer.flushAll();
       return openFindings(tx, tenantId, assetIds);
     },
+    // Exemptions are written straight to the transaction (VEX documents and their matches), never buffered.
+    async exemptionIds(tenantId) {
+      const rows = await fromTenant(tx, 'exemptions', tenantId).select('exemptions.exemption_id').execute();
+      return new Set(rows.map((row) => row.exemption_id));
+    },
     endScan: (outcome) => endAppliedScan(tx, options.scan, outcome, new Date().toISOString()),
     recordScan: (scan) => insertScan(tx, scan),
 
