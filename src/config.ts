@@ -162,6 +162,13 @@ export const SETTINGS = {
     parse: integer(5, 86_400),
     fallback: 120,
   }),
+  /** How long a scan's record is kept once it ended: `secinv serve` deletes older ones every hour (pipeline.md §2). */
+  scanRetentionDays: setting({
+    env: 'SECINV_SCAN_RETENTION_DAYS',
+    help: 'days a scan is listed after it ended (succeeded or failed); secinv serve deletes older ones hourly',
+    parse: integer(1, 100_000),
+    fallback: 400,
+  }),
   /** Serve Prometheus metrics on this port (all addresses of `host`), without authentication. */
   metricsPort: setting({
     env: 'SECINV_METRICS_PORT',

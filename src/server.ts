@@ -29,6 +29,9 @@ const readPem = (path: string, what: string): Buffer => {
 
 /** How often a server looks for scans that other processes of its database queued. */
 const SCAN_POLL_MS = 1000;
+/** How often a server deletes the scans older than SECINV_SCAN_RETENTION_DAYS (and once at start). */
+const SCAN_PRUNE_MS = 60 * 60 * 1000;
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 const hostForUrl = (host: string) => (host.includes(':') ? `[${host}]` : host);
 
@@ -65,6 +68,8 @@ export async function startServer(config: Readonly<Config>, storage: Storage): P
     databaseUrl: config.databaseUrl,
     leaseMs: config.scanLeaseS * 1000,
     pollMs: SCAN_POLL_MS,
+    retentionMs: config.scanRetentionDays * DAY_MS,
+    pruneEveryMs: SCAN_PRUNE_MS,
     killAt: config.scanKillAt,
     onEvent: (event) => logs.to?.info(event, 'scan'),
   });

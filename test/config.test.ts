@@ -35,6 +35,13 @@ describe('environment variables', () => {
     expect(() => loadConfig({}, { SECINV_KEPT_BODIES_MB: '-1' })).toThrow(/invalid SECINV_KEPT_BODIES_MB '-1'/);
   });
 
+  it('ended scans are kept 400 days unless set; a whole number of days, at least 1', () => {
+    expect(loadConfig({}, {}).scanRetentionDays).toBe(400);
+    expect(loadConfig({}, { SECINV_SCAN_RETENTION_DAYS: '1' }).scanRetentionDays).toBe(1);
+    for (const bad of ['0', '1.5', 'forever'])
+      expect(() => loadConfig({}, { SECINV_SCAN_RETENTION_DAYS: bad })).toThrow(/invalid SECINV_SCAN_RETENTION_DAYS/);
+  });
+
   it('the wait for a pooled connection defaults to 20 s, never past the request timeout unless set', () => {
     expect(loadConfig({}, {}).dbQueueTimeoutMs).toBe(20_000);
     expect(loadConfig({}, { SECINV_REQUEST_TIMEOUT_MS: '5000' }).dbQueueTimeoutMs).toBe(5000);

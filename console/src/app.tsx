@@ -9,6 +9,7 @@ import { ErrorNotice } from './errors.js';
 import { Overview } from './overview.js';
 import { Risks } from './risks.js';
 import { href, Link, usePlace, type Place } from './router.js';
+import { Scans } from './scans.js';
 import { cleanKey, signIn, signOut, storedSession, type Session } from './session.js';
 import { Vulnerabilities } from './vulnerabilities.js';
 
@@ -20,8 +21,9 @@ function SignIn(props: { onSignedIn: (session: Session) => void; reason: unknown
     <main id="main" class="signin">
       <h1>secinv console</h1>
       <p>
-        Read the tenant inventory of this server: its risks, assets and vulnerability findings. Paste a tenant API key
-        (from <code>secinv keys create</code> or <code>secinv demo</code>). The key stays in this browser tab only.
+        Read the tenant inventory of this server: its risks, assets and vulnerability findings, and the scans that fed
+        it. Paste a tenant API key (from <code>secinv keys create</code> or <code>secinv demo</code>). The key stays in
+        this browser tab only.
       </p>
       <form
         onSubmit={(event) => {
@@ -75,6 +77,8 @@ function Page(props: { place: Place }) {
       return <Assets place={place} />;
     case 'vulnerabilities':
       return <Vulnerabilities place={place} />;
+    case 'scans':
+      return <Scans place={place} />;
     default:
       return (
         <p role="alert">
@@ -89,6 +93,7 @@ const NAV = [
   ['risks', 'Risks'],
   ['assets', 'Assets'],
   ['vulnerabilities', 'Vulnerabilities'],
+  ['scans', 'Scans'],
 ] as const;
 
 export function App() {

@@ -31,13 +31,14 @@ export interface SortSpec {
 }
 
 export interface FilterSpec {
-  /** The page the form belongs to (`risks`, `assets`, `vulnerabilities`). */
+  /** The page the form belongs to (`risks`, `assets`, `vulnerabilities`, `scans`). */
   path: string;
   /** Shown at once. */
   main: readonly FilterField[];
-  /** Behind "More filters" (open when one of them is set). */
+  /** Behind "More filters" (open when one of them is set); none, no "More filters". */
   more: readonly FilterField[];
-  sort: SortSpec;
+  /** None for a list that has one order (the scans, newest first). */
+  sort?: SortSpec;
   /** Page sizes offered; the first is the console's default. */
   perPage: readonly [number, ...number[]];
 }
@@ -117,6 +118,48 @@ function Field(props: {
   }
 }
 
+/** The sort of a list that has several, by the API's `sortBy` and `sortOrder`. */
+function SortFields(props: {
+  sort: SortSpec;
+  path: string;
+  values: URLSearchParams;
+  set: (name: string, v: string) => void;
+}) {
+  const { sort, path, values, set } = props;
+  const [orderAsc, orderDesc] = sort.orders;
+  return (
+    <>
+      <div class="field">
+        <label for={idOf(path, 'sortBy')}>Sort by</label>
+        <select
+          id={idOf(path, 'sortBy')}
+          value={values.get('sortBy') ?? ''}
+          onChange={(event) => set('sortBy', event.currentTarget.value)}
+        >
+          <option value="">default</option>
+          {sort.by.map(([value, label]) => (
+            <option key={value} value={value}>
+              {label}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div class="field">
+        <label for={idOf(path, 'sortOrder')}>Order</label>
+        <select
+          id={idOf(path, 'sortOrder')}
+          value={values.get('sortOrder') ?? ''}
+          onChange={(event) => set('sortOrder', event.currentTarget.value)}
+        >
+          <option value="">default</option>
+          <option value={orderAsc}>ascending</option>
+          <option value={orderDesc}>descending</option>
+        </select>
+      </div>
+    </>
+  );
+}
+
 /** The filters and sort of a list, from and to the page's query string; applied on submit. */
 export function FilterForm(props: { spec: FilterSpec; params: URLSearchParams }) {
   const { spec } = props;
@@ -132,7 +175,6 @@ export function FilterForm(props: { spec: FilterSpec; params: URLSearchParams })
       return next;
     });
   const moreSet = spec.more.some((f) => values.has(f.name));
-  const [orderAsc, orderDesc] = spec.sort.orders;
   return (
     <form
       class="filters"
@@ -150,42 +192,18 @@ export function FilterForm(props: { spec: FilterSpec; params: URLSearchParams })
           <Field key={field.name} field={field} path={spec.path} values={values} set={set} />
         ))}
       </div>
-      <details open={moreSet}>
-        <summary>More filters</summary>
-        <div class="field-grid">
-          {spec.more.map((field) => (
-            <Field key={field.name} field={field} path={spec.path} values={values} set={set} />
-          ))}
-        </div>
-      </details>
-      <div class="form-row">
-        <div class="field">
-          <label for={idOf(spec.path, 'sortBy')}>Sort by</label>
-          <select
-            id={idOf(spec.path, 'sortBy')}
-            value={values.get('sortBy') ?? ''}
-            onChange={(event) => set('sortBy', event.currentTarget.value)}
-          >
-            <option value="">default</option>
-            {spec.sort.by.map(([value, label]) => (
-              <option key={value} value={value}>
-                {label}
-              </option>
+      {spec.more.length > 0 && (
+        <details open={moreSet}>
+          <summary>More filters</summary>
+          <div class="field-grid">
+            {spec.more.map((field) => (
+              <Field key={field.name} field={field} path={spec.path} values={values} set={set} />
             ))}
-          </select>
-        </div>
-        <div class="field">
-          <label for={idOf(spec.path, 'sortOrder')}>Order</label>
-          <select
-            id={idOf(spec.path, 'sortOrder')}
-            value={values.get('sortOrder') ?? ''}
-            onChange={(event) => set('sortOrder', event.currentTarget.value)}
-          >
-            <option value="">default</option>
-            <option value={orderAsc}>ascending</option>
-            <option value={orderDesc}>descending</option>
-          </select>
-        </div>
+          </div>
+        </details>
+      )}
+      <div class="form-row">
+        {spec.sort && <SortFields sort={spec.sort} path={spec.path} values={values} set={set} />}
         <div class="field">
           <label for={idOf(spec.path, 'perPage')}>Per page</label>
           <select

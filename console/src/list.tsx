@@ -1,4 +1,5 @@
-// Pieces every list page shares: the export buttons, the pager of numbered pages, and the title of a page.
+// Pieces every list page shares: the export buttons, the pager of numbered pages, the cursor batches of the risk and
+// scan lists, and the title of a page.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { SecinvApiError } from '../../src/client/index.js';
@@ -63,6 +64,45 @@ export function Pager(props: {
       </p>
       {meta.hasPreviousPage ? <Link to={to(meta.page - 1)}>← Previous page</Link> : null}
       {meta.hasNextPage ? <Link to={to(meta.page + 1)}>Next page →</Link> : null}
+    </nav>
+  );
+}
+
+/**
+ * The cursor of each batch shown so far (the first has none), for the filters in `search`. Cursors stay in the page,
+ * not the address: a cursor is bound to the key that made it, so a shared address starts from the first batch. New
+ * filters start from the first batch at once, never sending an older filter's cursor with them.
+ */
+export function useCursors(search: string) {
+  const [state, setState] = useState<{ search: string; cursors: (string | undefined)[] }>({
+    search,
+    cursors: [undefined],
+  });
+  const cursors = state.search === search ? state.cursors : [undefined];
+  return {
+    cursor: cursors[cursors.length - 1],
+    /** How many batches come before this one. */
+    before: cursors.length - 1,
+    next: (cursor: string) => setState({ search, cursors: [...cursors, cursor] }),
+    previous: () => setState({ search, cursors: cursors.slice(0, -1) }),
+  };
+}
+
+/** Previous / next batch of a cursor list. */
+export function BatchPager(props: { batches: ReturnType<typeof useCursors>; next: string | null; what: string }) {
+  const { batches, next } = props;
+  return (
+    <nav class="pager" aria-label={`Batches of ${props.what}`}>
+      {batches.before > 0 && (
+        <button type="button" onClick={batches.previous}>
+          ← Previous batch
+        </button>
+      )}
+      {next && (
+        <button type="button" onClick={() => batches.next(next)}>
+          Next batch →
+        </button>
+      )}
     </nav>
   );
 }

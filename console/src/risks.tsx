@@ -1,14 +1,12 @@
 // Risks: the filters of the list, sort, cursor batches with their primary asset embedded, and a risk's factors and
-// resolutions under its row. Cursors stay in the page, not the address: a cursor is bound to the key that made it,
-// so a shared address starts from the first batch.
-import { useEffect, useState } from 'preact/hooks';
+// resolutions under its row.
 import type { RiskItem, RiskListParams } from '../../src/client/index.js';
 import { RISKS_PATH } from '../../src/client/index.js';
 import { useApi } from './data.js';
 import { ErrorNotice } from './errors.js';
 import { FilterForm, listQuery, type FilterSpec } from './filters.js';
 import { count, Items, RISK_SEVERITIES, Severity, When } from './format.js';
-import { ExportButtons, PageTitle } from './list.js';
+import { BatchPager, ExportButtons, PageTitle, useCursors } from './list.js';
 import { assetHref, Link, type Place } from './router.js';
 import { DataTable, useOpenRows, type Column } from './table.js';
 
@@ -86,10 +84,8 @@ export function Risks(props: { place: Place }) {
   const { params } = props.place;
   const query = listQuery(params);
   const search = new URLSearchParams(query).toString();
-  // The cursor of each batch shown so far: the first batch has none.
-  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
-  useEffect(() => setCursors([undefined]), [search]);
-  const cursor = cursors[cursors.length - 1];
+  const batches = useCursors(search);
+  const { cursor } = batches;
   const request = { perPage: 50, ...query, include: 'primaryAsset', ...(cursor ? { cursor } : {}) } as RiskListParams;
   const { data, error, loading, retry } = useApi((client) => client.risks.list(request), `${search}|${cursor ?? ''}`);
   const [open, toggle] = useOpenRows();
@@ -126,7 +122,7 @@ export function Risks(props: { place: Place }) {
   ];
 
   const perPage = Number(request.perPage);
-  const first = (cursors.length - 1) * perPage;
+  const first = batches.before * perPage;
   return (
     <section aria-busy={loading}>
       <PageTitle title="Risks">Risks</PageTitle>
@@ -151,18 +147,7 @@ export function Risks(props: { place: Place }) {
             sort={{ path: 'risks', params, orders: ['asc', 'desc'], defaultBy: 'discoveredAt', defaultOrder: 'desc' }}
             details={(r) => (open.has(r.id) ? <RiskDetails risk={r} /> : null)}
           />
-          <nav class="pager" aria-label="Batches of risks">
-            {cursors.length > 1 && (
-              <button type="button" onClick={() => setCursors((c) => c.slice(0, -1))}>
-                ← Previous batch
-              </button>
-            )}
-            {data.meta.cursor && (
-              <button type="button" onClick={() => setCursors((c) => [...c, data.meta.cursor ?? undefined])}>
-                Next batch →
-              </button>
-            )}
-          </nav>
+          <BatchPager batches={batches} next={data.meta.cursor} what="risks" />
         </>
       )}
     </section>

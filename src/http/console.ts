@@ -15,7 +15,7 @@ export const CONSOLE_ROOT = fileURLToPath(new URL('../../dist/console/', import.
  * The console's own pages, answered with its one HTML page (the page reads its path and query); asset ids contain
  * slashes and colons, so an asset's page takes the rest of the path.
  */
-const PAGES = ['risks', 'assets', 'assets/*', 'vulnerabilities'];
+const PAGES = ['risks', 'assets', 'assets/*', 'vulnerabilities', 'scans'];
 
 /**
  * Scripts, styles, images and API calls from this origin only: no inline script or style, no eval, no plugin, no

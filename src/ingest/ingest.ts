@@ -1,5 +1,6 @@
 // `secinv ingest`: scanner reports into one tenant, every file of a run in one transaction. Any problem in any file,
-// or a dry run, writes nothing; every problem names its file and, where there is one, the JSON path.
+// or a dry run, writes nothing of the inventory (a refused run is listed among the scans: src/ingest/scan-record.ts);
+// every problem names its file and, where there is one, the JSON path.
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { isUuid } from '../domain/ids.js';
@@ -14,7 +15,7 @@ import { openReport, readProblem } from '../input/source.js';
 import { replacingNulEscapes, type NulCount } from '../input/nul.js';
 import { JsonStreamError } from '../input/stream.js';
 import { applyScan, type ApplyResult } from './apply.js';
-import { recordScans } from './scan-record.js';
+import { recordRefusedScans, recordScans, recordsScans, type RefusedFile } from './scan-record.js';
 import { readGrype } from './grype.js';
 import type { Ingested, Scan } from './scan.js';
 import { readTrivy, type FieldProblem } from './trivy.js';
@@ -156,6 +157,30 @@ async function* hashing(
   }
 }
 
+/** A file's bytes as they are read, counted and hashed: a refused file's scan records them too. */
+function measuring() {
+  const hash = createHash('sha256');
+  const size = { bytes: 0 };
+  let digest: string | undefined;
+  let bytes: AsyncIterable<Buffer> | undefined;
+  const digestOf = () => (digest ??= hash.digest('hex'));
+  return {
+    read: (report: AsyncIterable<Buffer>) => (bytes = hashing(report, hash, size)),
+    size: () => size.bytes,
+    digest: digestOf,
+    /** The whole file's: what the reader left unread (detection refused it by its first bytes) is read first. */
+    async whole(): Promise<{ sizeBytes: number; sha256: string }> {
+      if (digest === undefined && bytes !== undefined)
+        try {
+          for await (const _ of bytes);
+        } catch {
+          // A read that fails ends it: the file's problem already says so.
+        }
+      return { sizeBytes: size.bytes, sha256: digestOf() };
+    },
+  };
+}
+
 export async function ingestFiles(
   storage: Storage,
   sources: readonly IngestSource[],
@@ -165,6 +190,7 @@ export async function ingestFiles(
   if (options.integrationId !== undefined && !isUuid(options.integrationId))
     throw new UserError(`--integration must be a UUID, not '${options.integrationId}'`);
   const problems: IngestProblem[] = [];
+  const refused: RefusedFile[] = [];
   const files: FileSummary[] = [];
   const now = (options.now ?? (() => new Date()))().toISOString();
   let risks: RiskDerivation | undefined;
@@ -175,85 +201,102 @@ export async function ingestFiles(
         if (organizationId === undefined) {
           throw new UserError(`unknown tenant '${options.tenantId}' (create it with \`secinv tenants create\`)`);
         }
+        // What the run's scans count as exemptions made and removed is measured against these.
+        const exemptionsBefore = recordsScans(options) ? await writer.exemptionIds(options.tenantId) : undefined;
         for (const source of sources) {
+          const fileProblems: IngestProblem[] = [];
           const fail = (message: string, path: string | null = null) =>
-            problems.push({ file: source.name, path, message });
-          try {
-            const report = await openReport(() => source.open());
-            const detected =
-              options.format === 'auto'
-                ? detectFormat(report.head, report.complete)
-                : explicitFormat(options.format, report.head, report.complete);
-            if ('problem' in detected) {
-              fail(detected.problem);
-              continue;
-            }
-            const read = READERS[detected.format];
-            const hash = createHash('sha256');
-            const fieldProblems: FieldProblem[] = [];
-            const nul: NulCount = { replaced: 0 };
-            const size = { bytes: 0 };
-            const ingested = await read(replacingNulEscapes(hashing(report.bytes, hash, size), nul), fieldProblems, {
-              fileName: source.name,
-              cluster: options.cluster,
-              region: options.region,
-            });
-            for (const p of fieldProblems) fail(p.message, p.path);
-            if (fieldProblems.length > 0) {
-              for (const scan of ingested.scans) scan.findings.close();
-              continue;
-            }
-            const { scans, vex } = ingested;
-            // A VEX document names no asset of its own: its findings, if any, need one; its statements do not.
-            const statementsOnly = (scan: Scan) =>
-              vex !== null &&
-              scan.findings.size === 0 &&
-              scan.artifact.kind === 'other' &&
-              options.assetId === undefined;
-            const digest = hash.digest('hex');
-            const applied: ApplyResult[] = [];
+            fileProblems.push({ file: source.name, path, message });
+          const measured = measuring();
+          let format: IngestFormat | null = null;
+          const readAndApply = async (): Promise<void> => {
             try {
-              for (const scan of scans)
-                if (!statementsOnly(scan))
-                  applied.push(await applyScan(writer, scan, digest, { ...options, organizationId, now }));
-            } finally {
-              for (const scan of scans) scan.findings.close();
-            }
-            let unmatchable = ingested.unmatchable;
-            if (vex !== null) {
-              // A statement about the document's own subject is about the asset the document was attached to.
-              const subject = applied[0]?.assetId ?? options.assetId;
-              const statements = vex.statements.flatMap((s) => {
-                if (s.product.kind !== 'asset' || s.product.id !== '') return [s];
-                if (subject === undefined) {
-                  unmatchable += 1;
-                  return [];
-                }
-                return [{ ...s, product: { kind: 'asset' as const, id: subject } }];
+              const report = await openReport(() => source.open());
+              const bytes = measured.read(report.bytes);
+              const detected =
+                options.format === 'auto'
+                  ? detectFormat(report.head, report.complete)
+                  : explicitFormat(options.format, report.head, report.complete);
+              if ('problem' in detected) {
+                fail(detected.problem);
+                return;
+              }
+              format = detected.format;
+              const read = READERS[detected.format];
+              const fieldProblems: FieldProblem[] = [];
+              const nul: NulCount = { replaced: 0 };
+              const ingested = await read(replacingNulEscapes(bytes, nul), fieldProblems, {
+                fileName: source.name,
+                cluster: options.cluster,
+                region: options.region,
               });
-              await writer.replaceVexDocument(options.tenantId, { documentId: vex.documentId, statements });
+              for (const p of fieldProblems) fail(p.message, p.path);
+              if (fieldProblems.length > 0) {
+                for (const scan of ingested.scans) scan.findings.close();
+                return;
+              }
+              const { scans, vex } = ingested;
+              // A VEX document names no asset of its own: its findings, if any, need one; its statements do not.
+              const statementsOnly = (scan: Scan) =>
+                vex !== null &&
+                scan.findings.size === 0 &&
+                scan.artifact.kind === 'other' &&
+                options.assetId === undefined;
+              const sha256 = measured.digest();
+              const applied: ApplyResult[] = [];
+              try {
+                for (const scan of scans)
+                  if (!statementsOnly(scan))
+                    applied.push(await applyScan(writer, scan, sha256, { ...options, organizationId, now }));
+              } finally {
+                for (const scan of scans) scan.findings.close();
+              }
+              let unmatchable = ingested.unmatchable;
+              if (vex !== null) {
+                // A statement about the document's own subject is about the asset the document was attached to.
+                const subject = applied[0]?.assetId ?? options.assetId;
+                const statements = vex.statements.flatMap((s) => {
+                  if (s.product.kind !== 'asset' || s.product.id !== '') return [s];
+                  if (subject === undefined) {
+                    unmatchable += 1;
+                    return [];
+                  }
+                  return [{ ...s, product: { kind: 'asset' as const, id: subject } }];
+                });
+                await writer.replaceVexDocument(options.tenantId, { documentId: vex.documentId, statements });
+              }
+              files.push({
+                file: source.name,
+                format: detected.format,
+                ...summarize(applied),
+                vex:
+                  vex === null
+                    ? null
+                    : {
+                        documentId: vex.documentId,
+                        statements: 0,
+                        exempting: 0,
+                        unmatched: unmatchable,
+                        exemptions: 0,
+                      },
+                warnings: [...(nul.replaced > 0 ? [nulWarning(nul.replaced)] : []), ...(ingested.warnings ?? [])],
+                sizeBytes: measured.size(),
+                sha256,
+              });
+            } catch (error) {
+              if (error instanceof JsonStreamError) fail(error.message);
+              else if (error instanceof UserError) fail(error.message);
+              else {
+                const problem = readProblem(error);
+                if (problem === undefined) throw error;
+                fail(problem);
+              }
             }
-            files.push({
-              file: source.name,
-              format: detected.format,
-              ...summarize(applied),
-              vex:
-                vex === null
-                  ? null
-                  : { documentId: vex.documentId, statements: 0, exempting: 0, unmatched: unmatchable, exemptions: 0 },
-              warnings: [...(nul.replaced > 0 ? [nulWarning(nul.replaced)] : []), ...(ingested.warnings ?? [])],
-              sizeBytes: size.bytes,
-              sha256: digest,
-            });
-          } catch (error) {
-            if (error instanceof JsonStreamError) fail(error.message);
-            else if (error instanceof UserError) fail(error.message);
-            else {
-              const problem = readProblem(error);
-              if (problem === undefined) throw error;
-              fail(problem);
-            }
-          }
+          };
+          await readAndApply();
+          if (fileProblems.length === 0) continue;
+          problems.push(...fileProblems);
+          refused.push({ file: source.name, format, ...(await measured.whole()), problems: fileProblems });
         }
         if (problems.length > 0) throw new Rejected();
         // Statements are matched once every file is written: a scan later in the run is matched too.
@@ -267,7 +310,7 @@ export async function ingestFiles(
         }
         // The risk rules run over the assets the run wrote, before a dry run rolls back: it reports them too.
         risks = await writer.derive();
-        await recordScans(writer, files, risks, options, now);
+        await recordScans(writer, files, risks, options, now, exemptionsBefore);
       },
       {
         dryRun: options.dryRun,
@@ -278,7 +321,10 @@ export async function ingestFiles(
       },
     );
   } catch (error) {
-    if (error instanceof Rejected) return { files: [], problems, risks: null };
+    if (error instanceof Rejected) {
+      await recordRefusedScans(storage, refused, options, now);
+      return { files: [], problems, risks: null };
+    }
     throw error;
   }
   return { files, problems: [], risks: risks ?? NO_DERIVATION };

@@ -8,7 +8,8 @@ import type { Provider } from '../domain/enums.js';
 import type { ScanProblem } from '../domain/scans.js';
 import type { IngestFormat } from '../input/formats.js';
 import { ScanClaimLost, type ClaimedScan, type Storage } from '../storage/index.js';
-import { ingestFiles, type IngestProblem } from './ingest.js';
+import { ingestFiles } from './ingest.js';
+import { scanProblem } from './scan-record.js';
 
 export interface ScanRunnerOptions {
   /** Who claims: unique per process and start, so a restarted process does not mistake an old claim for its own. */
@@ -16,6 +17,8 @@ export interface ScanRunnerOptions {
   leaseMs: number;
   /** How often to look for scans queued by other processes when nothing wakes it. */
   pollMs: number;
+  /** Delete the scans that ended more than `ms` ago, every `everyMs` of the loop (the first time at once). */
+  retention?: { ms: number; everyMs: number } | undefined;
   now?: () => Date;
   /** Called at each point of applying a scan (`claimed`, then the write's), for fault tests. */
   onPhase?: ((phase: string) => void) | undefined;
@@ -39,21 +42,6 @@ export interface ScanRunner {
   /** Stops after the scan being applied, if any. */
   stop(): Promise<void>;
 }
-
-/** `$.Results[0].Vulnerabilities` as a JSON Pointer: `/Results/0/Vulnerabilities`. */
-export const jsonPointer = (path: string): string =>
-  path
-    .replace(/^\$/, '')
-    .replace(/\[(\d+)\]/g, '.$1')
-    .split('.')
-    .filter((part) => part !== '')
-    .map((part) => `/${part.replaceAll('~', '~0').replaceAll('/', '~1')}`)
-    .join('');
-
-const problemOf = (problem: IngestProblem): ScanProblem => ({
-  message: problem.message,
-  ...(problem.path === null ? {} : { path: jsonPointer(problem.path) }),
-});
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
@@ -84,7 +72,7 @@ export async function applyClaimedScan(
       scan: claim,
       onPhase,
     });
-    if (result.problems.length > 0) return await fail(result.problems.map(problemOf));
+    if (result.problems.length > 0) return await fail(result.problems.map((p) => scanProblem(p)));
     storage.scanApplied(claim);
     return 'succeeded';
   } catch (error) {
@@ -122,11 +110,27 @@ export function scanRunner(storage: Storage, options: ScanRunnerOptions): ScanRu
     }
   };
 
+  const logError = (error: unknown) =>
+    options.log?.({ scanId: '-', tenantId: '-', status: 'error', message: (error as Error).message });
+
+  let prunedAt: number | undefined;
+  /** Deletes the ended scans past their retention, when the last time is `everyMs` ago; after the queue is drained. */
+  const prune = async (): Promise<void> => {
+    const { retention } = options;
+    if (retention === undefined || (prunedAt !== undefined && Date.now() - prunedAt < retention.everyMs)) return;
+    prunedAt = Date.now();
+    const cutoff = new Date(now().getTime() - retention.ms).toISOString();
+    // A server stopping does not wait for a long backlog: the rest is deleted at its next start.
+    const removed = await storage.pruneScans(cutoff, { stopped: () => stopped });
+    if (removed > 0)
+      options.log?.({ scanId: '-', tenantId: '-', status: 'pruned', message: `${removed} ended scans deleted` });
+  };
+
   const loop = async () => {
     while (!stopped) {
-      await drain().catch((error: unknown) =>
-        options.log?.({ scanId: '-', tenantId: '-', status: 'error', message: (error as Error).message }),
-      );
+      await drain().catch(logError);
+      // A failed prune (the database away) is tried again at the next hour, as any other.
+      if (!stopped) await prune().catch(logError);
       if (stopped) return;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, options.pollMs);

@@ -10,6 +10,9 @@ export interface ScanThreadOptions {
   databaseUrl: string;
   leaseMs: number;
   pollMs: number;
+  /** Ended scans older than this are deleted, every `pruneEveryMs` and once at start. */
+  retentionMs: number;
+  pruneEveryMs: number;
   /** Tests only: the point of a scan at which the thread kills the process (SECINV_TEST_SCAN_KILL_AT). */
   killAt?: string | undefined;
   /** What happened to each scan (never a key or a body), for the server's log. */

@@ -9,7 +9,10 @@ import type { FromScanThread, ScanThreadOptions, ToScanThread } from './scan-thr
 
 const port = parentPort;
 if (port === null) throw new Error('scan-worker.ts runs as a worker thread');
-const { databaseUrl, leaseMs, pollMs, killAt } = workerData as Omit<ScanThreadOptions, 'onEvent'>;
+const { databaseUrl, leaseMs, pollMs, retentionMs, pruneEveryMs, killAt } = workerData as Omit<
+  ScanThreadOptions,
+  'onEvent'
+>;
 
 const storage = await openStorage(databaseUrl);
 const runner = scanRunner(storage, {
@@ -17,6 +20,7 @@ const runner = scanRunner(storage, {
   owner: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
   leaseMs,
   pollMs,
+  retention: { ms: retentionMs, everyMs: pruneEveryMs },
   onPhase:
     killAt === undefined ? undefined : (phase) => void (phase === killAt && process.kill(process.pid, 'SIGKILL')),
   log: (event) => port.postMessage({ type: 'event', event } satisfies FromScanThread),

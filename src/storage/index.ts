@@ -20,7 +20,8 @@ import { PACKAGE_WALK_ROWS, vulnerabilityStore } from './read/vulnerabilities/li
 import { singleStatementReader } from './tx/gathered-reads.js';
 import { tenantReader } from './tx/read.js';
 import { scanQueue, type BodyPlace } from './scans/queue.js';
-import { scanRecordReads } from './scans/records.js';
+import { scanRecordReads, scanRecordWrites } from './scans/records.js';
+import { scanRetention } from './scans/retention.js';
 import { bulkWrite } from './write/pipeline.js';
 import type { Storage } from './types.js';
 
@@ -71,7 +72,9 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
     ...feedStore(db, dialect),
     ...riskWriteStore(db, dialect),
     ...scanRecordReads(read),
+    ...scanRecordWrites(db, dialect),
     ...queue,
+    ...scanRetention(db, dialect),
 
     // Made once per database by migration 0003.
     async cursorKey(): Promise<Buffer> {

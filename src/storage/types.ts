@@ -182,6 +182,8 @@ export interface BulkWriter {
    * first): open, not exempted findings by severity, and how many of those are in KEV or have a public exploit.
    */
   openFindings(tenantId: string, assetIds: readonly string[]): Promise<Omit<ScanGate, 'added'>>;
+  /** The ids of the tenant's exemptions as the run leaves them so far: a scan counts those it made and removed. */
+  exemptionIds(tenantId: string): Promise<Set<string>>;
   /** Ends the scan this write applies (BulkWriteOptions.scan) `succeeded`, in the write's transaction. */
   endScan(outcome: ScanOutcome): Promise<void>;
   /** Records a scan that this write applied without a queue (`secinv ingest`), as given. */
@@ -392,6 +394,11 @@ export interface Storage {
     after: ScanPosition | undefined,
     keyId?: string,
   ): Promise<{ items: ScanRecord[]; next: ScanPosition | null }>;
+  /**
+   * Writes scans that ended outside a bulk write, as given (a refused `secinv ingest` run, after its write rolled
+   * back), in one transaction that waits its turn as a command's small writes do.
+   */
+  recordScans(scans: readonly ScanRecord[], onWait?: (reason: WaitReason) => void): Promise<void>;
   /** Takes the next scan that may run (the oldest unfinished of its tenant, unclaimed or its claim expired). */
   claimScan(owner: string, now: Date, leaseMs: number): Promise<ClaimedScan | undefined>;
   /** A claimed scan's bytes. */
@@ -400,6 +407,12 @@ export interface Storage {
   failScan(claim: ClaimedScan, problems: ScanProblem[], at: string): Promise<boolean>;
   /** After the write that applied a scan committed: frees what held its bytes. */
   scanApplied(claim: ClaimedScan): void;
+  /**
+   * Deletes the scans that ended (succeeded or failed) before `cutoff`, tenant by tenant, `batch` (default 1000) per
+   * statement and transaction, until `stopped` says so between two; how many it deleted. Safe beside another process
+   * doing the same.
+   */
+  pruneScans(cutoff: string, options?: { batch?: number; stopped?: () => boolean }): Promise<number>;
 
   /** Throws when the database cannot answer (readiness). */
   ping(): Promise<void>;

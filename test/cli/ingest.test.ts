@@ -1,11 +1,12 @@
 // `secinv ingest` on the command line: flags, the summary, exit codes, gzip and standard-input files.
+import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
-import { openStorage } from '../../src/storage/index.js';
+import { openStorage, type ScanRecord } from '../../src/storage/index.js';
 import { createTestDatabase, TEST_DIALECT } from '../helpers.js';
 import { runCli as runServe } from '../http/serve-process.js';
 import { otherWrite as otherWriteTo, waitingCommand, WAITING } from './other-write.js';
@@ -26,6 +27,16 @@ beforeEach(async () => {
   tenant = (await runCli('tenants', 'create', '--name', 'scans', '--db', db)).stdout.trim();
 });
 afterEach(async () => drop());
+
+/** The tenant's scans, newest first. */
+async function scans(): Promise<ScanRecord[]> {
+  const storage = await openStorage(db);
+  try {
+    return (await storage.listScans({ tenantId: tenant, dataVersion: 0 }, { perPage: 100 }, undefined)).items;
+  } finally {
+    await storage.close();
+  }
+}
 
 describe('secinv ingest', () => {
   it('ingests a report (gzip and UTF-16 too), prints a line per file on stderr and a summary on stdout', async () => {
@@ -121,14 +132,91 @@ describe('secinv ingest', () => {
     expect((await runCli('ingest', '--tenant', tenant, '--db', db, '-', '-')).code).toBe(2);
     const listed = JSON.parse((await runCli('tenants', 'list', '--json', '--db', db)).stdout) as { assets: number }[];
     expect(listed[0]?.assets).toBe(0);
-    const storage = await openStorage(db);
-    try {
-      expect((await storage.listScans({ tenantId: tenant, dataVersion: 0 }, { perPage: 10 }, undefined)).items).toEqual(
-        [],
-      );
-    } finally {
-      await storage.close();
+    // Each file refused is a failed scan; a bad flag, an unknown tenant or integration ran nothing to list.
+    const found = new Map((await scans()).map((scan) => [scan.name, [scan.status, scan.problems]]));
+    expect(found).toEqual(
+      new Map([
+        ['nope.json', ['failed', [{ message: 'cannot read: no such file (ENOENT)', file: join(dir, 'nope.json') }]]],
+        [basename(dir), ['failed', [{ message: 'cannot read: it is a folder, not a file (EISDIR)', file: dir }]]],
+        [
+          'trivy-repo-npm.json',
+          [
+            'failed',
+            [{ message: 'this is a Trivy repository scan, which names no asset: give --asset ASSET_ID', file: REPO }],
+          ],
+        ],
+      ]),
+    );
+  });
+
+  it('lists each file of a refused run as a failed scan with the problems it printed, and writes nothing else', async () => {
+    const report = readFileSync(TEAMDOJO);
+    const notReport = join(dir, 'notes.json');
+    writeFileSync(notReport, '{"hello": "world"}');
+    const truncated = join(dir, 'truncated.json');
+    writeFileSync(truncated, report.subarray(0, report.length - 100));
+    const field = join(dir, 'field.json');
+    const parsed = JSON.parse(report.toString()) as { Results: { Vulnerabilities?: Record<string, unknown>[] }[] };
+    parsed.Results.find((r) => r.Vulnerabilities)!.Vulnerabilities![0]!.VulnerabilityID = 5;
+    writeFileSync(field, JSON.stringify(parsed));
+    const cloud = ['--provider', 'AWS', '--region', 'us-east-1'];
+    // Not on a dry run: it writes nothing, its scans included.
+    const dry = await runCli('ingest', '--tenant', tenant, ...cloud, '--dry-run', '--db', db, notReport);
+    expect(dry.code).toBe(1);
+    expect(await scans()).toEqual([]);
+
+    const run = await runCli('ingest', '--tenant', tenant, ...cloud, '--db', db, TEAMDOJO, notReport, truncated, field);
+    expect(run.code).toBe(1);
+    const asset = await runCli('ingest', '--tenant', tenant, '--asset', 'sirn:nothing', '--db', db, REPO);
+    expect(asset.code).toBe(1);
+    const listed = JSON.parse((await runCli('tenants', 'list', '--json', '--db', db)).stdout) as { assets: number }[];
+    expect(listed[0]?.assets).toBe(0);
+
+    const found = await scans();
+    // The files refused, not the one that was fine but not written either.
+    expect(found.map((scan) => scan.name).sort()).toEqual([
+      'field.json',
+      'notes.json',
+      'trivy-repo-npm.json',
+      'truncated.json',
+    ]);
+    const printed = run.stderr + asset.stderr;
+    for (const scan of found) {
+      expect(scan).toMatchObject({ status: 'failed', keyId: null, summary: null, gate: null });
+      expect(scan.problems.length).toBeGreaterThan(0);
+      for (const problem of scan.problems) {
+        // The line the command printed: the file, the JSON path when there is one (field.json's, below), the message.
+        const lines = printed.split('\n');
+        if (problem.path === undefined) expect(lines).toContain(`${problem.file}: ${problem.message}`);
+        else
+          expect(lines.some((l) => l.startsWith(`${problem.file}: $.`) && l.endsWith(`: ${problem.message}`))).toBe(
+            true,
+          );
+      }
     }
+    const byName = new Map(found.map((scan) => [scan.name, scan]));
+    expect(byName.get('notes.json')).toMatchObject({
+      format: null,
+      sizeBytes: 18,
+      sha256: createHash('sha256').update('{"hello": "world"}').digest('hex'),
+      options: { format: 'auto', provider: 'AWS', region: 'us-east-1', resolve: true },
+    });
+    expect(byName.get('notes.json')!.problems[0]!.message).toContain('is JSON but not a report secinv reads');
+    expect(byName.get('truncated.json')!.problems[0]!.message).toContain('ends before the JSON is complete');
+    expect(byName.get('truncated.json')!.sizeBytes).toBe(report.length - 100);
+    expect(byName.get('field.json')!.problems).toEqual([
+      {
+        message: 'is required (a non-empty string)',
+        file: field,
+        path: '/Results/0/Vulnerabilities/0/VulnerabilityID',
+      },
+    ]);
+    expect(run.stderr).toContain(`${field}: $.Results[0].Vulnerabilities[0].VulnerabilityID: is required`);
+    expect(byName.get('trivy-repo-npm.json')).toMatchObject({
+      format: 'trivy',
+      sizeBytes: readFileSync(REPO).length,
+      problems: [{ message: `--asset: tenant ${tenant} has no asset 'sirn:nothing'`, file: REPO }],
+    });
   });
 
   it('--dry-run validates and writes nothing', async () => {

@@ -4,7 +4,7 @@
 // axe-core audit with no serious or critical violation, under the console's strict content security policy (a
 // blocked script or style fails the test). Screenshots of each page go to test-results/console/.
 import type { ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateRecords } from '../../src/generate/generator.js';
@@ -12,9 +12,9 @@ import { importSources } from '../../src/import/importer.js';
 import { openStorage } from '../../src/storage/index.js';
 import { createKey, createTestDatabase } from '../helpers.js';
 import { exitCodeAfter, spawnServe } from '../http/serve-process.js';
-import { axeViolations, launch, type Browser } from './browser.js';
+import { launch, type Browser } from './browser.js';
+import { checkPage } from './check.js';
 
-const SHOTS = 'test-results/console';
 let drop: () => Promise<void>;
 let server: ChildProcess;
 let base: string;
@@ -43,7 +43,6 @@ beforeAll(async () => {
   server = served.child;
   base = `http://127.0.0.1:${served.port}`;
   browser = await launch();
-  mkdirSync(SHOTS, { recursive: true });
 }, 120_000);
 
 afterAll(async () => {
@@ -59,15 +58,7 @@ async function apiTotal(path: string): Promise<number> {
   return ((await res.json()) as { meta: { total: number } }).meta.total;
 }
 
-/** The page passes axe with no serious or critical violation, and its policy blocked nothing; then a screenshot. */
-async function check(name: string): Promise<void> {
-  const { page } = browser;
-  const serious = (await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(serious, name).toEqual([]);
-  expect(browser.cspViolations, name).toEqual([]);
-  expect(browser.pageErrors, name).toEqual([]);
-  await page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
-}
+const check = (name: string): Promise<void> => checkPage(browser, name);
 
 const shownTotal = async (): Promise<number> =>
   Number(await browser.page.locator('[data-total]').first().getAttribute('data-total'));

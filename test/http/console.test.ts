@@ -21,6 +21,7 @@ describe('the console', () => {
       '/console/assets',
       '/console/assets/sirn%3Aassets%3Aa%2Fb',
       '/console/vulnerabilities?hasKev=true',
+      '/console/scans?statuses=failed',
     ]) {
       const res = await ctx.app.inject({ method: 'GET', url });
       expect(res.statusCode, url).toBe(200);

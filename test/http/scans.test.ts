@@ -80,6 +80,38 @@ describe('POST /v1/tenant/scans', () => {
     ]);
   });
 
+  it('counts the exemptions a scan made and removed: a VEX document, the same again, and a changed one', async () => {
+    const sample = (path: string) => readFileSync(new URL(`../fixtures/${path}`, import.meta.url));
+    const vex = sample('ingest-own/openvex-busybox.json');
+    /** Uploads the report, applies it, and answers its summary's exemptions. */
+    const exemptionsOf = async (body: Buffer) => {
+      const answer = await upload(ingestKey, body);
+      expect(answer.statusCode).toBe(202);
+      await applyQueued();
+      const { data } = (await get(ingestKey, answer.headers.location as string)).json<{
+        data: { status: string; summary: { exemptions: { added: number; removed: number } } };
+      }>();
+      expect(data.status).toBe('succeeded');
+      return data.summary.exemptions;
+    };
+    expect(await exemptionsOf(sample('ingest/grype/grype-image-busybox-epss.json'))).toEqual({
+      added: 0,
+      removed: 0,
+    });
+    // Two of its exempting statements match the image's findings (ingest/vex.test.ts says which).
+    expect(await exemptionsOf(vex)).toEqual({ added: 2, removed: 0 });
+    expect(await exemptionsOf(vex)).toEqual({ added: 0, removed: 0 });
+    const changed = vex
+      .toString()
+      .replace(
+        '"status": "not_affected",\n      "justification": "vulnerable_code_not_in_execute_path"',
+        '"status": "under_investigation"',
+      );
+    expect(changed).not.toBe(vex.toString());
+    expect(await exemptionsOf(Buffer.from(changed))).toEqual({ added: 0, removed: 1 });
+    expect(await exemptionsOf(vex)).toEqual({ added: 1, removed: 0 });
+  });
+
   it('a gzip body (Content-Encoding) is decoded; one that is not gzip fails the upload and stores nothing', async () => {
     const before = (await get(bothKey, '/v1/tenant/scans?perPage=100')).json<{ data: unknown[] }>().data.length;
     const good = await upload(ingestKey, gzipSync(TRIVY), '', { 'content-encoding': 'gzip' });

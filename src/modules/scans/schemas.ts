@@ -87,7 +87,13 @@ export const Scan = Type.Object(
       Type.Object({
         assets: counts(['created', 'updated', 'unchanged'], 'Assets the report is about'),
         findings: counts(['added', 'updated', 'unchanged', 'resolved'], 'Findings on them'),
-        exemptions: counts(['added', 'removed'], 'Exemptions VEX statements made or removed'),
+        exemptions: counts(
+          ['added', 'removed'],
+          "The tenant's VEX exemptions (one per document and vulnerability) that it made and that it removed: a VEX " +
+            'document loaded again without a statement, or with one that no longer exempts, removes one, and so does ' +
+            'a scan after which a statement matches no asset; one whose assets or text changed is neither. For a ' +
+            "`secinv ingest` run of several files, the whole run's",
+        ),
         checks: counts(['failed', 'passed'], 'Configuration checks'),
         risks: counts(['new', 'changed', 'gone'], 'Risks the rules derived'),
         assetIds: Type.Array(Type.String(), { description: 'The assets the report is about' }),

@@ -1,9 +1,19 @@
-// Scans as stored and as served (pipeline.md §2): a row of `scans` and the Scan record, and the reads of a tenant's
-// scans. Every read runs in the tenant's read transaction (on PostgreSQL under row-level security).
+// Scans as stored and as served (pipeline.md §2): a row of `scans` and the Scan record, the reads of a tenant's
+// scans, and the writing of a scan that ended without a queue (`secinv ingest`). Every read runs in the tenant's read
+// transaction (on PostgreSQL under row-level security).
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, ScanTable } from '../db/tables.js';
 import type { TenantReader } from '../tx/read.js';
-import type { ScanListQuery, ScanPosition, ScanRecord, ScanStatus, TenantScope } from '../types.js';
+import { writeTransaction } from '../tx/write.js';
+import type {
+  Dialect,
+  ScanListQuery,
+  ScanPosition,
+  ScanRecord,
+  ScanStatus,
+  TenantScope,
+  WaitReason,
+} from '../types.js';
 
 const parsed = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
 
@@ -71,5 +81,48 @@ export function scanRecordReads(read: TenantReader) {
           next: rows.length > query.perPage && last ? { submittedAt: last.submittedAt, id: last.id } : null,
         };
       }),
+  };
+}
+
+/** A scan applied without a queue (`secinv ingest`), written as it ended. */
+export async function insertScan(tx: Kysely<Database>, scan: ScanRecord): Promise<void> {
+  await tx
+    .insertInto('scans')
+    .values({
+      tenant_id: scan.tenantId,
+      id: scan.id,
+      status: scan.status,
+      name: scan.name,
+      format: scan.format,
+      options: JSON.stringify(scan.options),
+      size_bytes: scan.sizeBytes,
+      sha256: scan.sha256,
+      key_id: scan.keyId,
+      idempotency_key: null,
+      request_hash: null,
+      submitted_at: scan.submittedAt,
+      started_at: scan.startedAt,
+      finished_at: scan.finishedAt,
+      summary: scan.summary === null ? null : JSON.stringify(scan.summary),
+      gate: scan.gate === null ? null : JSON.stringify(scan.gate),
+      problems: JSON.stringify(scan.problems),
+    })
+    .execute();
+}
+
+export function scanRecordWrites(db: Kysely<Database>, dialect: Dialect) {
+  return {
+    /** Writes scans that ended outside a bulk write (a refused `secinv ingest` run), in one small transaction. */
+    recordScans: async (scans: readonly ScanRecord[], onWait?: (reason: WaitReason) => void): Promise<void> => {
+      if (scans.length === 0) return;
+      await writeTransaction(
+        db,
+        dialect,
+        async (tx) => {
+          for (const scan of scans) await insertScan(tx, scan);
+        },
+        onWait,
+      );
+    },
   };
 }

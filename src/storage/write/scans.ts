@@ -1,10 +1,11 @@
 // A scan's part of the bulk write that applies it (pipeline.md §2): its gate read over its assets as the write leaves
-// them, and its record ended or written in the same transaction, so that a scan is applied and marked applied at once.
+// them, and its record ended in the same transaction (or written, scans/records.ts insertScan), so that a scan is
+// applied and marked applied at once.
 import { sql, type Transaction } from 'kysely';
 import { noSeverities, severityOfLevel } from '../../domain/scans.js';
 import type { Database } from '../db/tables.js';
 import { endScan } from '../scans/queue.js';
-import type { ClaimedScan, ScanGate, ScanOutcome, ScanRecord } from '../types.js';
+import type { ClaimedScan, ScanGate, ScanOutcome } from '../types.js';
 
 export async function openFindings(
   tx: Transaction<Database>,
@@ -46,30 +47,4 @@ export async function endAppliedScan(
 ): Promise<void> {
   if (claim === undefined) throw new Error('endScan: this write applies no queued scan');
   await endScan(tx, claim, { status: 'succeeded', at, ...outcome });
-}
-
-/** A scan applied without a queue (`secinv ingest`), written as it ended. */
-export async function insertScan(tx: Transaction<Database>, scan: ScanRecord): Promise<void> {
-  await tx
-    .insertInto('scans')
-    .values({
-      tenant_id: scan.tenantId,
-      id: scan.id,
-      status: scan.status,
-      name: scan.name,
-      format: scan.format,
-      options: JSON.stringify(scan.options),
-      size_bytes: scan.sizeBytes,
-      sha256: scan.sha256,
-      key_id: scan.keyId,
-      idempotency_key: null,
-      request_hash: null,
-      submitted_at: scan.submittedAt,
-      started_at: scan.startedAt,
-      finished_at: scan.finishedAt,
-      summary: scan.summary === null ? null : JSON.stringify(scan.summary),
-      gate: scan.gate === null ? null : JSON.stringify(scan.gate),
-      problems: JSON.stringify(scan.problems),
-    })
-    .execute();
 }

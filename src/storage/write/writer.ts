@@ -23,7 +23,8 @@ import { unchangedAsset, unchangedFindings } from './compare.js';
 import { deriveTouched } from './derive.js';
 import { findingBatchWriter } from './rows/finding-batch.js';
 import { inventoryWriters } from './rows/inventory.js';
-import { endAppliedScan, insertScan, openFindings } from './scans.js';
+import { insertScan } from '../scans/records.js';
+import { endAppliedScan, openFindings } from './scans.js';
 import { resolveFindings, scanReads } from './stored.js';
 import { touchedByRun } from './touched.js';
 
@@ -141,6 +142,11 @@ export function bulkWriter(tx: Transaction<Database>, options: WriterOptions = {
     async openFindings(tenantId, assetIds) {
       await buffer.flushAll();
       return openFindings(tx, tenantId, assetIds);
+    },
+    // Exemptions are written straight to the transaction (VEX documents and their matches), never buffered.
+    async exemptionIds(tenantId) {
+      const rows = await fromTenant(tx, 'exemptions', tenantId).select('exemptions.exemption_id').execute();
+      return new Set(rows.map((row) => row.exemption_id));
     },
     endScan: (outcome) => endAppliedScan(tx, options.scan, outcome, new Date().toISOString()),
     recordScan(scan) {

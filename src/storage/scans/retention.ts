@@ -1,0 +1,67 @@
+// Retention of ended scans (pipeline.md §2, SECINV_SCAN_RETENTION_DAYS): a server's scan runner deletes the records of
+// scans that ended before a cutoff, tenant by tenant, in batches of their own transaction each, so that the writes
+// beside it (an upload's queueing, a scan being applied) wait at most one batch. Several servers of one PostgreSQL
+// database may prune at once: each batch skips the rows another one holds, and what is already gone is not found again.
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/tables.js';
+import { writeTransaction } from '../tx/write.js';
+import type { Dialect } from '../types.js';
+
+/** Scans deleted per statement. */
+export const PRUNE_BATCH = 1000;
+
+export function scanRetention(db: Kysely<Database>, dialect: Dialect) {
+  /** Deletes up to `batch` of the tenant's scans that ended before `cutoff`; how many it deleted. */
+  const pruneBatch = (tenantId: string, cutoff: string, batch: number): Promise<number> =>
+    writeTransaction(db, dialect, async (tx) => {
+      // A scan is submitted before it ends, so the range of the (tenant, submitted_at) index holds every one to delete.
+      // The batch is read first, then deleted by its ids: a LIMIT inside the DELETE may be evaluated more than once
+      // by PostgreSQL's plan, each time finding other rows, and delete more than a batch.
+      const ended = await tx
+        .selectFrom('scans')
+        .select('id')
+        .where('tenant_id', '=', tenantId)
+        .where('submitted_at', '<', cutoff)
+        .where('finished_at', '<', cutoff)
+        .where('status', 'in', ['succeeded', 'failed'])
+        .orderBy('submitted_at')
+        .limit(batch)
+        .$if(dialect === 'postgres', (select) => select.forUpdate().skipLocked())
+        .execute();
+      if (ended.length === 0) return 0;
+      const result = await tx
+        .deleteFrom('scans')
+        .where('tenant_id', '=', tenantId)
+        .where(
+          'id',
+          'in',
+          ended.map((row) => row.id),
+        )
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    });
+
+  return {
+    /**
+     * Deletes every scan that ended (succeeded or failed) before `cutoff`, `batch` per statement, until `stopped` says
+     * so between two batches; how many it deleted.
+     */
+    async pruneScans(
+      cutoff: string,
+      { batch = PRUNE_BATCH, stopped = () => false }: { batch?: number; stopped?: () => boolean } = {},
+    ): Promise<number> {
+      const tenants = await db.selectFrom('tenants').select('tenant_id').execute();
+      let deleted = 0;
+      for (const { tenant_id: tenantId } of tenants) {
+        for (;;) {
+          if (stopped()) return deleted;
+          const n = await pruneBatch(tenantId, cutoff, batch);
+          deleted += n;
+          // Fewer than a batch: none left, or the rest held by another server pruning them.
+          if (n < batch) break;
+        }
+      }
+      return deleted;
+    },
+  };
+}
