@@ -10,6 +10,9 @@ import type { IngestFormat } from '../input/formats.js';
 import { ScanClaimLost, type ClaimedScan, type Storage } from '../storage/index.js';
 import { ingestFiles, type IngestProblem } from './ingest.js';
 
+/** How often a runner looks for bytes left behind by a process that died. */
+const SWEEP_MS = 60 * 60 * 1000;
+
 export interface ScanRunnerOptions {
   /** Who claims: unique per process and start, so a restarted process does not mistake an old claim for its own. */
   owner: string;
@@ -122,11 +125,17 @@ export function scanRunner(storage: Storage, options: ScanRunnerOptions): ScanRu
     }
   };
 
+  const failed = (error: unknown) =>
+    options.log?.({ scanId: '-', tenantId: '-', status: 'error', message: (error as Error).message });
+  let swept: number | undefined;
   const loop = async () => {
     while (!stopped) {
-      await drain().catch((error: unknown) =>
-        options.log?.({ scanId: '-', tenantId: '-', status: 'error', message: (error as Error).message }),
-      );
+      // Bytes a process that died left behind, at the start and then hourly.
+      if (swept === undefined || now().getTime() - swept >= SWEEP_MS) {
+        swept = now().getTime();
+        await storage.sweepScanBodies(now()).catch(failed);
+      }
+      await drain().catch(failed);
       if (stopped) return;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, options.pollMs);

@@ -373,6 +373,8 @@ export interface Storage {
   failScan(claim: ClaimedScan, problems: ScanProblem[], at: string): Promise<boolean>;
   /** After the write that applied a scan committed: frees what held its bytes. */
   scanApplied(claim: ClaimedScan): void;
+  /** Frees the bytes no scan will read, left by a process that died (SQLite's spool); how many were freed. */
+  sweepScanBodies(now: Date): Promise<number>;
 
   /** Throws when the database cannot answer (readiness). */
   ping(): Promise<void>;
