@@ -247,7 +247,7 @@ export const SETTINGS = {
   /** Tests only: a server's scan thread kills its process with SIGKILL on reaching this point of a scan. */
   scanKillAt: setting({
     env: 'SECINV_TEST_SCAN_KILL_AT',
-    help: 'tests only: secinv serve kills itself (SIGKILL) at this point of applying a scan: claimed, read, settled, committed',
+    help: 'tests only: secinv serve kills itself (SIGKILL) at this point of a scan: queued, claimed, read, settled, committed',
     parse: (value, env) => {
       if (!SCAN_POINTS.includes(value)) throw new UserError(`invalid ${env} '${value}' (${SCAN_POINTS.join(', ')})`);
       return value;
@@ -256,7 +256,8 @@ export const SETTINGS = {
   }),
 };
 
-const SCAN_POINTS = ['claimed', 'read', 'settled', 'committed'];
+/** `queued`: once an upload was answered 202, before anything claims it; the others are points of applying a scan. */
+const SCAN_POINTS = ['queued', 'claimed', 'read', 'settled', 'committed'];
 
 /**
  * The settings of `secinv api`, which its profiles complete (loadClientSettings): a variable left empty counts as

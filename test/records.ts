@@ -1,6 +1,7 @@
 // Builders of import records for the tests, as importRecords (test/helpers.ts) takes them: each fills what an import
 // requires with fixed values (tenant A, an AWS bucket, observed on 2024-01-01 and 02), so that a test names only the
 // fields it is about. NDJSON lines of them for the tests that write import files.
+import { randomUUID } from 'node:crypto';
 export const TENANT_A = '11111111-1111-4111-8111-111111111111';
 export const TENANT_B = '22222222-2222-4222-8222-222222222222';
 export const ORG_A = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
@@ -60,3 +61,14 @@ export const ndjsonLine = ([kind, record]: ImportRecord): string => JSON.stringi
 
 /** The lines of an import file holding the records, without a newline after the last. */
 export const ndjson = (records: readonly ImportRecord[]): string => records.map(ndjsonLine).join('\n');
+
+/** A scan as an upload hands it to storage (acceptScan): of tenant A, with a new id and no options. */
+export const newScan = () => ({
+  id: randomUUID(),
+  tenantId: TENANT_A,
+  name: null,
+  options: {},
+  keyId: null,
+  idempotencyKey: null,
+  submittedAt: new Date().toISOString(),
+});

@@ -11,6 +11,9 @@ import { ScanClaimLost, type ClaimedScan, type Storage } from '../storage/index.
 import { ingestFiles } from './ingest.js';
 import { scanProblem } from './scan-record.js';
 
+/** How often a runner looks for bytes left behind by a process that died. */
+const SWEEP_MS = 60 * 60 * 1000;
+
 export interface ScanRunnerOptions {
   /** Who claims: unique per process and start, so a restarted process does not mistake an old claim for its own. */
   owner: string;
@@ -126,8 +129,14 @@ export function scanRunner(storage: Storage, options: ScanRunnerOptions): ScanRu
       options.log?.({ scanId: '-', tenantId: '-', status: 'pruned', message: `${removed} ended scans deleted` });
   };
 
+  let swept: number | undefined;
   const loop = async () => {
     while (!stopped) {
+      // Bytes a process that died left behind, at the start and then hourly.
+      if (swept === undefined || now().getTime() - swept >= SWEEP_MS) {
+        swept = now().getTime();
+        await storage.sweepScanBodies(now()).catch(logError);
+      }
       await drain().catch(logError);
       // A failed prune (the database away) is tried again at the next hour, as any other.
       if (!stopped) await prune().catch(logError);

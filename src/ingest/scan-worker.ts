@@ -15,23 +15,26 @@ const { databaseUrl, leaseMs, pollMs, retentionMs, pruneEveryMs, killAt } = work
 >;
 
 const storage = await openStorage(databaseUrl);
+const kill = () => process.kill(process.pid, 'SIGKILL');
 const runner = scanRunner(storage, {
   // Unique per start: a restarted process never takes its previous life's claims for its own.
   owner: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
   leaseMs,
   pollMs,
   retention: { ms: retentionMs, everyMs: pruneEveryMs },
-  onPhase:
-    killAt === undefined ? undefined : (phase) => void (phase === killAt && process.kill(process.pid, 'SIGKILL')),
+  onPhase: killAt === undefined ? undefined : (phase) => void (phase === killAt && kill()),
   log: (event) => port.postMessage({ type: 'event', event } satisfies FromScanThread),
 });
 port.on('message', (message: ToScanThread) => {
-  if (message.type === 'wake') runner.wake();
-  else
+  if (message.type === 'stop')
     void runner
       .stop()
       .then(() => storage.close())
       .finally(() => process.exit(0));
+  // At `queued` the first upload answered here kills the process before anything claims it.
+  else if (killAt === 'queued') kill();
+  else runner.wake();
 });
-// Scans queued before this start (by an earlier life of this process, or by others) are looked for at once.
-runner.wake();
+// Scans queued before this start (by an earlier life of this process, or by others) are looked for at once; at
+// `queued` none is, so that the upload stays unclaimed.
+if (killAt !== 'queued') runner.wake();

@@ -413,6 +413,8 @@ export interface Storage {
    * doing the same.
    */
   pruneScans(cutoff: string, options?: { batch?: number; stopped?: () => boolean }): Promise<number>;
+  /** Frees the bytes no scan will read, left by a process that died (SQLite's spool); how many were freed. */
+  sweepScanBodies(now: Date): Promise<number>;
 
   /** Throws when the database cannot answer (readiness). */
   ping(): Promise<void>;

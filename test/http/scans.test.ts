@@ -1,7 +1,6 @@
 // Scans over HTTP (pipeline.md §2) through app.inject on a real database: an upload stored and queued, applied by the
 // scan runner in this process, and read back; key scopes; the answers to bad uploads.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import { gzipSync } from 'node:zlib';
@@ -9,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { receive } from '../../src/modules/scans/receive.js';
 import { scanRunner } from '../../src/ingest/scan-runner.js';
 import { fixture } from '../fixtures.js';
+import { newScan } from '../records.js';
 import { createKey, setupWithKeys, TENANT_A, TENANT_B, TEST_DIALECT, type TestContext } from '../helpers.js';
 
 const TRIVY = readFileSync(
@@ -151,15 +151,7 @@ describe('POST /v1/tenant/scans', () => {
       body: Readable.from([TRIVY.subarray(0, 800), TRIVY.subarray(800, 1600), TRIVY.subarray(1600, 2400)]),
     } as unknown as FastifyRequest;
     const body = receive(request, 1024);
-    const scan = {
-      id: randomUUID(),
-      tenantId: TENANT_A,
-      name: null,
-      options: {},
-      keyId: null,
-      idempotencyKey: null,
-      submittedAt: new Date().toISOString(),
-    };
+    const scan = newScan();
     await expect(
       ctx.apiStorage.acceptScan(scan, body.bytes, () => ({ ...body.measured(), requestHash: 'x' })),
     ).rejects.toMatchObject({

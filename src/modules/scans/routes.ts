@@ -67,6 +67,11 @@ export async function scanRoutes(api: FastifyInstance, options: ScanRouteOptions
     {
       bodyLimit: Number.MAX_SAFE_INTEGER,
       config: { scopes: ['ingest'] },
+      // The runner is woken once the 202 is out: a process that dies from then on has answered for a scan that stays
+      // queued for whichever process claims it (the `queued` point of SECINV_TEST_SCAN_KILL_AT).
+      onResponse: async (_request, reply) => {
+        if (reply.statusCode === 202) options.queued?.();
+      },
       schema: {
         operationId: 'uploadScan',
         summary: 'Upload a scan',
@@ -141,7 +146,6 @@ export async function scanRoutes(api: FastifyInstance, options: ScanRouteOptions
           'this Idempotency-Key was used within 24 h for another upload (another body or other options)',
           'Idempotency-Key',
         );
-      if (answer.kind === 'created') options.queued?.();
       reply.header('Location', `${SCANS_PATH}/${answer.scan.id}`);
       return sendTagged(request, reply, answer.kind === 'created' ? 202 : 200, { data: answer.scan });
     },

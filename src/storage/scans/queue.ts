@@ -8,12 +8,17 @@ import { tenantReader } from '../tx/read.js';
 import { writeTransaction } from '../tx/write.js';
 import type { AcceptedScan, ClaimedScan, Dialect, NewScan, ScanProblem } from '../types.js';
 import { scanRecord } from './records.js';
-import { pieces, readSpooledBody, removeSpooledBody, spoolBody } from './spool.js';
+import { pieces, readSpooledBody, removeSpooledBody, spoolBody, spooledFiles } from './spool.js';
 
 /** How long an idempotency key names the scan it created (pipeline.md §2). */
 const IDEMPOTENCY_MS = 24 * 60 * 60 * 1000;
 /** Claims of one scan after which it is not tried again: its process died that many times while applying it. */
 export const MAX_SCAN_ATTEMPTS = 3;
+/**
+ * A spooled file no scan names is left over once nothing wrote it for this long: longer than any upload is received
+ * (SECINV_REQUEST_TIMEOUT_MS is at most an hour) and then queued.
+ */
+const ORPHAN_MS = 2 * 60 * 60 * 1000;
 
 /** Rolls an accepting transaction back once the upload turned out to repeat an earlier one. */
 class Repeated extends Error {
@@ -111,14 +116,19 @@ export function scanQueue(db: Kysely<Database>, dialect: Dialect, place: BodyPla
       if (place.kind === 'folder') {
         await spoolBody(place.folder, scan.id, pieces(body));
         const { sizeBytes, sha256, requestHash } = measured();
+        const removeBody = () => removeSpooledBody(place.folder, scan.id);
         return settle(
           () =>
             writeTransaction(db, dialect, async (tx) => ({
               kind: 'created' as const,
               scan: await queue(tx, scan, sizeBytes, sha256, requestHash),
             })),
-          () => removeSpooledBody(place.folder, scan.id),
-        );
+          removeBody,
+        ).catch((error: unknown) => {
+          // Not queued (the database refused): no scan will read the bytes.
+          removeBody();
+          throw error;
+        });
       }
       return settle(
         () =>
@@ -212,6 +222,30 @@ export function scanQueue(db: Kysely<Database>, dialect: Dialect, place: BodyPla
         if (ended && place.kind === 'folder') removeSpooledBody(place.folder, claim.scanId);
         return ended;
       }),
+
+    /**
+     * Removes spooled bytes no scan will read: those of scans that ended, left by a process that died between the
+     * commit and their removal, and files that name no scan, left by one that died while receiving or queueing them.
+     * PostgreSQL's bodies go in the transaction that ends their scan. The scans are looked up by id alone (a scan of
+     * the table): this runs when a runner starts, and then hourly.
+     */
+    sweepScanBodies: async (now: Date): Promise<number> => {
+      if (place.kind === 'table') return 0;
+      const files = await spooledFiles(place.folder);
+      const status = new Map<string, string>();
+      for (let start = 0; start < files.length; start += 500) {
+        const ids = files.slice(start, start + 500).map((file) => file.scanId);
+        const rows = await db.selectFrom('scans').select(['id', 'status']).where('id', 'in', ids).execute();
+        for (const row of rows) status.set(row.id, row.status);
+      }
+      const left = files.filter((file) => {
+        const of = status.get(file.scanId);
+        if (of === undefined) return now.getTime() - file.modifiedMs > ORPHAN_MS;
+        return of === 'succeeded' || of === 'failed';
+      });
+      for (const file of left) await file.remove();
+      return left.length;
+    },
 
     /** After a scan's write committed: its spooled bytes are no longer needed. */
     scanApplied: (claim: ClaimedScan): void => {

@@ -3,7 +3,7 @@
 // until its commit. PostgreSQL: rows of `scan_bodies`, written in the transaction that queues the scan, so that every
 // server process of the database reads them and a body cut off mid-upload leaves nothing.
 import { createReadStream, mkdirSync, rmSync } from 'node:fs';
-import { open, rename, rm } from 'node:fs/promises';
+import { open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** Bytes of a body per stored piece: a row of scan_bodies, or one write of a spool file. */
@@ -38,6 +38,37 @@ export const readSpooledBody = (folder: string, scanId: string): AsyncIterable<B
 
 export const removeSpooledBody = (folder: string, scanId: string): void =>
   rmSync(bodyFile(folder, scanId), { force: true });
+
+export interface SpooledFile {
+  scanId: string;
+  /** A body still being received (`.part`), or received. */
+  partial: boolean;
+  modifiedMs: number;
+  remove(): Promise<void>;
+}
+
+/** The files of a spool folder (none when it was never made). */
+export async function spooledFiles(folder: string): Promise<SpooledFile[]> {
+  const names = await readdir(folder).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return [];
+    throw error;
+  });
+  const files: SpooledFile[] = [];
+  for (const name of names) {
+    const found = /^(.+)\.(body|part)$/.exec(name);
+    if (found === null) continue;
+    const path = join(folder, name);
+    const modified = await stat(path).catch(() => undefined);
+    if (modified === undefined) continue;
+    files.push({
+      scanId: found[1]!,
+      partial: found[2] === 'part',
+      modifiedMs: modified.mtimeMs,
+      remove: () => rm(path, { force: true }),
+    });
+  }
+  return files;
+}
 
 /** Pieces of at most BODY_PIECE_BYTES, so that a row or a write never holds more whatever the client sends. */
 export async function* pieces(bytes: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
