@@ -18,6 +18,7 @@ import { createTenantKey } from '../src/cli/keys.js';
 import { openStorage } from '../src/storage/index.js';
 import { tenantDatabase } from './tenant.js';
 import { parseWrk, rowsOf, type Measured } from './http-rows.js';
+import { listening, startServeCommand } from './serve-command.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -64,44 +65,8 @@ async function ceiling(folder: string): Promise<void> {
   });
 }
 
-/** Resolves with the child and the port once `stream` has printed a line that `pattern` finds it in. */
-function listening(
-  child: ChildProcess,
-  stream: NodeJS.ReadableStream,
-  pattern: RegExp,
-  what: string,
-): Promise<{ child: ChildProcess; port: number }> {
-  return new Promise((resolve, reject) => {
-    let out = '';
-    stream.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const port = pattern.exec(out)?.[1];
-      if (port !== undefined) resolve({ child, port: Number(port) });
-    });
-    child.once('exit', (code) => reject(new Error(`${what} exited with ${code}: ${out}`)));
-  });
-}
-
-/**
- * Starts `secinv serve` from the built modules on core 0, as a deployment restarts it, and waits for the address it
- * prints. No rate limit, logs at `warn` (the first request is what is timed).
- */
-function startCommand(url: string): Promise<{ child: ChildProcess; port: number }> {
-  const bin = fileURLToPath(new URL('../bin/secinv.js', import.meta.url));
-  const env = {
-    ...process.env,
-    SECINV_DATABASE_URL: url,
-    SECINV_HOST: '127.0.0.1',
-    SECINV_PORT: '0',
-    SECINV_LOG_LEVEL: 'warn',
-    SECINV_RATE_LIMIT_PER_MINUTE: '0',
-  };
-  const child = spawn('taskset', ['-c', '0', process.execPath, bin, 'serve'], {
-    env,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  return listening(child, child.stderr, /serving https?:\/\/[^ ]+:(\d+)/, 'secinv serve');
-}
+/** Starts `secinv serve` from the built modules on core 0, as a deployment restarts it (the first request is timed). */
+const startCommand = (url: string) => startServeCommand(url, {}, ['taskset', '-c', '0']);
 
 /** Starts this file in a mode of its own on core 0 and waits for the port it prints. */
 function start(
