@@ -116,12 +116,22 @@ export function scanRunner(storage: Storage, options: ScanRunnerOptions): ScanRu
   const logError = (error: unknown) =>
     options.log?.({ scanId: '-', tenantId: '-', status: 'error', message: (error as Error).message });
 
-  let prunedAt: number | undefined;
-  /** Deletes the ended scans past their retention, when the last time is `everyMs` ago; after the queue is drained. */
+  /** A chore of the loop, due at once and then every `everyMs` by the runner's clock. */
+  const every = (everyMs: number) => {
+    let last: number | undefined;
+    return (): boolean => {
+      const at = now().getTime();
+      if (last !== undefined && at - last < everyMs) return false;
+      last = at;
+      return true;
+    };
+  };
+  const sweepDue = every(SWEEP_MS);
+  const pruneDue = options.retention === undefined ? () => false : every(options.retention.everyMs);
+  /** Deletes the ended scans past their retention, when due; after the queue is drained. */
   const prune = async (): Promise<void> => {
     const { retention } = options;
-    if (retention === undefined || (prunedAt !== undefined && Date.now() - prunedAt < retention.everyMs)) return;
-    prunedAt = Date.now();
+    if (retention === undefined || !pruneDue()) return;
     const cutoff = new Date(now().getTime() - retention.ms).toISOString();
     // A server stopping does not wait for a long backlog: the rest is deleted at its next start.
     const removed = await storage.pruneScans(cutoff, { stopped: () => stopped });
@@ -129,14 +139,10 @@ export function scanRunner(storage: Storage, options: ScanRunnerOptions): ScanRu
       options.log?.({ scanId: '-', tenantId: '-', status: 'pruned', message: `${removed} ended scans deleted` });
   };
 
-  let swept: number | undefined;
   const loop = async () => {
     while (!stopped) {
       // Bytes a process that died left behind, at the start and then hourly.
-      if (swept === undefined || now().getTime() - swept >= SWEEP_MS) {
-        swept = now().getTime();
-        await storage.sweepScanBodies(now()).catch(logError);
-      }
+      if (sweepDue()) await storage.sweepScanBodies(now()).catch(logError);
       await drain().catch(logError);
       // A failed prune (the database away) is tried again at the next hour, as any other.
       if (!stopped) await prune().catch(logError);

@@ -41,8 +41,6 @@ export const removeSpooledBody = (folder: string, scanId: string): void =>
 
 export interface SpooledFile {
   scanId: string;
-  /** A body still being received (`.part`), or received. */
-  partial: boolean;
   modifiedMs: number;
   remove(): Promise<void>;
 }
@@ -62,7 +60,6 @@ export async function spooledFiles(folder: string): Promise<SpooledFile[]> {
     if (modified === undefined) continue;
     files.push({
       scanId: found[1]!,
-      partial: found[2] === 'part',
       modifiedMs: modified.mtimeMs,
       remove: () => rm(path, { force: true }),
     });

@@ -4,6 +4,7 @@
 // it touched (touched.ts).
 import type { Transaction } from 'kysely';
 import type { ChangeCause } from '../../domain/changes.js';
+import { appendTo } from '../../lib/collections.js';
 import type { ImportKind, RecordsByKind } from '../../domain/records.js';
 import { bumpDataVersion, tenantOrganization } from '../accounts/tenants.js';
 import { appendChanges, attributeChanges } from '../changes/append.js';
@@ -62,11 +63,7 @@ async function captureEach<R extends { tenantId: string }>(
   capture: (tenantId: string, keys: Iterable<string>) => Promise<void>,
 ): Promise<void> {
   const byTenant = new Map<string, string[]>();
-  for (const record of records) {
-    const keys = byTenant.get(record.tenantId);
-    if (keys === undefined) byTenant.set(record.tenantId, [keyOf(record)]);
-    else keys.push(keyOf(record));
-  }
+  for (const record of records) appendTo(byTenant, record.tenantId, keyOf(record));
   for (const [tenantId, keys] of byTenant) await capture(tenantId, keys);
 }
 
