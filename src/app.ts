@@ -222,9 +222,9 @@ export async function buildApp({
       });
     }
     registerCaching(api, { secret, serverVersion: serverFingerprint(), compression });
-    await assetRoutes(api, sbom);
-    await sbomLinkRoute(api, sbom);
     const cursors = cursorCodec(secret);
+    await assetRoutes(api, { ...sbom, cursors });
+    await sbomLinkRoute(api, sbom);
     await riskRoutes(api, { storage, cursors });
     await vulnerabilityRoutes(api, { storage, cursors });
     await changeRoutes(api, { storage, cursors });

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { keptBodies, negotiateCoding, type Coding, type CompressionOptions } from './compression.js';
 import { JSON_TYPE } from './respond.js';
+import { CHANGES_CURSOR } from './snapshot.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -119,7 +120,8 @@ export function registerCaching(api: FastifyInstance, options: CachingOptions): 
     const kept = bodies.kept(etag, coding);
     if (kept !== undefined) {
       request.fromKept = true;
-      return reply.code(200).type(JSON_TYPE).send(kept);
+      if (kept.position !== undefined) reply.header(CHANGES_CURSOR, kept.position);
+      return reply.code(200).type(JSON_TYPE).send(kept.body);
     }
   });
   api.addHook('onSend', async (request, reply, payload) => {
@@ -151,12 +153,17 @@ export function registerCaching(api: FastifyInstance, options: CachingOptions): 
       return payload;
     }
     if (reply.getHeader('content-type') !== JSON_TYPE) return payload;
+    const position = reply.getHeader(CHANGES_CURSOR);
+    const read = typeof position === 'string' ? position : undefined;
     if (coding === undefined) {
-      bodies.keep(request.etag, payload);
+      bodies.keep(request.etag, payload, read);
       return payload;
     }
     if (payload.length < options.compression.threshold) return payload;
     reply.header('Content-Encoding', coding);
-    return bodies.get(request.etag, coding, payload);
+    const sent = await bodies.get(request.etag, coding, payload, read);
+    // A body of this tag kept before, from another snapshot: its own position goes with it.
+    if (sent.position !== undefined) reply.header(CHANGES_CURSOR, sent.position);
+    return sent.body;
   });
 }

@@ -46,12 +46,21 @@ const gzipAsync = promisify(gzip);
 const brotliAsync = promisify(brotliCompress);
 
 /**
+ * A kept body and the one header that belongs to it rather than to its tag: the change-log position of the snapshot it
+ * was read from (src/http/snapshot.ts), which two bodies of one tag, read a write apart, may differ in.
+ */
+export interface Kept {
+  body: Buffer;
+  position: string | undefined;
+}
+
+/**
  * Bodies by (coding, tag), uncompressed ones under `identity`, least recently used first out, bounded in bytes. A body
  * larger than an eighth of the budget is sent but not kept, so one export-sized page cannot empty the cache of everyday
  * pages.
  */
 export function keptBodies({ gzipLevel, brotliQuality, cacheBytes }: CompressionOptions) {
-  const entries = new Map<string, Buffer>();
+  const entries = new Map<string, Kept>();
   let bytes = 0;
   const compress = (coding: Coding, body: Buffer): Promise<Buffer> =>
     coding === 'gzip'
@@ -61,7 +70,7 @@ export function keptBodies({ gzipLevel, brotliQuality, cacheBytes }: Compression
         });
 
   /** The kept bytes of a tag in a coding, marked as the most recently used. */
-  const peek = (key: string): Buffer | undefined => {
+  const peek = (key: string): Kept | undefined => {
     const kept = entries.get(key);
     if (kept !== undefined) {
       entries.delete(key);
@@ -70,37 +79,41 @@ export function keptBodies({ gzipLevel, brotliQuality, cacheBytes }: Compression
     return kept;
   };
 
-  const keep = (key: string, body: Buffer): void => {
+  const keep = (key: string, body: Buffer, position: string | undefined): void => {
     // Another request for the same tag may have kept it while this one was compressing.
     if (entries.has(key) || body.length > cacheBytes / 8) return;
     // A body under 4 KiB usually lies in one of Node's shared 8 KiB slabs, which keeping it would hold whole: kept in a
     // memory of its own, the budget counts what is really held.
     const own = body.byteLength === body.buffer.byteLength ? body : Buffer.from(new Uint8Array(body).buffer);
-    entries.set(key, own);
+    entries.set(key, { body: own, position });
     bytes += body.length;
     for (const [oldest, value] of entries) {
       if (bytes <= cacheBytes) break;
       entries.delete(oldest);
-      bytes -= value.length;
+      bytes -= value.body.length;
     }
   };
   const keyOf = (etag: string, coding: Coding | undefined) => `${coding ?? 'identity'} ${etag}`;
 
   return {
     /** The kept bytes of a tag in a coding (undefined: identity), if any: the request is answered without its body. */
-    kept: (etag: string, coding: Coding | undefined): Buffer | undefined => peek(keyOf(etag, coding)),
+    kept: (etag: string, coding: Coding | undefined): Kept | undefined => peek(keyOf(etag, coding)),
 
     /** Keeps a body as it is sent without compression. */
-    keep: (etag: string, body: Buffer): void => keep(keyOf(etag, undefined), body),
+    keep: (etag: string, body: Buffer, position: string | undefined): void =>
+      keep(keyOf(etag, undefined), body, position),
 
-    /** The body compressed in a coding, compressed now and kept unless it was kept already. */
-    async get(etag: string, coding: Coding, body: Buffer): Promise<Buffer> {
+    /**
+     * The body compressed in a coding, compressed now and kept unless it was kept already (then with the position it
+     * was kept with, which the answer must carry).
+     */
+    async get(etag: string, coding: Coding, body: Buffer, position: string | undefined): Promise<Kept> {
       const key = keyOf(etag, coding);
       const kept = peek(key);
       if (kept !== undefined) return kept;
       const compressed = await compress(coding, body);
-      keep(key, compressed);
-      return compressed;
+      keep(key, compressed, position);
+      return { body: compressed, position };
     },
   };
 }

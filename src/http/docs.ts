@@ -82,7 +82,14 @@ export const jsonResponse = (
  * A list's 200 with its export media types beside JSON: the same operation streams every matching record as NDJSON or
  * CSV when asked with `format` or Accept (src/http/export.ts).
  */
-export const listResponse = (description: string, schema: TSchema, example: unknown, item: ComponentName) => {
+/** The change-log position a list answer or an export was read at (src/http/snapshot.ts). */
+export const CHANGES_CURSOR_HEADER = header(
+  'The position of the change log at the snapshot this answer was read from, as a cursor: `GET /v1/tenant/changes?cursor=…` ' +
+    '(with any filters) returns exactly the changes committed after it. Export a list, then follow the changes from its ' +
+    'header: nothing is missed and nothing is seen twice. An export reads all its records in that one snapshot.',
+);
+
+export const listResponse = (description: string, schema: TSchema, example: unknown, item: string) => {
   const json = jsonResponse(description, schema, example);
   return {
     ...json,
@@ -97,6 +104,7 @@ export const listResponse = (description: string, schema: TSchema, example: unkn
       ETag: header(
         'A weak tag of this representation (the data version, the query and the format); `If-None-Match` with it is `304` until the data changes.',
       ),
+      'Secinv-Changes-Cursor': CHANGES_CURSOR_HEADER,
     },
     content: {
       ...json.content,

@@ -154,5 +154,8 @@ export async function sendExport(
     await iterator.return?.();
     return reply.send(Readable.from([]));
   }
+  // A client that goes before the body is first read never starts its generator, whose end would end the batches:
+  // they are ended here too (a second return is nothing).
+  reply.raw.once('close', () => void iterator.return?.());
   return reply.send(exportBody(format, columns, first, iterator));
 }

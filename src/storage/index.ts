@@ -9,10 +9,12 @@ import { tenantStore } from './accounts/tenants.js';
 import { connect } from './db/connect.js';
 import { defaultConnectOptions, type ConnectOptions } from './db/connection.js';
 import { sqlDialects } from './db/dialect.js';
+import { openSqliteReader } from './db/sqlite.js';
 import { guarded } from './db/unavailable.js';
 import { riskWriteStore } from './derive/risks/store.js';
 import { feedStore } from './feeds/load.js';
 import { changeStore } from './changes/read.js';
+import { snapshotHolder, snapshotStore } from './changes/snapshots.js';
 import { assetBatchStore } from './read/assets/batches.js';
 import { assetStore } from './read/assets/list.js';
 import { riskStore } from './read/risks.js';
@@ -45,9 +47,15 @@ function bodyPlace(url: string): BodyPlace {
   return { kind: 'folder', folder: `${location.path}-scans` };
 }
 
+/** Exports a SQLite server streams at once, each on a read-only connection of its own. */
+const SQLITE_SNAPSHOTS = 16;
+
 export async function openStorage(url: string, options: Partial<ConnectOptions> = {}): Promise<Storage> {
-  const { db, dialect, pool } = await connect(url, { ...defaultConnectOptions, ...options });
+  const settings = { ...defaultConnectOptions, ...options };
+  const { db, dialect, pool } = await connect(url, settings);
   const read = tenantReader(db, dialect);
+  const location = parseDatabaseUrl(url);
+  const packageWalkRows = options.packageWalkRows ?? (dialect === 'sqlite' ? PACKAGE_WALK_ROWS : 0);
 
   // Its two functions that are not promises stay outside `guarded`, which makes every function async.
   const { scanBody, scanApplied, ...queue } = scanQueue(db, dialect, bodyPlace(url));
@@ -64,11 +72,16 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
     ...changeStore(read, sqlDialects[dialect]),
     // PostgreSQL's planner walks the sort index by itself when the matches are dense (22 ms for openssl on 1M
     // findings, against 34 ms through the walk's subquery): the walk is SQLite's.
-    ...vulnerabilityStore(
-      read,
-      sqlDialects[dialect],
-      options.packageWalkRows ?? (dialect === 'sqlite' ? PACKAGE_WALK_ROWS : 0),
-    ),
+    ...vulnerabilityStore(read, sqlDialects[dialect], packageWalkRows),
+    ...snapshotStore({
+      holder: snapshotHolder(dialect === 'postgres' ? read : undefined, () =>
+        location.dialect === 'sqlite' ? openSqliteReader(location.path, settings) : undefined,
+      ),
+      shared: read,
+      held: dialect === 'postgres' ? Math.max(1, Math.floor(settings.poolMax / 2)) : SQLITE_SNAPSHOTS,
+      dialect: sqlDialects[dialect],
+      packageWalkRows,
+    }),
     ...feedStore(db, dialect),
     ...riskWriteStore(db, dialect),
     ...scanRecordReads(read),

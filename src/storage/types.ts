@@ -62,6 +62,8 @@ export interface Page {
   items: Buffer[];
   /** How many records match the filters, over all pages. */
   total: number;
+  /** The tenant's change-log position in the snapshot the page was read from (see Snapshot). */
+  position: number;
 }
 
 /** Where a risk batch starts: after the item with this sort value and id. */
@@ -155,6 +157,24 @@ export interface ChangeQuery {
   since?: string | undefined;
   scanId?: string | undefined;
   perPage: number;
+}
+
+/**
+ * Reads of one snapshot of a tenant's data: every call sees the same committed state, whatever commits meanwhile, and
+ * `position` is the change-log position of that state, so that following the log from it misses nothing and repeats
+ * nothing (pipeline.md §4). An export reads its batches through one; `close` ends it (after the last batch, or when
+ * the client went away) and must be called once.
+ */
+export interface Snapshot {
+  readonly position: number;
+  listAssetBatch(query: ListAssetsQuery, size: number, after: AssetPosition | undefined): Promise<Batch<AssetPosition>>;
+  listRisks(query: ListRisksQuery, after: RiskPosition | undefined): Promise<Page & { next: RiskPosition | null }>;
+  listVulnerabilities(
+    query: ListVulnerabilitiesQuery,
+    after: FindingPosition | undefined,
+  ): Promise<Batch<FindingPosition> & { total?: number }>;
+  listChanges(query: ChangeQuery, after: number | undefined): Promise<ChangePage>;
+  close(): Promise<void>;
 }
 
 export interface ChangePage {
@@ -289,6 +309,11 @@ export interface Storage {
   ): Promise<Batch<AssetPosition>>;
   /** The asset's JSON (with `rawData` when asked), or undefined when the tenant has no asset with this id. */
   getAsset(scope: TenantScope, id: string, withRawData: boolean): Promise<Buffer | undefined>;
+  /**
+   * Opens a snapshot of the tenant's data for an export. Undefined when this process holds as many as it allows at once
+   * (each holds a database connection until closed).
+   */
+  openSnapshot(scope: TenantScope): Promise<Snapshot | undefined>;
   /** A page of the tenant's change log after position `after` (its start without one). */
   listChanges(scope: TenantScope, query: ChangeQuery, after: number | undefined): Promise<ChangePage>;
   /** One batch after `after` (or the first), the total under the filters, and where the next batch starts (null: last). */
@@ -305,7 +330,7 @@ export interface Storage {
     scope: TenantScope,
     query: ListVulnerabilitiesQuery,
     after: FindingPosition | undefined,
-  ): Promise<Batch<FindingPosition> & { total?: number }>;
+  ): Promise<Batch<FindingPosition> & { total?: number; position: number }>;
   /** The purl a scanner gave each package of the asset's findings (by vulnerability id and position), where it gave one. */
   findingPurls(
     scope: TenantScope,

@@ -227,17 +227,19 @@ describe('compression', () => {
     const body = (n: number) =>
       Buffer.concat([Buffer.from('{"n":'), Buffer.from(String(n).padStart(2, '0')), Buffer.from('}')]);
     expect(body(1).buffer.byteLength).toBeGreaterThan(8); // Node's shared slab, as a page's small body would be
-    for (let n = 1; n <= 8; n += 1) bodies.keep(`t${n}`, body(n));
-    expect(bodies.kept('t1', undefined)?.toString()).toBe('{"n":01}'); // now the most recently used
-    bodies.keep('t9', body(9));
+    for (let n = 1; n <= 8; n += 1) bodies.keep(`t${n}`, body(n), `p${n}`);
+    expect(bodies.kept('t1', undefined)?.body.toString()).toBe('{"n":01}'); // now the most recently used
+    bodies.keep('t9', body(9), undefined);
     expect(bodies.kept('t2', undefined)).toBeUndefined();
     for (const n of [1, 3, 9]) {
       const kept = bodies.kept(`t${n}`, undefined);
-      expect(kept?.equals(body(n))).toBe(true);
-      expect(kept?.buffer.byteLength).toBe(8);
+      expect(kept?.body.equals(body(n))).toBe(true);
+      expect(kept?.body.buffer.byteLength).toBe(8);
+      // The position a body was kept with comes back with it.
+      expect(kept?.position).toBe(n === 9 ? undefined : `p${n}`);
     }
     // Over an eighth of the budget: sent, never kept.
-    bodies.keep('big', Buffer.alloc(9));
+    bodies.keep('big', Buffer.alloc(9), undefined);
     expect(bodies.kept('big', undefined)).toBeUndefined();
   });
 

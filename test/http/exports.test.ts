@@ -325,19 +325,33 @@ describe('exports: bad input', () => {
   });
 });
 
+/** The API's storage, with `before` called before each vulnerability batch an export reads (through its snapshot). */
+const readingExports = (before: () => void): Storage => ({
+  ...shared.ctx.apiStorage,
+  openSnapshot: async (scope) => {
+    const snapshot = await shared.ctx.apiStorage.openSnapshot(scope);
+    return (
+      snapshot && {
+        ...snapshot,
+        listVulnerabilities: async (...args) => {
+          before();
+          return snapshot.listVulnerabilities(...args);
+        },
+      }
+    );
+  },
+});
+
 describe('exports: a database failure', () => {
   /** The app over the API storage, with the findings read failing at the given read (1 = the first batch). */
   async function failingAt(read: number) {
     let reads = 0;
-    const storage: Storage = {
-      ...shared.ctx.apiStorage,
-      listVulnerabilities: async (...args) => {
+    return buildApp({
+      storage: readingExports(() => {
         reads += 1;
         if (reads === read) throw new UnavailableError('the connection was lost');
-        return shared.ctx.apiStorage.listVulnerabilities(...args);
-      },
-    };
-    return buildApp({ storage });
+      }),
+    });
   }
 
   it('before the first byte is an ordinary 503', async () => {
@@ -374,15 +388,12 @@ describe('exports: the first bytes', () => {
   it('are written before the second batch is read (the socket is not held corked by the reads that follow)', async () => {
     let socket: Socket | undefined;
     const written: number[] = [];
-    const storage: Storage = {
-      ...shared.ctx.apiStorage,
-      listVulnerabilities: async (...args) => {
+    const app = await buildApp({
+      storage: readingExports(() => {
         // Bytes the socket has passed to the system: written, less those still held in its buffer (corked).
         written.push(socket === undefined ? -1 : socket.bytesWritten - socket.writableLength);
-        return shared.ctx.apiStorage.listVulnerabilities(...args);
-      },
-    };
-    const app = await buildApp({ storage });
+      }),
+    });
     app.addHook('onRequest', async (request) => {
       socket = request.raw.socket;
     });

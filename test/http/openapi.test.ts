@@ -76,7 +76,7 @@ const operations: Record<
   uploadScan: { path: '/v1/tenant/scans', query: uploadScanQuery, notFound: false, exports: false, method: 'post' },
   listScans: { path: '/v1/tenant/scans', query: listScansQuery, notFound: false, exports: false },
   getScan: { path: '/v1/tenant/scans/{id}', query: getScanQuery, notFound: true, exports: false },
-  listChanges: { path: '/v1/tenant/changes', query: listChangesQuery, notFound: false, exports: false, gone: true },
+  listChanges: { path: '/v1/tenant/changes', query: listChangesQuery, notFound: false, exports: true, gone: true },
   listScanChanges: {
     path: '/v1/tenant/scans/{id}/changes',
     query: scanChangesQuery,

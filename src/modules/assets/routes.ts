@@ -2,7 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import { apiError } from '../../domain/errors.js';
 import { idProblem } from '../../domain/ids.js';
 import { errorResponses, jsonResponse, listResponse } from '../../http/docs.js';
-import { batchesOf, EXPORT_DOC, negotiateFormat, sendExport } from '../../http/export.js';
+import type { CursorCodec } from '../../http/cursor.js';
+import { batchesOf, EXPORT_DOC, negotiateFormat } from '../../http/export.js';
+import { sendSnapshotExport, tellPosition } from '../../http/snapshot.js';
 import { Asset } from '../../domain/assets.js';
 import { itemBody, listBody, pageMeta, sendJson } from '../../http/respond.js';
 import type { AssetPosition } from '../../storage/index.js';
@@ -22,8 +24,11 @@ export const ASSETS_PATH = '/v1/tenant/assets';
 /** A wildcard, not `:assetId`: asset ids may contain `/` (ARN-like resource ids), raw or percent-encoded. */
 export const ASSET_PATH = '/v1/tenant/assets/*';
 
-export async function assetRoutes(app: FastifyInstance, sbom: SbomDependencies): Promise<void> {
-  const { storage } = sbom;
+export async function assetRoutes(
+  app: FastifyInstance,
+  sbom: SbomDependencies & { cursors: CursorCodec },
+): Promise<void> {
+  const { storage, cursors } = sbom;
   app.get<{ Querystring: ListAssetsQuery }>(
     ASSETS_PATH,
     {
@@ -60,15 +65,14 @@ export async function assetRoutes(app: FastifyInstance, sbom: SbomDependencies):
     async (request, reply) => {
       const query = request.query;
       if (query.format !== undefined && query.format !== 'json') {
-        return sendExport(request, reply, query.format, {
+        return sendSnapshotExport(request, reply, sbom, query.format, {
           name: 'assets',
           columns: Object.keys(Asset.properties),
-          batches: batchesOf<AssetPosition>((after, size) =>
-            storage.listAssetBatch(request.tenant, query, size, after),
-          ),
+          batches: (snapshot) => batchesOf<AssetPosition>((after, size) => snapshot.listAssetBatch(query, size, after)),
         });
       }
-      const { items, total } = await storage.listAssets(request.tenant, query);
+      const { items, total, position } = await storage.listAssets(request.tenant, query);
+      tellPosition(reply, cursors, request.tenant.tenantId, position);
       return sendJson(reply, listBody(items, pageMeta(query.page, query.perPage, total)));
     },
   );

@@ -6,10 +6,13 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { apiError } from '../../domain/errors.js';
 import type { CursorCodec } from '../../http/cursor.js';
 import { cursorBinding } from '../../http/cursor.js';
-import { errorResponses, GONE_MESSAGE, jsonResponse } from '../../http/docs.js';
+import { errorResponses, GONE_MESSAGE, jsonResponse, listResponse } from '../../http/docs.js';
+import { batchesOf, negotiateFormat } from '../../http/export.js';
 import { listBody, sendJson } from '../../http/respond.js';
+import { CHANGES_PATH, POSITION_KEY, sendSnapshotExport, snapshotBinding } from '../../http/snapshot.js';
 import type { ChangePage, Storage } from '../../storage/index.js';
 import {
+  Change,
   changeExample,
   ListChangesResponse,
   listChangesQuery,
@@ -18,14 +21,8 @@ import {
   type ScanChangesQuery,
 } from './schemas.js';
 
-export const CHANGES_PATH = '/v1/tenant/changes';
+export { CHANGES_PATH };
 export const SCAN_CHANGES_PATH = '/v1/tenant/scans/:id/changes';
-
-/** The one key of a change position: the log has no sort value but its own order. */
-const POSITION_KEY = 'changes';
-
-/** What the snapshot cursors of list answers are bound to: the tenant's log, any filters. */
-export const snapshotBinding = (tenantId: string): string => cursorBinding(CHANGES_PATH, tenantId, { snapshot: true });
 
 const INVALID_CURSOR_EXAMPLE = {
   code: 'invalid_cursor',
@@ -57,6 +54,7 @@ export async function changeRoutes(
   app.get<{ Querystring: ListChangesQuery }>(
     CHANGES_PATH,
     {
+      preValidation: negotiateFormat,
       schema: {
         operationId: 'listChanges',
         summary: 'List changes',
@@ -67,27 +65,49 @@ export async function changeRoutes(
           'of the inventory, export a list once and follow the changes from its `Secinv-Changes-Cursor` header: ' +
           'nothing is missed and nothing is seen twice. A cursor older than the retention is `410 gone`.\n\n' +
           'A record observed again with none of its tracked fields changed is not a change (its `lastObservedAt` ' +
-          'moves; `updatedSince` on the lists finds it).',
+          'moves; `updatedSince` on the lists finds it).\n\n' +
+          '**Export.** `format=ndjson` or `format=csv` (or the Accept header, as on every list) streams every change ' +
+          'after `cursor` (or from the start of the log), under the filters, up to the head of the log when the export ' +
+          'began, read in one snapshot; its `Secinv-Changes-Cursor` header is that head, to follow on from. `perPage` ' +
+          'is `400` with an export.',
         tags: ['Changes'],
         querystring: listChangesQuery.schema,
         response: {
-          200: jsonResponse('A batch of changes and the cursor to read on from.', ListChangesResponse, {
-            data: [changeExample],
-            meta: { perPage: 100, cursor: 'WzEsMTA0MiwiY2hhbmdlcyJd.8lH4Jm1oXoQeD6w0bQ4Vtg' },
-          }),
+          200: listResponse(
+            'A batch of changes and the cursor to read on from.',
+            ListChangesResponse,
+            {
+              data: [changeExample],
+              meta: { perPage: 100, cursor: 'WzEsMTA0MiwiY2hhbmdlcyJd.8lH4Jm1oXoQeD6w0bQ4Vtg' },
+            },
+            'change',
+          ),
           ...errorResponses({
             badRequest: { errors: [INVALID_CURSOR_EXAMPLE] },
             cursor: true,
             gone: true,
+            exports: true,
           }),
         },
       },
     },
     async (request, reply) => {
-      const { cursor, perPage, ...filters } = request.query;
+      const { cursor, perPage, format, ...filters } = request.query;
       const tenantId = request.tenant.tenantId;
       const binding = cursorBinding(CHANGES_PATH, tenantId, request.query);
       const after = positionOf(cursor, binding, tenantId, true);
+      if (format !== undefined && format !== 'json')
+        return sendSnapshotExport(request, reply, { storage, cursors }, format, {
+          name: 'changes',
+          columns: Object.keys(Change.properties),
+          batches: (snapshot) =>
+            batchesOf<number>(async (from, size) => {
+              const page = await snapshot.listChanges({ ...filters, perPage: size }, from ?? after);
+              if (page.gone) throw apiError('gone', GONE_MESSAGE, 'cursor');
+              // A short batch reached the head of the log as the snapshot holds it.
+              return { items: page.items, next: page.items.length < size ? null : page.position };
+            }),
+        });
       return send(reply, await storage.listChanges(request.tenant, { ...filters, perPage }, after), perPage, binding);
     },
   );

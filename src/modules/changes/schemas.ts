@@ -2,7 +2,7 @@
 // the OpenAPI document. The rules of what a change is are src/domain/changes.ts.
 import { Type, type TSchema } from 'typebox';
 import { causeKinds, changeTypes } from '../../domain/changes.js';
-import { querySpec, type ParsedQuery } from '../../domain/query.js';
+import { formatParam, querySpec, type ParsedQuery } from '../../domain/query.js';
 import { StringEnum } from '../../domain/schema.js';
 import { queryExamples, ref } from '../../http/docs.js';
 import { defineQuery } from '../../http/query.js';
@@ -24,14 +24,18 @@ const pageParams = {
   },
 } as const;
 
-export const listChangesSpec = querySpec({
-  types: { kind: 'list', item: { type: 'enum', values: changeTypes }, description: 'Change types.' },
-  assetIds: strings('The asset changed, or the asset of the finding or risk: matched exactly.'),
-  vulnerabilityIds: strings('Finding changes of these vulnerability ids, matched exactly.'),
-  riskIds: strings('Risk changes of these risk ids, matched exactly.'),
-  since: { kind: 'datetime', description: 'Changes committed at or after this time.' },
-  ...pageParams,
-});
+export const listChangesSpec = querySpec(
+  {
+    types: { kind: 'list', item: { type: 'enum', values: changeTypes }, description: 'Change types.' },
+    assetIds: strings('The asset changed, or the asset of the finding or risk: matched exactly.'),
+    vulnerabilityIds: strings('Finding changes of these vulnerability ids, matched exactly.'),
+    riskIds: strings('Risk changes of these risk ids, matched exactly.'),
+    since: { kind: 'datetime', description: 'Changes committed at or after this time.' },
+    ...pageParams,
+    format: formatParam,
+  },
+  { paging: ['perPage'] },
+);
 export type ListChangesQuery = ParsedQuery<typeof listChangesSpec.params>;
 export const listChangesQuery = defineQuery(listChangesSpec);
 

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { cursorBinding, type CursorCodec } from '../../http/cursor.js';
 import { errorResponses, listResponse } from '../../http/docs.js';
-import { batchesOf, EXPORT_DOC, negotiateFormat, sendExport } from '../../http/export.js';
+import { batchesOf, EXPORT_DOC, negotiateFormat } from '../../http/export.js';
+import { sendSnapshotExport, tellPosition } from '../../http/snapshot.js';
 import { riskFieldNames, riskIncludes } from '../../domain/risks.js';
 import { listBody, sendJson } from '../../http/respond.js';
 import type { RiskPosition, Storage } from '../../storage/index.js';
@@ -67,22 +68,22 @@ export async function riskRoutes(
       const query = request.query;
       if (query.format !== undefined && query.format !== 'json') {
         const { fields, include } = query;
-        return sendExport(request, reply, query.format, {
+        return sendSnapshotExport(request, reply, { storage, cursors }, query.format, {
           name: 'risks',
           // The risk's fields (those of `fields` when given), then the embeds asked for, as the paged items hold them.
           columns: [
             ...riskFieldNames.filter((name) => fields?.includes(name) ?? true),
             ...riskIncludes.filter((name) => include?.includes(name)),
           ],
-          batches: batchesOf<RiskPosition>((after, size) =>
-            storage.listRisks(request.tenant, { ...query, perPage: size }, after),
-          ),
+          batches: (snapshot) =>
+            batchesOf<RiskPosition>((after, size) => snapshot.listRisks({ ...query, perPage: size }, after)),
         });
       }
       const binding = cursorBinding(RISKS_PATH, request.tenant.tenantId, query);
       const after = query.cursor === undefined ? undefined : cursors.decode(query.cursor, binding, 1);
-      const { items, total, next } = await storage.listRisks(request.tenant, query, after);
+      const { items, total, next, position } = await storage.listRisks(request.tenant, query, after);
       const cursor = next === null ? null : cursors.encode(next, binding);
+      tellPosition(reply, cursors, request.tenant.tenantId, position);
       return sendJson(reply, listBody(items, { perPage: query.perPage, total, cursor }));
     },
   );

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { cursorBinding, type CursorCodec } from '../../http/cursor.js';
 import { errorResponses, listResponse } from '../../http/docs.js';
-import { batchesOf, EXPORT_DOC, negotiateFormat, sendExport } from '../../http/export.js';
+import { batchesOf, EXPORT_DOC, negotiateFormat } from '../../http/export.js';
+import { sendSnapshotExport, tellPosition } from '../../http/snapshot.js';
 import { listBody, pageMeta, sendJson } from '../../http/respond.js';
 import { Vulnerability } from '../../domain/vulnerabilities.js';
 import type { FindingPosition, Storage } from '../../storage/index.js';
@@ -71,18 +72,20 @@ export async function vulnerabilityRoutes(
     async (request, reply) => {
       const query = request.query;
       if (query.format !== undefined && query.format !== 'json') {
-        return sendExport(request, reply, query.format, {
+        return sendSnapshotExport(request, reply, { storage, cursors }, query.format, {
           name: 'vulnerabilities',
           columns: Object.keys(Vulnerability.properties),
-          batches: batchesOf<FindingPosition>((after, size) =>
-            storage.listVulnerabilities(request.tenant, { ...query, perPage: size, includeTotal: false }, after),
-          ),
+          batches: (snapshot) =>
+            batchesOf<FindingPosition>((after, size) =>
+              snapshot.listVulnerabilities({ ...query, perPage: size, includeTotal: false }, after),
+            ),
         });
       }
       const binding = cursorBinding(VULNERABILITIES_PATH, request.tenant.tenantId, query);
       const after = query.cursor === undefined ? undefined : cursors.decode(query.cursor, binding, 2);
-      const { items, total, next } = await storage.listVulnerabilities(request.tenant, query, after);
+      const { items, total, next, position } = await storage.listVulnerabilities(request.tenant, query, after);
       const cursor = next === null ? null : cursors.encode(next, binding);
+      tellPosition(reply, cursors, request.tenant.tenantId, position);
       const meta =
         total === undefined
           ? { perPage: query.perPage, cursor }

@@ -118,3 +118,31 @@ function preparedOnce(database: SQLite.Database) {
     },
   };
 }
+
+/** A snapshot reader's page cache: it reads an export's batches, each once. */
+const SNAPSHOT_CACHE_KIB = 8192;
+
+/**
+ * A second, read-only connection to a SQLite file for a snapshot that stays open across an export (src/storage/tx/
+ * snapshot.ts): in WAL mode its transaction keeps its snapshot while the main connection writes. Undefined when the
+ * file is not in WAL (a reader would block the writes) or is in memory (no second connection reaches it).
+ */
+export function openSqliteReader(path: string, options: ConnectOptions): Kysely<Database> | undefined {
+  if (path === ':memory:') return undefined;
+  const database = new SQLite(path, { readonly: true, fileMustExist: true });
+  try {
+    if (String(database.pragma('journal_mode', { simple: true })).toLowerCase() !== 'wal') {
+      database.close();
+      return undefined;
+    }
+    database.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    database.pragma(`cache_size = -${SNAPSHOT_CACHE_KIB}`);
+  } catch (error) {
+    database.close();
+    throw error;
+  }
+  return new Kysely<Database>({
+    dialect: new SqliteDialect({ database: preparedOnce(database) }),
+    log: queryLog(options),
+  });
+}

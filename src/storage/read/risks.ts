@@ -5,7 +5,7 @@ import type { ListRisksQuery } from '../../domain/risks.js';
 import { assetDocuments, assetJson } from './assets/documents.js';
 import { columnFilters, environmentFilter, type ColumnFilters } from './filters.js';
 import { countCache } from './count-cache.js';
-import { fromTenant } from '../tx/tenant.js';
+import { fromTenant, tenantState } from '../tx/tenant.js';
 import { type TenantReader } from '../tx/read.js';
 import type { Database } from '../db/tables.js';
 import type { RiskPosition, Storage } from '../types.js';
@@ -91,6 +91,7 @@ export function riskStore(read: TenantReader): Pick<Storage, 'listRisks'> {
       read(scope.tenantId, async (db) => {
         const { sortBy, sortOrder, perPage, cursor: _cursor, fields, include, format: _format, ...filters } = query;
         const column = sortColumns[sortBy];
+        const { version, position } = await tenantState(db, scope.tenantId);
         let select = filtered(db, scope.tenantId, filters).select([
           'risks.id',
           'doc',
@@ -141,18 +142,23 @@ export function riskStore(read: TenantReader): Pick<Storage, 'listRisks'> {
           for (const row of rows) row.integration = (row.integrationId !== null && byId.get(row.integrationId)) || null;
         }
 
-        const total = await count(db, scope.tenantId, filters, async () =>
-          Number(
-            (
-              await filtered(db, scope.tenantId, filters)
-                .select((eb) => eb.fn.countAll<number | string>().as('n'))
-                .executeTakeFirstOrThrow()
-            ).n,
-          ),
+        const total = await count(
+          db,
+          scope.tenantId,
+          filters,
+          async () =>
+            Number(
+              (
+                await filtered(db, scope.tenantId, filters)
+                  .select((eb) => eb.fn.countAll<number | string>().as('n'))
+                  .executeTakeFirstOrThrow()
+              ).n,
+            ),
+          version,
         );
         const last = rows[rows.length - 1];
         const next: RiskPosition | null = fetched.length > perPage && last ? [last.sortValue, last.id] : null;
-        return { items: rows.map((row) => riskJson(row, fields)), total, next };
+        return { items: rows.map((row) => riskJson(row, fields)), total, next, position };
       }),
   };
 }

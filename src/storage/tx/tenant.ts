@@ -27,3 +27,19 @@ export async function dataVersion(db: Kysely<Database>, tenantId: string): Promi
     .executeTakeFirst();
   return Number(row?.data_version ?? -1);
 }
+
+/**
+ * The tenant's data version and change-log position as this transaction sees them, in one statement: a list answer
+ * files what it keeps under the version and tells its position (the `Secinv-Changes-Cursor` of pipeline.md §4).
+ */
+export async function tenantState(
+  db: Kysely<Database>,
+  tenantId: string,
+): Promise<{ version: number; position: number }> {
+  const row = await db
+    .selectFrom('tenants')
+    .select(['data_version', 'change_seq'])
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirst();
+  return { version: Number(row?.data_version ?? -1), position: Number(row?.change_seq ?? 0) };
+}

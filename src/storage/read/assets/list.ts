@@ -10,7 +10,7 @@ import { assetJson, DERIVED_COLUMNS, documentColumn, storedDocuments } from './d
 import { pageOfAssets, pageStarts } from './pages.js';
 import { compiledOnce } from '../../db/compiled.js';
 import { countCache } from '../count-cache.js';
-import { dataVersion, fromTenant } from '../../tx/tenant.js';
+import { fromTenant, tenantState } from '../../tx/tenant.js';
 import { type TenantReader } from '../../tx/read.js';
 import type { Database } from '../../db/tables.js';
 import type { Page, Storage, TenantScope } from '../../types.js';
@@ -48,7 +48,7 @@ export function assetStore(
       read(scope.tenantId, async (db) => {
         const { sortBy = 'id', sortOrder = 'ASC', page, perPage, ...filters } = query;
         // Read in this transaction, with the rows: kept positions and counts are filed under the version they saw.
-        const version = await dataVersion(db, scope.tenantId);
+        const { version, position } = await tenantState(db, scope.tenantId);
         const order = assetOrder({ sortBy, sortOrder });
         const key = `${scope.tenantId}\u0000${version}\u0000${sortBy}\u0000${sortOrder}\u0000${JSON.stringify(filters)}`;
         // Two steps: order and page the narrow asset rows first (ids, sort keys, derived columns), then fetch the
@@ -83,7 +83,7 @@ export function assetStore(
           },
           version,
         );
-        return { items: assets.map((asset) => assetJson(asset, docs.get(asset.id)!)), total };
+        return { items: assets.map((asset) => assetJson(asset, docs.get(asset.id)!)), total, position };
       }),
 
     getAsset: (scope: TenantScope, id: string, withRawData: boolean): Promise<Buffer | undefined> =>

@@ -13,7 +13,7 @@ import { severityLevelValues } from '../../../domain/enums.js';
 import type { ListVulnerabilitiesQuery, VulnerabilitySortField } from '../../../domain/vulnerabilities.js';
 import { columnFilters, environmentFilter, groupMemberFilter, type ColumnFilters } from '../filters.js';
 import { countCache } from '../count-cache.js';
-import { dataVersion, fromTenant } from '../../tx/tenant.js';
+import { fromTenant, tenantState } from '../../tx/tenant.js';
 import { type TenantReader } from '../../tx/read.js';
 import type { SqlDialect } from '../../db/dialect.js';
 import { documentOf, storedFindings, type StoredFinding } from './documents.js';
@@ -271,15 +271,9 @@ export function vulnerabilityStore(
         // never carry their documents.
         const offset = after ? 0 : (page - 1) * perPage;
         // Counts are filed under the data version this transaction sees: read once, however many the request asks.
-        let version: Promise<number> | undefined;
+        const { version, position } = await tenantState(db, scope.tenantId);
         const counted = async (counting: VulnerabilityFilters): Promise<number> =>
-          count(
-            db,
-            scope.tenantId,
-            counting,
-            () => countOf(db, dialect, scope.tenantId, counting),
-            await (version ??= dataVersion(db, scope.tenantId)),
-          );
+          count(db, scope.tenantId, counting, () => countOf(db, dialect, scope.tenantId, counting), version);
         // One row more than asked tells whether another batch follows.
         const ordered = keysInOrder(filtered(db, scope.tenantId, filters), column, direction, after).limit(perPage + 1);
         // A flag's sort reads its two runs apart (src/storage/read/vulnerabilities/flag-order.ts); a package filter walks the sort order.
@@ -332,9 +326,9 @@ export function vulnerabilityStore(
         const last = keys[keys.length - 1];
         const next: FindingPosition | null =
           fetched.length > perPage && last ? [last.sortValue, last.asset_id, last.vulnerability_id] : null;
-        if (!includeTotal || after) return { items, next };
+        if (!includeTotal || after) return { items, next, position };
         const total = await counted(filters);
-        return { items, total, next };
+        return { items, total, next, position };
       }),
 
     findingPurls: (scope, assetId) =>
