@@ -13,6 +13,7 @@ import { guarded } from './db/unavailable.js';
 import { riskWriteStore } from './derive/risks/store.js';
 import { feedStore } from './feeds/load.js';
 import { changeStore } from './changes/read.js';
+import { changeRetention } from './changes/retention.js';
 import { assetBatchStore } from './read/assets/batches.js';
 import { assetStore } from './read/assets/list.js';
 import { riskStore } from './read/risks.js';
@@ -75,6 +76,7 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
     ...scanRecordWrites(db, dialect),
     ...queue,
     ...scanRetention(db, dialect),
+    ...changeRetention(db, dialect),
 
     // Made once per database by migration 0003.
     async cursorKey(): Promise<Buffer> {
