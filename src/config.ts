@@ -169,6 +169,13 @@ export const SETTINGS = {
     parse: integer(1, 100_000),
     fallback: 400,
   }),
+  /** How long a change stays in its tenant's log: `secinv serve` deletes older ones every hour (pipeline.md §4). */
+  changesRetentionDays: setting({
+    env: 'SECINV_CHANGES_RETENTION_DAYS',
+    help: 'days a change stays in the change log (an older cursor is 410 gone); secinv serve deletes older ones hourly',
+    parse: integer(1, 100_000),
+    fallback: 400,
+  }),
   /** Serve Prometheus metrics on this port (all addresses of `host`), without authentication. */
   metricsPort: setting({
     env: 'SECINV_METRICS_PORT',

@@ -69,6 +69,7 @@ export async function startServer(config: Readonly<Config>, storage: Storage): P
     leaseMs: config.scanLeaseS * 1000,
     pollMs: SCAN_POLL_MS,
     retentionMs: config.scanRetentionDays * DAY_MS,
+    changesRetentionMs: config.changesRetentionDays * DAY_MS,
     pruneEveryMs: SCAN_PRUNE_MS,
     killAt: config.scanKillAt,
     onEvent: (event) => logs.to?.info(event, 'scan'),

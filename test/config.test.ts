@@ -42,6 +42,15 @@ describe('environment variables', () => {
       expect(() => loadConfig({}, { SECINV_SCAN_RETENTION_DAYS: bad })).toThrow(/invalid SECINV_SCAN_RETENTION_DAYS/);
   });
 
+  it('changes are kept 400 days unless set; a whole number of days, 1 to 100,000', () => {
+    expect(loadConfig({}, {}).changesRetentionDays).toBe(400);
+    expect(loadConfig({}, { SECINV_CHANGES_RETENTION_DAYS: '30' }).changesRetentionDays).toBe(30);
+    for (const bad of ['0', '1.5', '100001', 'forever'])
+      expect(() => loadConfig({}, { SECINV_CHANGES_RETENTION_DAYS: bad })).toThrow(
+        /invalid SECINV_CHANGES_RETENTION_DAYS/,
+      );
+  });
+
   it('the wait for a pooled connection defaults to 20 s, never past the request timeout unless set', () => {
     expect(loadConfig({}, {}).dbQueueTimeoutMs).toBe(20_000);
     expect(loadConfig({}, { SECINV_REQUEST_TIMEOUT_MS: '5000' }).dbQueueTimeoutMs).toBe(5000);

@@ -20,8 +20,11 @@ export interface ScanRunnerOptions {
   leaseMs: number;
   /** How often to look for scans queued by other processes when nothing wakes it. */
   pollMs: number;
-  /** Delete the scans that ended more than `ms` ago, every `everyMs` of the loop (the first time at once). */
-  retention?: { ms: number; everyMs: number } | undefined;
+  /**
+   * Delete the scans that ended more than `scansMs` ago and the changes committed more than `changesMs` ago, every
+   * `everyMs` of the loop (the first time at once).
+   */
+  retention?: { scansMs: number; changesMs: number; everyMs: number } | undefined;
   now?: () => Date;
   /** Called at each point of applying a scan (`claimed`, then the write's), for fault tests. */
   onPhase?: ((phase: string) => void) | undefined;
@@ -128,15 +131,19 @@ export function scanRunner(storage: Storage, options: ScanRunnerOptions): ScanRu
   };
   const sweepDue = every(SWEEP_MS);
   const pruneDue = options.retention === undefined ? () => false : every(options.retention.everyMs);
-  /** Deletes the ended scans past their retention, when due; after the queue is drained. */
+  /** Deletes the ended scans and the changes past their retention, when due; after the queue is drained. */
   const prune = async (): Promise<void> => {
     const { retention } = options;
     if (retention === undefined || !pruneDue()) return;
-    const cutoff = new Date(now().getTime() - retention.ms).toISOString();
+    const cutoff = (ms: number) => new Date(now().getTime() - ms).toISOString();
     // A server stopping does not wait for a long backlog: the rest is deleted at its next start.
-    const removed = await storage.pruneScans(cutoff, { stopped: () => stopped });
-    if (removed > 0)
-      options.log?.({ scanId: '-', tenantId: '-', status: 'pruned', message: `${removed} ended scans deleted` });
+    const until = { stopped: () => stopped };
+    const pruned = (count: number, what: string) => {
+      if (count > 0)
+        options.log?.({ scanId: '-', tenantId: '-', status: 'pruned', message: `${count} ${what} deleted` });
+    };
+    pruned(await storage.pruneScans(cutoff(retention.scansMs), until), 'ended scans');
+    pruned(await storage.pruneChanges(cutoff(retention.changesMs), until), 'changes');
   };
 
   const loop = async () => {

@@ -12,6 +12,8 @@ export interface ScanThreadOptions {
   pollMs: number;
   /** Ended scans older than this are deleted, every `pruneEveryMs` and once at start. */
   retentionMs: number;
+  /** Changes older than this are deleted from the change log, on the same schedule. */
+  changesRetentionMs: number;
   pruneEveryMs: number;
   /** Tests only: the point of a scan at which the thread kills the process (SECINV_TEST_SCAN_KILL_AT). */
   killAt?: string | undefined;

@@ -9,7 +9,7 @@ import type { FromScanThread, ScanThreadOptions, ToScanThread } from './scan-thr
 
 const port = parentPort;
 if (port === null) throw new Error('scan-worker.ts runs as a worker thread');
-const { databaseUrl, leaseMs, pollMs, retentionMs, pruneEveryMs, killAt } = workerData as Omit<
+const { databaseUrl, leaseMs, pollMs, retentionMs, changesRetentionMs, pruneEveryMs, killAt } = workerData as Omit<
   ScanThreadOptions,
   'onEvent'
 >;
@@ -21,7 +21,7 @@ const runner = scanRunner(storage, {
   owner: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
   leaseMs,
   pollMs,
-  retention: { ms: retentionMs, everyMs: pruneEveryMs },
+  retention: { scansMs: retentionMs, changesMs: changesRetentionMs, everyMs: pruneEveryMs },
   onPhase: killAt === undefined ? undefined : (phase) => void (phase === killAt && kill()),
   log: (event) => port.postMessage({ type: 'event', event } satisfies FromScanThread),
 });

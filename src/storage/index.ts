@@ -15,6 +15,7 @@ import { riskWriteStore } from './derive/risks/store.js';
 import { feedStore } from './feeds/load.js';
 import { changeStore } from './changes/read.js';
 import { snapshotHolder, snapshotStore } from './changes/snapshots.js';
+import { changeRetention } from './changes/retention.js';
 import { assetBatchStore } from './read/assets/batches.js';
 import { assetStore } from './read/assets/list.js';
 import { riskStore } from './read/risks.js';
@@ -88,6 +89,7 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
     ...scanRecordWrites(db, dialect),
     ...queue,
     ...scanRetention(db, dialect),
+    ...changeRetention(db, dialect),
 
     // Made once per database by migration 0003.
     async cursorKey(): Promise<Buffer> {

@@ -177,6 +177,12 @@ export interface Snapshot {
   close(): Promise<void>;
 }
 
+/** How retention deletes: rows per batch (1000), and whether to end between two batches (a server stopping). */
+export interface PruneOptions {
+  batch?: number;
+  stopped?: () => boolean;
+}
+
 export interface ChangePage {
   /** The position asked for is older than what retention kept: the client must read everything again. */
   gone: boolean;
@@ -437,7 +443,13 @@ export interface Storage {
    * statement and transaction, until `stopped` says so between two; how many it deleted. Safe beside another process
    * doing the same.
    */
-  pruneScans(cutoff: string, options?: { batch?: number; stopped?: () => boolean }): Promise<number>;
+  pruneScans(cutoff: string, options?: PruneOptions): Promise<number>;
+  /**
+   * Deletes the changes committed before `cutoff`, each tenant's oldest first, `batch` (default 1000) per transaction,
+   * until `stopped` says so between two, and raises each tenant's pruned position with them (a cursor before it is
+   * gone); how many it deleted. Safe beside the writes appending changes and another process doing the same.
+   */
+  pruneChanges(cutoff: string, options?: PruneOptions): Promise<number>;
   /** Frees the bytes no scan will read, left by a process that died (SQLite's spool); how many were freed. */
   sweepScanBodies(now: Date): Promise<number>;
 

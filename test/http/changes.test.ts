@@ -11,28 +11,10 @@ import { A1, fixture, R1, riskFixture } from '../fixtures.js';
 import { createKey, importRecords, setupWithKeys, TENANT_A, TENANT_B, type TestContext } from '../helpers.js';
 import { kevCatalog } from '../feeds/kev-catalog.js';
 import { ingestTexts } from '../ingest/run.js';
+import { TEAMDOJO, type Change, type ChangePage } from '../changes.js';
 
 type Json = Record<string, unknown>;
-interface Change {
-  seq: string;
-  at: string;
-  type: string;
-  assetId: string | null;
-  vulnerabilityId: string | null;
-  riskId: string | null;
-  cause: Json;
-  fields: { name: string; before: unknown; after: unknown }[];
-  record: Json | null;
-}
-interface ChangePage {
-  data: Change[];
-  meta: { perPage: number; cursor: string };
-}
 
-const TEAMDOJO = readFileSync(
-  new URL('../fixtures/ingest/trivy/trivy-image-teamdojo-multi-target.json', import.meta.url),
-  'utf8',
-);
 const IMAGE = `sirn:assets:${TENANT_A}:aws:ecr:image:us-east-1:teamdojo:latest`;
 
 /** The report with one vulnerability dropped and another added (a re-scan after an upgrade and a new advisory). */

@@ -4,11 +4,9 @@
 // database may prune at once: each batch skips the rows another one holds, and what is already gone is not found again.
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.js';
+import { pruneEachTenant } from '../tx/prune.js';
 import { writeTransaction } from '../tx/write.js';
-import type { Dialect } from '../types.js';
-
-/** Scans deleted per statement. */
-export const PRUNE_BATCH = 1000;
+import type { Dialect, PruneOptions } from '../types.js';
 
 export function scanRetention(db: Kysely<Database>, dialect: Dialect) {
   /** Deletes up to `batch` of the tenant's scans that ended before `cutoff`; how many it deleted. */
@@ -46,22 +44,7 @@ export function scanRetention(db: Kysely<Database>, dialect: Dialect) {
      * Deletes every scan that ended (succeeded or failed) before `cutoff`, `batch` per statement, until `stopped` says
      * so between two batches; how many it deleted.
      */
-    async pruneScans(
-      cutoff: string,
-      { batch = PRUNE_BATCH, stopped = () => false }: { batch?: number; stopped?: () => boolean } = {},
-    ): Promise<number> {
-      const tenants = await db.selectFrom('tenants').select('tenant_id').execute();
-      let deleted = 0;
-      for (const { tenant_id: tenantId } of tenants) {
-        for (;;) {
-          if (stopped()) return deleted;
-          const n = await pruneBatch(tenantId, cutoff, batch);
-          deleted += n;
-          // Fewer than a batch: none left, or the rest held by another server pruning them.
-          if (n < batch) break;
-        }
-      }
-      return deleted;
-    },
+    pruneScans: (cutoff: string, options: PruneOptions = {}): Promise<number> =>
+      pruneEachTenant(db, (tenantId, batch) => pruneBatch(tenantId, cutoff, batch), options),
   };
 }

@@ -8,6 +8,8 @@ import type { Dialect, WaitReason } from '../types.js';
 export const FEED_LOCK = 0x5ec1feed;
 /** The class of the advisory locks by which writes to one tenant take turns (the second key: a hash of its id). */
 export const TENANT_LOCK_CLASS = 0x5ec1a5e7;
+/** The class of the advisory locks by which servers pruning one tenant's change log take turns (second key as above). */
+export const CHANGES_PRUNE_CLASS = 0x5ec1c4a9;
 
 /**
  * On PostgreSQL, waits for any other bulk write to the tenant to commit and holds the tenant until this transaction
