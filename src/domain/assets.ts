@@ -175,6 +175,11 @@ export const listAssetsSpec = querySpec(
     services: strings('`Provider::Service` (exact) or a bare service name (any provider); case-insensitive.'),
     firstObservedAtStart: { kind: 'datetime', description: 'Inclusive start of the firstObservedAt range.' },
     firstObservedAtEnd: { kind: 'datetime', description: 'Inclusive end of the firstObservedAt range.' },
+    updatedSince: {
+      kind: 'datetime',
+      description:
+        'Assets observed or changed at or after this time: whose lastObservedAt is at or after it, or that have a change in the log (their own, or of their findings) committed at or after it.',
+    },
     hasAdminPrivileges: bool('Assets whose hasAdminPrivileges is this value.'),
     hasOverlyPermissivePrivileges: bool('Assets whose hasOverlyPermissivePrivileges is this value.'),
     isSusceptibleToPrivilegeEscalation: bool(

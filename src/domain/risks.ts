@@ -99,6 +99,10 @@ export const listRisksSpec = querySpec(
     resourceTypes: strings('Matches meta.resourceType.'),
     discoveredAtStart: { kind: 'datetime', description: 'Inclusive start of the discoveredAt range.' },
     discoveredAtEnd: { kind: 'datetime', description: 'Inclusive end of the discoveredAt range.' },
+    updatedSince: {
+      kind: 'datetime',
+      description: 'Risks with a change in the log (opened, updated, resolved, dismissed, reopened) committed at or after this time.',
+    },
     include: {
       kind: 'list',
       item: { type: 'enum', values: riskIncludes },

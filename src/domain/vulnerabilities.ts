@@ -159,6 +159,11 @@ export const listVulnerabilitiesSpec = querySpec(
     },
     firstObservedAtStart: { kind: 'datetime', description: 'Inclusive start of the firstObservedAt range.' },
     firstObservedAtEnd: { kind: 'datetime', description: 'Inclusive end of the firstObservedAt range.' },
+    updatedSince: {
+      kind: 'datetime',
+      description:
+        'Findings whose lastObservedAt, or the time of their last change in the log, whichever is later, is at or after this time.',
+    },
     sortBy: {
       kind: 'enum',
       values: vulnerabilitySortFields,

@@ -38,6 +38,23 @@ export function columnFilters<T extends keyof Database>(
   return where;
 }
 
+/**
+ * The keys of the tenant's records of these kinds (`asset`, `finding`, `risk`) with a change committed at or after
+ * `since`, for `updatedSince` (pipeline.md §4): read on the log's (tenant, at) index, so it costs the changes since then,
+ * whatever the size of the list.
+ */
+export function changedSince<T extends keyof Database>(
+  eb: ExpressionBuilder<Database, T>,
+  tenantId: string,
+  since: string,
+  kinds: readonly ('asset' | 'finding' | 'risk')[],
+) {
+  const db = eb as unknown as Kysely<Database>;
+  return fromTenant(db, 'changes', tenantId)
+    .where('changes.at', '>=', since)
+    .where((c) => c.or(kinds.map((kind) => c('changes.type', 'like', `${kind}.%`))));
+}
+
 /** assetGroupIds: the record's asset is a member of one of the groups (an unknown group matches nothing). */
 export function groupMemberFilter<T extends keyof Database>(
   eb: ExpressionBuilder<Database, T>,

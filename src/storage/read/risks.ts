@@ -3,7 +3,7 @@
 import type { Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely';
 import type { ListRisksQuery } from '../../domain/risks.js';
 import { assetDocuments, assetJson } from './assets/documents.js';
-import { columnFilters, environmentFilter, type ColumnFilters } from './filters.js';
+import { changedSince, columnFilters, environmentFilter, type ColumnFilters } from './filters.js';
 import { countCache } from './count-cache.js';
 import { fromTenant, tenantState } from '../tx/tenant.js';
 import { type TenantReader } from '../tx/read.js';
@@ -34,6 +34,11 @@ const plainFilters: ColumnFilters = {
 function filterExpressions(eb: Eb, tenantId: string, q: RiskFilters): Expression<SqlBool>[] {
   const where = columnFilters(eb, q, plainFilters);
   if (q.environmentIds) where.push(environmentFilter(eb, tenantId, q.environmentIds, eb.ref('risks.integration_id')));
+  // A risk has no time of its own that moves: the time of its last change.
+  if (q.updatedSince !== undefined)
+    where.push(
+      eb('risks.id', 'in', changedSince(eb, tenantId, q.updatedSince, ['risk']).select('changes.risk_id') as never),
+    );
   return where;
 }
 

@@ -4,7 +4,7 @@ import type { AssetSortField, ListAssetsQuery } from '../../../domain/assets.js'
 import { OPERATIONAL_STATE_TYPES } from '../../../domain/enums.js';
 import { META_SEPARATOR } from '../../../domain/search.js';
 import type { SqlDialect } from '../../db/dialect.js';
-import { columnFilters, environmentFilter, groupMemberFilter, type ColumnFilters } from '../filters.js';
+import { changedSince, columnFilters, environmentFilter, groupMemberFilter, type ColumnFilters } from '../filters.js';
 import { fromTenant } from '../../tx/tenant.js';
 import type { AssetTable, Database } from '../../db/tables.js';
 
@@ -100,6 +100,18 @@ export function filterExpressions(
     );
   }
   if (q.riskScoreGte !== undefined) where.push(eb('risk_score', '>=', q.riskScoreGte));
+  // Observed again, or changed (its own fields, or the findings its derived fields count) at or after the time.
+  if (q.updatedSince !== undefined)
+    where.push(
+      eb.or([
+        eb('assets.last_observed_at', '>=', q.updatedSince),
+        eb(
+          'assets.id',
+          'in',
+          changedSince(eb, tenantId, q.updatedSince, ['asset', 'finding']).select('changes.asset_id') as never,
+        ),
+      ]),
+    );
   if (q.operationalStates) {
     where.push(
       eb.and([eb('resource_type', 'in', OPERATIONAL_STATE_TYPES), eb('operational_state', 'in', q.operationalStates)]),

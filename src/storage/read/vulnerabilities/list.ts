@@ -11,7 +11,7 @@ import {
 } from 'kysely';
 import { severityLevelValues } from '../../../domain/enums.js';
 import type { ListVulnerabilitiesQuery, VulnerabilitySortField } from '../../../domain/vulnerabilities.js';
-import { columnFilters, environmentFilter, groupMemberFilter, type ColumnFilters } from '../filters.js';
+import { changedSince, columnFilters, environmentFilter, groupMemberFilter, type ColumnFilters } from '../filters.js';
 import { countCache } from '../count-cache.js';
 import { fromTenant, tenantState } from '../../tx/tenant.js';
 import { type TenantReader } from '../../tx/read.js';
@@ -88,6 +88,21 @@ function filterExpressions(eb: Eb, tenantId: string, q: VulnerabilityFilters): E
     );
   }
   if (q.assetGroupIds) where.push(groupMemberFilter(eb, tenantId, q.assetGroupIds, eb.ref('vulnerabilities.asset_id')));
+  // lastObservedAt, or the time of the finding's last change, whichever is later (pipeline.md §4).
+  if (q.updatedSince !== undefined)
+    where.push(
+      eb.or([
+        eb('vulnerabilities.last_observed_at', '>=', q.updatedSince),
+        eb(
+          eb.refTuple('vulnerabilities.asset_id', 'vulnerabilities.vulnerability_id'),
+          'in',
+          changedSince(eb, tenantId, q.updatedSince, ['finding']).select([
+            'changes.asset_id',
+            'changes.vulnerability_id',
+          ]) as never,
+        ),
+      ]),
+    );
   if (hasPackageFilters(q)) {
     where.push(
       eb(
