@@ -55,6 +55,12 @@ const PROBES = [
   `/v1/tenant/risks?primaryAssetIds=${enc(A1)}&include=primaryAsset`,
   '/v1/tenant/risks?format=ndjson&include=primaryAsset,integration',
   '/v1/tenant/risks?format=csv&include=primaryAsset',
+  '/v1/tenant/changes?perPage=1000',
+  `/v1/tenant/changes?assetIds=${enc(A1)},${enc(B_ONLY_ASSET)}&perPage=1000`,
+  '/v1/tenant/changes?vulnerabilityIds=CVE-2024-9999',
+  `/v1/tenant/changes?riskIds=${R1}&types=risk.opened`,
+  '/v1/tenant/changes?format=ndjson',
+  '/v1/tenant/changes?format=csv&since=2000-01-01',
 ];
 
 /** Runs every probe as A on `app`; returns what leaked (the probe and the marker), and checks every answer's status. */
@@ -79,6 +85,16 @@ async function probe(app: FastifyInstance): Promise<string[]> {
     if (replayed.statusCode !== 400) leaks.push(`${url}: B's cursor answered ${replayed.statusCode} to A`);
     record(`${url} with B's cursor`, replayed.body);
   }
+  // B's change-log positions, from the log's own cursor and from a list's header, are refused to A.
+  const log = await app.inject({ url: '/v1/tenant/changes?perPage=1', headers: asB });
+  const header = (await app.inject({ url: '/v1/tenant/assets?perPage=1', headers: asB })).headers[
+    'secinv-changes-cursor'
+  ];
+  for (const cursor of [log.json<{ meta: { cursor: string } }>().meta.cursor, String(header)]) {
+    const replayed = await app.inject({ url: `/v1/tenant/changes?cursor=${enc(cursor)}`, headers: asA });
+    if (replayed.statusCode !== 400) leaks.push(`B's change cursor answered ${replayed.statusCode} to A`);
+    record("changes with B's cursor", replayed.body);
+  }
   for (const url of PROBES.slice(0, 4)) {
     const b = await app.inject({ url, headers: asB });
     const etag = b.headers.etag;
@@ -100,7 +116,7 @@ describe('tenant A probing for tenant B', () => {
     expect(await probe(ctx.app)).toEqual([]);
   });
 
-  it('the probes find a leak planted in storage (an asset read, or a risk list, made for the wrong tenant)', async () => {
+  it('the probes find a leak planted in storage (a read, a list, the log or an export made for the wrong tenant)', async () => {
     const other = (scope: { tenantId: string; dataVersion: number }) => ({
       ...scope,
       tenantId: scope.tenantId === TENANT_A ? TENANT_B : scope.tenantId,
@@ -108,6 +124,8 @@ describe('tenant A probing for tenant B', () => {
     const plants: Record<string, Partial<Storage>> = {
       getAsset: { getAsset: (scope, id, raw) => ctx.apiStorage.getAsset(other(scope), id, raw) },
       listRisks: { listRisks: (scope, query, after) => ctx.apiStorage.listRisks(other(scope), query, after) },
+      listChanges: { listChanges: (scope, query, after) => ctx.apiStorage.listChanges(other(scope), query, after) },
+      openSnapshot: { openSnapshot: (scope) => ctx.apiStorage.openSnapshot(other(scope)) },
     };
     for (const [name, plant] of Object.entries(plants)) {
       const leaky = await buildApp({ storage: { ...ctx.apiStorage, ...plant } });
