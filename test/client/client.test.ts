@@ -15,14 +15,18 @@ import {
   SecinvApiError,
   SecinvConnectionError,
   VULNERABILITIES_PATH,
+  type Asset as AssetRecord,
   type AssetListParams,
   type Change,
   type ChangeListParams,
   type RiskItem,
+  type Risk as RiskRecord,
   type RiskListParams,
+  type Vulnerability as VulnerabilityRecord,
   type VulnerabilityListParams,
 } from '../../src/client/index.js';
 import { Asset, listAssetsSpec } from '../../src/domain/assets.js';
+import { changeTypes } from '../../src/domain/changes.js';
 import { listRisksSpec, Risk as RiskSchema } from '../../src/domain/risks.js';
 import { CHANGES_PATH as SERVER_CHANGES, SCAN_CHANGES_PATH } from '../../src/modules/changes/routes.js';
 import { listChangesSpec } from '../../src/modules/changes/schemas.js';
@@ -72,6 +76,9 @@ describe('operations', () => {
     expectTypeOf<keyof RiskListParams>().toEqualTypeOf<Params<typeof listRisksSpec.params>>();
     expectTypeOf<keyof VulnerabilityListParams>().toEqualTypeOf<Params<typeof listVulnerabilitiesSpec.params>>();
     expectTypeOf<keyof ChangeListParams>().toEqualTypeOf<Params<typeof listChangesSpec.params>>();
+    expectTypeOf<Change['vulnerabilityId']>().toEqualTypeOf<string | null>();
+    expectTypeOf<Change['type']>().toEqualTypeOf<(typeof changeTypes)[number]>();
+    expectTypeOf<Change['record']>().toEqualTypeOf<AssetRecord | VulnerabilityRecord | RiskRecord | null>();
     expect(Object.keys(listRisksSpec.params)).toContain('fields');
   });
 
