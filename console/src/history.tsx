@@ -22,8 +22,13 @@ async function loadHistory(client: Client, id: string): Promise<{ changes: Chang
   return { changes: last.reverse(), total };
 }
 
+/** A field's value before or after: the tracked fields are numbers, booleans and words; null is a dash. */
 const shown = (value: unknown): string =>
-  value === null || value === undefined ? '—' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  value === null || value === undefined
+    ? '—'
+    : typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+      ? String(value)
+      : JSON.stringify(value);
 
 /** What the change is about: the asset itself, one of its findings, or a risk on it. */
 function Subject(props: { change: Change; assetId: string }) {

@@ -1,5 +1,5 @@
 // The typed client of the Tenant Security Inventory API (`secinv/client`): one method per operation, iterators over
-// every record of a list, retries of 429 and 503, typed errors. It needs nothing but Node's fetch: every import from
+// every record of a list, a follower of the change log (changes.ts), retries of 429 and 503, typed errors. It needs nothing but Node's fetch: every import from
 // the server's code below is a type import, erased at build. Parameter types come from the QuerySpecs the server
 // parses with (src/domain/*.ts), record types from the TypeBox schemas it answers with, so the two cannot drift.
 import type { Static } from 'typebox';

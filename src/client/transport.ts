@@ -1,5 +1,6 @@
 // HTTP for the typed client, on Node's own fetch: the query string, the bearer key, a time limit per attempt, retries
-// of 429 and 503 (docs/DESIGN.md §31), error bodies turned into SecinvApiError, and NDJSON bodies read line by line.
+// of 429 and 503 (docs/DESIGN.md §31), error bodies turned into SecinvApiError, NDJSON bodies read line by line, and a
+// caller's signal that stops a request and a retry's wait.
 import type { ErrorCode } from '../domain/errors.js';
 import { SecinvApiError, SecinvConnectionError, type ApiProblem } from './errors.js';
 

@@ -140,8 +140,9 @@ const changes = defineCommand('changes', {
   // The query of the change log, cursor and batch size included; --format is no flag of this command.
   generated: paramFlags(listChangesSpec.params, ['format']),
   helpAfter:
-    '\nStart from --cursor: the "next: --cursor" line an earlier run printed on stderr, or the Secinv-Changes-Cursor\n' +
-    'header of an export. A cursor older than the retention fails (410 gone): read the inventory again.',
+    '\nWithout --cursor, from the start of the log. A cursor is the "next: --cursor" line an earlier run\n' +
+    'printed on stderr, or the Secinv-Changes-Cursor header of an export; one older than the retention fails\n' +
+    '(410 gone): read the inventory again. Batches of 1000 unless --per-page says otherwise.',
   action: async (flags, { io }, query) => (await import('../api.js')).runChanges(CHANGE_COLUMNS, flags, query, io),
 });
 
