@@ -1,5 +1,5 @@
-// One asset: its fields, tags, raw data, its findings (numbered pages, the page in the address) and the risks on it;
-// a link to its SBOM.
+// One asset: its fields, tags, raw data, its findings (numbered pages, the page in the address), the risks on it and
+// its history from the change log; a link to its SBOM.
 import { useState } from 'preact/hooks';
 import type { AssetWithRawData, Client } from '../../src/client/index.js';
 import { useApi, useSession } from './data.js';
@@ -7,6 +7,7 @@ import { ErrorNotice } from './errors.js';
 import { count, RISK_SEVERITIES, Severity, When, yesNo } from './format.js';
 import { PageTitle, Pager } from './list.js';
 import { href, Link, type Place } from './router.js';
+import { AssetHistory } from './history.js';
 import { FindingsTable } from './vulnerabilities.js';
 
 /** The fields shown in the summary, in this order; the rest are in the raw record below. */
@@ -184,6 +185,8 @@ export function AssetPage(props: { place: Place; id: string }) {
           <AssetRisks id={id} />
           <h2>Findings</h2>
           <AssetFindings id={id} place={props.place} />
+          <h2>History</h2>
+          <AssetHistory id={id} />
           <h2>Raw data</h2>
           <details>
             <summary>The record as the scanner reported it</summary>

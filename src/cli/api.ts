@@ -24,6 +24,11 @@ export interface CommonFlags {
 export interface ListFlags extends CommonFlags {
   all: true | undefined;
 }
+export interface ChangesFlags extends CommonFlags {
+  follow: true | undefined;
+  /** Seconds. */
+  interval: number | undefined;
+}
 export interface ConfigureFlags {
   profile: string;
   url: string | undefined;
@@ -125,14 +130,17 @@ function footer(meta: Json, io: Io): void {
   if (parts.length > 0) io.stderr.write(`${parts.join('; ')}; every record: --all\n`);
 }
 
+const fieldList = (fields: string | undefined) =>
+  fields
+    ?.split(',')
+    .map((f) => f.trim())
+    .filter((f) => f !== '');
+
 /** One page of a list, or every record with --all; `query` holds the filter flags given, by their API names. */
 export async function runList(list: List, opts: ListFlags, query: Query, io: Io): Promise<void> {
   const { client, connection } = connect(opts, io);
   const format = opts.output ?? (io.stdout.isTTY === true ? 'table' : 'json');
-  const fields = opts.fields
-    ?.split(',')
-    .map((f) => f.trim())
-    .filter((f) => f !== '');
+  const fields = fieldList(opts.fields);
   const { params, options } = list.spec;
   const call = calls[list.name];
   // Risks select their fields on the server (the top-level risk fields; the embeds follow --include).
@@ -164,6 +172,50 @@ export async function runList(list: List, opts: ListFlags, query: Query, io: Io)
       footer(page.meta, io);
     }),
   );
+}
+
+/**
+ * The change log: every change up to now in the output format, or with --follow each change as one NDJSON line as it
+ * is written, until SIGINT or SIGTERM. Either way the position reached goes to stderr last, as `next: --cursor C`, so
+ * that a script goes on from there; a signal ends either walk there.
+ */
+export async function runChanges(columns: readonly string[], opts: ChangesFlags, query: Query, io: Io): Promise<void> {
+  if (opts.follow !== true && opts.interval !== undefined)
+    throw new UserError('--interval is the wait of --follow between two looks: give --follow too');
+  if (opts.follow === true && opts.output !== undefined && opts.output !== 'ndjson')
+    throw new UserError(`--follow prints NDJSON, one change per line: --output ${opts.output} is not for it`);
+  const { client, connection } = connect(opts, io);
+  const fields = fieldList(opts.fields);
+  const stop = new AbortController();
+  const { cursor, ...filters } = query;
+  // The filters as typed (the server checks them), with how the walk ends and waits.
+  const feed =
+    opts.follow === true
+      ? client.changes.follow(cursor, {
+          ...filters,
+          intervalMs: (opts.interval ?? 5) * 1000,
+          signal: stop.signal,
+        })
+      : client.changes.all({ ...query, signal: stop.signal });
+  const format = opts.follow === true ? 'ndjson' : (opts.output ?? (io.stdout.isTTY === true ? 'table' : 'json'));
+  // A signal ends the walk, which ends the loop: a normal end, exit 0, the position reached printed. A second signal is
+  // not caught: it kills.
+  const onSignal = () => stop.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    await writingStdout(io, () =>
+      explained(connection, io, async () => {
+        const writer = recordWriter(io, { format, fields, defaultColumns: columns });
+        for await (const change of feed) await writer.write(change);
+        await writer.end();
+      }),
+    );
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    if (feed.cursor !== undefined) io.stderr.write(`next: --cursor ${feed.cursor}\n`);
+  }
 }
 
 /** One asset by its id; `query` holds the flags of its parameters given. */

@@ -174,9 +174,17 @@ export const timeoutSeconds = (help: string, fallback: number): Flag<number> =>
     fallback,
   );
 
-/** A number read by a parser of the command's own (that words its error). */
-export const parsed = (flags: string, help: string, parse: (value: string) => number, fallback: number): Flag<number> =>
-  flag(() => new Option(flags, help).argParser(parse).default(fallback));
+/** A number read by a parser of the command's own (that words its error); without a fallback, undefined unless given. */
+export function parsed(flags: string, help: string, parse: (value: string) => number): Flag<number | undefined>;
+export function parsed(flags: string, help: string, parse: (value: string) => number, fallback: number): Flag<number>;
+export function parsed(
+  flags: string,
+  help: string,
+  parse: (value: string) => number,
+  fallback?: number,
+): Flag<number | undefined> {
+  return flag(() => new Option(flags, help).argParser(parse).default(fallback));
+}
 
 export function choice<const C extends string>(flags: string, help: string, values: readonly C[]): Flag<C | undefined>;
 export function choice<const C extends string>(flags: string, help: string, values: readonly C[], fallback: C): Flag<C>;

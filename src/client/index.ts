@@ -1,5 +1,5 @@
 // The typed client of the Tenant Security Inventory API (`secinv/client`): one method per operation, iterators over
-// every record of a list, retries of 429 and 503, typed errors. It needs nothing but Node's fetch: every import from
+// every record of a list, a follower of the change log (changes.ts), retries of 429 and 503, typed errors. It needs nothing but Node's fetch: every import from
 // the server's code below is a type import, erased at build. Parameter types come from the QuerySpecs the server
 // parses with (src/domain/*.ts), record types from the TypeBox schemas it answers with, so the two cannot drift.
 import type { Static } from 'typebox';
@@ -13,10 +13,29 @@ import type { CursorMeta } from '../modules/risks/schemas.js';
 import type { FindingBatchMeta, FindingPageMeta } from '../modules/vulnerabilities/schemas.js';
 import type { ScanRecord } from '../domain/scans.js';
 import type { listScansSpec, uploadScanSpec } from '../modules/scans/schemas.js';
+import {
+  changesApi,
+  scanChanges,
+  type Change,
+  type ChangeMeta,
+  type ChangesApi,
+  type ScanChangesParams,
+} from './changes.js';
 import { SecinvConnectionError } from './errors.js';
-import { createTransport, type ClientOptions, type RawQuery } from './transport.js';
+import { createTransport, pause, type ClientOptions, type RawQuery } from './transport.js';
 
 export { SecinvApiError, SecinvConnectionError, type ApiProblem } from './errors.js';
+export { CHANGES_PATH } from './changes.js';
+export type {
+  Change,
+  ChangeAllParams,
+  ChangeFeed,
+  ChangeFollowOptions,
+  ChangeListParams,
+  ChangeMeta,
+  ChangeReadOptions,
+  ScanChangesParams,
+} from './changes.js';
 export type { ClientOptions } from './transport.js';
 export type { Asset, Integration, Risk, Vulnerability };
 
@@ -68,6 +87,16 @@ export interface Page<T, M> {
   meta: M;
 }
 
+/**
+ * Every record of a list in one NDJSON download. Once the answer has arrived (after the first `next()`),
+ * `changesCursor` is its `Secinv-Changes-Cursor` header: the change log's position of the snapshot the download was
+ * read from, to follow the changes from (`changes.follow(changesCursor)`); undefined before, or from a server that
+ * sends none.
+ */
+export interface Export<T> extends AsyncGenerator<T> {
+  readonly changesCursor: string | undefined;
+}
+
 export const ASSETS_PATH = '/v1/tenant/assets';
 export const RISKS_PATH = '/v1/tenant/risks';
 export const VULNERABILITIES_PATH = '/v1/tenant/vulnerabilities';
@@ -82,7 +111,7 @@ export interface Client {
     /** Every asset, page after page. */
     all(params?: AssetAllParams): AsyncGenerator<Asset>;
     /** Every asset in one NDJSON download (one request; for servers that export). */
-    export(params?: AssetExportParams): AsyncGenerator<Asset>;
+    export(params?: AssetExportParams): Export<Asset>;
     /** One asset by its id; `include: 'rawData'` adds its raw data. */
     get(id: string, params?: AssetGetParams): Promise<AssetWithRawData>;
     /** A signed link to the asset's SBOM (CycloneDX 1.6 JSON); `fetch(link.data.url)` downloads it, no key needed. */
@@ -91,13 +120,15 @@ export interface Client {
   risks: {
     list<const F extends RiskField = RiskField>(params?: RiskListParams<F>): Promise<Page<RiskItem<F>, CursorMeta>>;
     all<const F extends RiskField = RiskField>(params?: RiskAllParams<F>): AsyncGenerator<RiskItem<F>>;
-    export<const F extends RiskField = RiskField>(params?: RiskExportParams<F>): AsyncGenerator<RiskItem<F>>;
+    export<const F extends RiskField = RiskField>(params?: RiskExportParams<F>): Export<RiskItem<F>>;
   };
   vulnerabilities: {
     list(params?: VulnerabilityListParams): Promise<Page<Vulnerability, FindingPageMeta | FindingBatchMeta>>;
     all(params?: VulnerabilityAllParams): AsyncGenerator<Vulnerability>;
-    export(params?: VulnerabilityExportParams): AsyncGenerator<Vulnerability>;
+    export(params?: VulnerabilityExportParams): Export<Vulnerability>;
   };
+  /** The change log (pipeline.md §4): what every write changed, in order. */
+  changes: ChangesApi;
   scans: {
     /** Uploads one report's bytes (a key with the `ingest` scope); the scan as queued, or as an earlier retry made it. */
     upload(report: Uint8Array, params?: ScanUploadParams): Promise<Scan>;
@@ -105,6 +136,8 @@ export interface Client {
     list(params?: ScanListParams): Promise<Page<Scan, { perPage: number; cursor: string | null }>>;
     /** Looks at the scan until it `succeeded` or `failed`, and returns it then. */
     wait(id: string, options?: ScanWaitOptions): Promise<Scan>;
+    /** One batch of the changes the scan made (its diff), in log order; read on with `meta.cursor`. */
+    changes(id: string, params?: ScanChangesParams): Promise<Page<Change, ChangeMeta>>;
   };
 }
 
@@ -128,6 +161,15 @@ export function createClient(options: ClientOptions): Client {
     } while (cursor);
   }
 
+  /** An NDJSON download that keeps the change log position its answer names. */
+  function download<T>(path: string, query: RawQuery): Export<T> {
+    let changesCursor: string | undefined;
+    const records = http.ndjson<T>(path, { ...query, format: 'ndjson' }, (headers) => {
+      changesCursor = headers.get('secinv-changes-cursor') ?? undefined;
+    });
+    return Object.defineProperty(records, 'changesCursor', { get: () => changesCursor }) as Export<T>;
+  }
+
   return {
     assets: {
       list: (params) => http.json(ASSETS_PATH, raw(params)),
@@ -139,7 +181,7 @@ export function createClient(options: ClientOptions): Client {
           if (!answer.meta.hasNextPage) return;
         }
       },
-      export: (params) => http.ndjson(ASSETS_PATH, { ...raw(params), format: 'ndjson' }),
+      export: (params) => download(ASSETS_PATH, raw(params)),
       get: async (id, params) =>
         (await http.json<{ data: AssetWithRawData }>(`${ASSETS_PATH}/${encodeURIComponent(id)}`, raw(params))).data,
       sbom: (id) => http.json(`${ASSETS_PATH}/${encodeURIComponent(id)}/sbom`, {}),
@@ -147,14 +189,14 @@ export function createClient(options: ClientOptions): Client {
     risks: {
       list: (params) => http.json(RISKS_PATH, raw(params)),
       all: (params) => cursors(RISKS_PATH, { perPage: MAX_PER_PAGE.risks, ...raw(params) }),
-      export: (params) => http.ndjson(RISKS_PATH, { ...raw(params), format: 'ndjson' }),
+      export: (params) => download(RISKS_PATH, raw(params)),
     },
     vulnerabilities: {
       list: (params) => http.json(VULNERABILITIES_PATH, raw(params)),
       // Without the count, which costs more than a batch on a large tenant.
       all: (params) =>
         cursors(VULNERABILITIES_PATH, { perPage: MAX_PER_PAGE.vulnerabilities, ...raw(params), includeTotal: false }),
-      export: (params) => http.ndjson(VULNERABILITIES_PATH, { ...raw(params), format: 'ndjson' }),
+      export: (params) => download(VULNERABILITIES_PATH, raw(params)),
     },
     scans: {
       async upload(report, params = {}) {
@@ -178,9 +220,11 @@ export function createClient(options: ClientOptions): Client {
               SCANS_PATH,
               true,
             );
-          await new Promise((resolve) => setTimeout(resolve, intervalMs));
+          await pause(intervalMs);
         }
       },
+      changes: (id, params) => scanChanges(http, SCANS_PATH, id, params),
     },
+    changes: changesApi(http),
   };
 }

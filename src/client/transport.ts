@@ -1,5 +1,6 @@
 // HTTP for the typed client, on Node's own fetch: the query string, the bearer key, a time limit per attempt, retries
-// of 429 and 503 (docs/DESIGN.md §31), error bodies turned into SecinvApiError, and NDJSON bodies read line by line.
+// of 429 and 503 (docs/DESIGN.md §31), error bodies turned into SecinvApiError, NDJSON bodies read line by line, and a
+// caller's signal that stops a request and a retry's wait.
 import type { ErrorCode } from '../domain/errors.js';
 import { SecinvApiError, SecinvConnectionError, type ApiProblem } from './errors.js';
 
@@ -20,8 +21,8 @@ export interface ClientOptions {
 export type RawQuery = Record<string, string | number | boolean | readonly (string | number)[] | undefined>;
 
 export interface Transport {
-  /** GET of a JSON answer. */
-  json<T>(path: string, query: RawQuery): Promise<T>;
+  /** GET of a JSON answer; `signal` stops the request (and a wait before a retry) when it aborts. */
+  json<T>(path: string, query: RawQuery, signal?: AbortSignal): Promise<T>;
   /**
    * POST of bytes, answered with JSON: its status and `Location` too. Retried on 429 and 503 only with an
    * Idempotency-Key among the headers, which makes the same request twice safe.
@@ -32,8 +33,8 @@ export interface Transport {
     body: Uint8Array,
     headers: Record<string, string>,
   ): Promise<{ status: number; location: string | null; body: T }>;
-  /** GET of an NDJSON download, one parsed record per line, read as it arrives. */
-  ndjson<T>(path: string, query: RawQuery): AsyncGenerator<T>;
+  /** GET of an NDJSON download, one parsed record per line, read as it arrives; `onHeaders` sees its headers first. */
+  ndjson<T>(path: string, query: RawQuery, onHeaders?: (headers: Headers) => void): AsyncGenerator<T>;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -98,21 +99,42 @@ export async function apiErrorOf(response: Response): Promise<SecinvApiError> {
   );
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Waits `ms`, or less when `signal` aborts first; the timer is cleared either way, so nothing is left pending. */
+export function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted === true) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
 
-/** A timer that aborts an attempt; `touch` restarts it (a download stays alive while chunks arrive). */
-function deadline(ms: number) {
+/**
+ * A timer that aborts an attempt, and the caller's signal that stops it; `touch` restarts the timer (a download stays
+ * alive while chunks arrive).
+ */
+function deadline(ms: number, stop?: AbortSignal) {
   const controller = new AbortController();
-  let timer = setTimeout(() => controller.abort(), ms);
+  const abort = () => controller.abort();
+  let timer = setTimeout(abort, ms);
+  stop?.addEventListener('abort', abort, { once: true });
+  if (stop?.aborted === true) abort();
   return {
     signal: controller.signal,
     touch: () => {
       clearTimeout(timer);
-      timer = setTimeout(() => controller.abort(), ms);
+      timer = setTimeout(abort, ms);
     },
-    clear: () => clearTimeout(timer),
+    clear: () => {
+      clearTimeout(timer);
+      stop?.removeEventListener('abort', abort);
+    },
     get expired() {
-      return controller.signal.aborted;
+      return controller.signal.aborted && stop?.aborted !== true;
     },
   };
 }
@@ -123,8 +145,10 @@ export function createTransport(options: ClientOptions): Transport {
   const maxDelay = options.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS;
   const headers = { authorization: `Bearer ${options.apiKey}` };
 
-  const failure = (url: string, error: unknown, timedOut: boolean): Error => {
+  const failure = (url: string, error: unknown, timedOut: boolean, stop?: AbortSignal): Error => {
     if (error instanceof SecinvApiError || error instanceof SecinvConnectionError) return error;
+    if (stop?.aborted === true)
+      return new SecinvConnectionError(`the request to ${url} was stopped`, url, false, error);
     if (timedOut) return new SecinvConnectionError(`no answer from ${url} within ${timeoutMs} ms`, url, true, error);
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
     const reason = cause?.code ?? cause?.message ?? (error as Error).message;
@@ -132,11 +156,17 @@ export function createTransport(options: ClientOptions): Transport {
   };
 
   /** One response with a 2xx status, after the retries of 429 and 503; its deadline still running. */
-  async function send(path: string, query: RawQuery, accept: string, upload?: { body: Uint8Array; headers: object }) {
+  async function send(
+    path: string,
+    query: RawQuery,
+    accept: string,
+    upload?: { body: Uint8Array; headers: object },
+    stop?: AbortSignal,
+  ) {
     const url = buildUrl(options.baseUrl, path, query);
     const retryable = upload === undefined || 'idempotency-key' in upload.headers;
     for (let attempt = 0; ; attempt += 1) {
-      const timer = deadline(timeoutMs);
+      const timer = deadline(timeoutMs, stop);
       let response: Response;
       try {
         response = await fetch(
@@ -153,7 +183,7 @@ export function createTransport(options: ClientOptions): Transport {
         );
       } catch (error) {
         timer.clear();
-        throw failure(url, error, timer.expired);
+        throw failure(url, error, timer.expired, stop);
       }
       if (response.ok) return { url, response, timer };
       let error: SecinvApiError;
@@ -165,17 +195,18 @@ export function createTransport(options: ClientOptions): Transport {
       const again = retryable && (response.status === 429 || response.status === 503);
       const wait = retryDelayMs(attempt, error.retryAfter);
       if (!again || attempt >= retries || wait > maxDelay) throw error;
-      await sleep(wait);
+      await pause(wait, stop);
+      if (stop?.aborted === true) throw failure(url, stop.reason, false, stop);
     }
   }
 
   return {
-    async json<T>(path: string, query: RawQuery): Promise<T> {
-      const { url, response, timer } = await send(path, query, 'application/json');
+    async json<T>(path: string, query: RawQuery, stop?: AbortSignal): Promise<T> {
+      const { url, response, timer } = await send(path, query, 'application/json', undefined, stop);
       try {
         return (await response.json()) as T;
       } catch (error) {
-        throw failure(url, error, timer.expired);
+        throw failure(url, error, timer.expired, stop);
       } finally {
         timer.clear();
       }
@@ -196,8 +227,9 @@ export function createTransport(options: ClientOptions): Transport {
       }
     },
 
-    async *ndjson<T>(path: string, query: RawQuery): AsyncGenerator<T> {
+    async *ndjson<T>(path: string, query: RawQuery, onHeaders?: (headers: Headers) => void): AsyncGenerator<T> {
       const { url, response, timer } = await send(path, query, 'application/x-ndjson');
+      onHeaders?.(response.headers);
       const body = response.body;
       if (body === null) return;
       const reader = body.pipeThrough(new TextDecoderStream()).getReader();

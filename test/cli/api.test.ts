@@ -1,5 +1,6 @@
 // `secinv api …` end to end: the command line in process, a real server on a loopback port over a real database of
-// each dialect. Every record once in every format, the filters as flags, the profiles file, and each failure's message.
+// each dialect. Every record once in every format, the filters as flags, the change log read and followed (the
+// follower as a process of its own, ended by a signal), the profiles file, and each failure's message.
 import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,10 +10,13 @@ import { PassThrough, Readable } from 'node:stream';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { createClient } from '../../src/client/index.js';
+import { createClient, type Change, type ChangeListParams } from '../../src/client/index.js';
 import { main } from '../../src/cli/main.js';
 import { listVulnerabilitiesSpec } from '../../src/domain/vulnerabilities.js';
 import { closedPort, sharedServer } from '../client/server.js';
+import { importRecords } from '../helpers.js';
+import { exitCodeAfter, spawnCli } from '../http/serve-process.js';
+import { assetRecord } from '../records.js';
 
 const server = sharedServer();
 const dir = mkdtempSync(join(tmpdir(), 'secinv-api-'));
@@ -151,6 +155,121 @@ describe('configuration', () => {
     const { code, stdout } = await run(['api', 'assets', '--per-page', '1', '-o', 'json']);
     expect(code).toBe(0);
     expect(JSON.parse(stdout).data[0].tenantId).toBe(server.tenants[1]);
+  });
+});
+
+describe('the change log', () => {
+  const created = { types: ['asset.created'] } as const;
+  let made = 0;
+  /** Imports a new asset of the first tenant (its write appends its asset.created); its id. */
+  const newAsset = async (): Promise<string> => {
+    const id = `sirn:assets:${server.tenants[0]}:test:cli-${++made}`;
+    expect((await importRecords(server.storage, [assetRecord(id, { tenantId: server.tenants[0] })])).problems).toEqual(
+      [],
+    );
+    return id;
+  };
+  const endOf = async (filters: ChangeListParams = {}): Promise<string> => {
+    const feed = sdk().changes.all(filters);
+    for await (const _ of feed);
+    return feed.cursor!;
+  };
+  const nextCursor = (stderr: string): string => /^next: --cursor (\S+)$/m.exec(stderr)?.[1] ?? 'none';
+
+  it('changes: every change since --cursor, and on stderr the cursor to go on from', async () => {
+    const start = await endOf();
+    const id = await newAsset();
+    const { code, stdout, stderr } = await api('changes', '--cursor', start, '-o', 'ndjson');
+    expect(code, stderr).toBe(0);
+    const lines = stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Change);
+    expect(lines.filter((c) => c.type === 'asset.created').map((c) => c.assetId)).toEqual([id]);
+    const feed = sdk().changes.all({ cursor: start });
+    const listed: Change[] = [];
+    for await (const change of feed) listed.push(change);
+    expect(lines).toEqual(listed);
+    expect(nextCursor(stderr)).toBe(feed.cursor);
+    // From there: nothing yet, and the same cursor (JSON, as other lists print off a terminal).
+    const again = await api('changes', '--cursor', nextCursor(stderr));
+    expect(again.stdout).toBe('[]\n');
+    expect(nextCursor(again.stderr)).toBe(feed.cursor);
+    // Filters are flags; a table of the default columns.
+    const table = await run(
+      [
+        'api',
+        'changes',
+        '--types',
+        'asset.created',
+        '--since',
+        lines[0]!.at,
+        '--url',
+        server.url,
+        '--key',
+        server.keys[0],
+      ],
+      { columns: 200 },
+    );
+    expect(table.stdout).toMatch(/^at\s+type\s+vulnerabilityId\s+riskId\s+fields\s+cause\.kind\s+assetId\n/);
+    expect(table.stdout).toContain(id);
+  });
+
+  it('changes --follow prints each change as a line as it is written; SIGTERM ends it with exit 0', async () => {
+    const start = await endOf(created);
+    const child = spawnCli([
+      'api',
+      'changes',
+      '--follow',
+      '--interval',
+      '0.2',
+      '--types',
+      'asset.created',
+      '--cursor',
+      start,
+      '--url',
+      server.url,
+      '--key',
+      server.keys[0],
+    ]);
+    let stdout = '';
+    let stderr = '';
+    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
+    /** The first n complete lines, once they are there. */
+    const lines = async (n: number): Promise<string[]> => {
+      await expect
+        .poll(() => stdout.split('\n').length - 1, { timeout: 15_000, interval: 50 })
+        .toBeGreaterThanOrEqual(n);
+      return stdout.split('\n').slice(0, n);
+    };
+    const first = await newAsset();
+    expect(JSON.parse((await lines(1))[0]!)).toMatchObject({ type: 'asset.created', assetId: first });
+    // A later write, a later line: the follower goes on.
+    const second = await newAsset();
+    const both = (await lines(2)).map((l) => JSON.parse(l) as Change);
+    expect(both.map((c) => c.assetId)).toEqual([first, second]);
+    expect(await exitCodeAfter(child, 'SIGTERM'), stderr).toBe(0);
+    expect(stdout.split('\n')).toHaveLength(3);
+    // The position it stopped at is past both.
+    expect((await sdk().changes.list({ ...created, cursor: nextCursor(stderr) })).data).toEqual([]);
+  });
+
+  it('bad flags: exit 1 naming the flag', async () => {
+    for (const [argv, named] of [
+      [['--follow', '--interval', '0'], '--interval'],
+      [['--follow', '--interval', 'soon'], '--interval'],
+      [['--interval', '5'], '--interval'],
+      [['--follow', '-o', 'csv'], '--follow'],
+      [['--types', 'asset.nope'], 'types'],
+      [['--since', 'yesterday'], 'since'],
+      [['--cursor', 'not-a-cursor'], 'cursor'],
+      [['--per-page', '5000'], 'perPage'],
+    ] as const) {
+      const { code, stderr } = await api('changes', ...argv);
+      expect(code, argv.join(' ')).toBe(1);
+      expect(stderr, argv.join(' ')).toContain(named);
+    }
   });
 });
 

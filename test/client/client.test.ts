@@ -1,22 +1,35 @@
 // The typed client against a real server on a real database (each dialect): every operation, the iterators over every
-// record, the exports, and the errors as the server sends them. Records and metas are checked against the TypeBox
-// schemas the server answers with, so a change on either side fails here.
+// record, the exports, the change log read to its end and followed while writes happen, and the errors as the server
+// sends them. Records and metas are checked against the TypeBox schemas the server answers with, so a change on either
+// side fails here.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Value } from 'typebox/value';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
   ASSETS_PATH,
+  CHANGES_PATH,
   createClient,
   RISKS_PATH,
   SecinvApiError,
   SecinvConnectionError,
   VULNERABILITIES_PATH,
+  type Asset as AssetRecord,
   type AssetListParams,
+  type Change,
+  type ChangeListParams,
   type RiskItem,
+  type Risk as RiskRecord,
   type RiskListParams,
+  type Vulnerability as VulnerabilityRecord,
   type VulnerabilityListParams,
 } from '../../src/client/index.js';
 import { Asset, listAssetsSpec } from '../../src/domain/assets.js';
+import { changeTypes } from '../../src/domain/changes.js';
 import { listRisksSpec, Risk as RiskSchema } from '../../src/domain/risks.js';
+import { CHANGES_PATH as SERVER_CHANGES, SCAN_CHANGES_PATH } from '../../src/modules/changes/routes.js';
+import { listChangesSpec } from '../../src/modules/changes/schemas.js';
 import { listVulnerabilitiesSpec, Vulnerability } from '../../src/domain/vulnerabilities.js';
 import { ASSET_PATH, ASSETS_PATH as SERVER_ASSETS } from '../../src/modules/assets/routes.js';
 import { PageMeta } from '../../src/modules/assets/schemas.js';
@@ -24,6 +37,9 @@ import { RISKS_PATH as SERVER_RISKS } from '../../src/modules/risks/routes.js';
 import { CursorMeta } from '../../src/modules/risks/schemas.js';
 import { VULNERABILITIES_PATH as SERVER_VULNERABILITIES } from '../../src/modules/vulnerabilities/routes.js';
 import { FindingBatchMeta } from '../../src/modules/vulnerabilities/schemas.js';
+import { importRecords, rawTenantAccess } from '../helpers.js';
+import { ingestTexts } from '../ingest/run.js';
+import { assetRecord } from '../records.js';
 import { closedPort, sharedServer } from './server.js';
 
 const server = sharedServer();
@@ -44,12 +60,14 @@ const errorOf = async (promise: Promise<unknown>): Promise<unknown> =>
 
 describe('operations', () => {
   it('asks the paths the server routes', () => {
-    expect([ASSETS_PATH, RISKS_PATH, VULNERABILITIES_PATH]).toEqual([
+    expect([ASSETS_PATH, RISKS_PATH, VULNERABILITIES_PATH, CHANGES_PATH]).toEqual([
       SERVER_ASSETS,
       SERVER_RISKS,
       SERVER_VULNERABILITIES,
+      SERVER_CHANGES,
     ]);
     expect(ASSET_PATH.startsWith(`${SERVER_ASSETS}/`)).toBe(true);
+    expect(SCAN_CHANGES_PATH).toBe('/v1/tenant/scans/:id/changes');
   });
 
   it('takes every parameter of the QuerySpecs the server parses with (compile-time)', () => {
@@ -57,6 +75,10 @@ describe('operations', () => {
     expectTypeOf<keyof AssetListParams>().toEqualTypeOf<Params<typeof listAssetsSpec.params>>();
     expectTypeOf<keyof RiskListParams>().toEqualTypeOf<Params<typeof listRisksSpec.params>>();
     expectTypeOf<keyof VulnerabilityListParams>().toEqualTypeOf<Params<typeof listVulnerabilitiesSpec.params>>();
+    expectTypeOf<keyof ChangeListParams>().toEqualTypeOf<Params<typeof listChangesSpec.params>>();
+    expectTypeOf<Change['vulnerabilityId']>().toEqualTypeOf<string | null>();
+    expectTypeOf<Change['type']>().toEqualTypeOf<(typeof changeTypes)[number]>();
+    expectTypeOf<Change['record']>().toEqualTypeOf<AssetRecord | VulnerabilityRecord | RiskRecord | null>();
     expect(Object.keys(listRisksSpec.params)).toContain('fields');
   });
 
@@ -172,6 +194,186 @@ describe('every record', () => {
     expect(n).toBe(3);
     // The server is still fine for the next call.
     expect((await client().risks.list({ perPage: 1 })).data).toHaveLength(1);
+  });
+});
+
+describe('the change log', () => {
+  const tenant = () => server.tenants[0];
+  const created = { types: ['asset.created'] } as const;
+  let made = 0;
+  /** Imports n new assets of the first tenant (each write appends its asset.created); their ids. */
+  const newAssets = async (n: number): Promise<string[]> => {
+    const ids = Array.from(
+      { length: n },
+      () => `sirn:assets:${tenant()}:test:follow-${String(++made).padStart(3, '0')}`,
+    );
+    const result = await importRecords(
+      server.storage,
+      ids.map((id) => assetRecord(id, { tenantId: tenant() })),
+    );
+    expect(result.problems).toEqual([]);
+    return ids;
+  };
+  /** The position at the end of the log, under these filters (a cursor is bound to the filters it was read with). */
+  const endOf = async (filters: ChangeListParams = {}): Promise<string> => {
+    const feed = client().changes.all(filters);
+    await collect(feed);
+    return feed.cursor!;
+  };
+
+  it('all(): every change from the start or from a cursor to the end of the log, once, then stops', async () => {
+    const { meta } = await client().assets.list({ perPage: 1 });
+    const cursors: string[] = [];
+    const feed = client().changes.all({ ...created, perPage: 500, onCursor: (c) => void cursors.push(c) });
+    const changes = await collect(feed);
+    expect(new Set(changes.map((c) => c.assetId)).size).toBe(meta.total);
+    expect(new Set(changes.map((c) => c.seq)).size).toBe(changes.length);
+    expect(changes.every((c) => c.type === 'asset.created' && c.cause.kind === 'import')).toBe(true);
+    expect(Value.Errors(Asset, changes[0]!.record)).toEqual([]);
+    // It stopped where the log ends, and handed over each new position once, the last being where it stands.
+    expect(cursors.length).toBeGreaterThan(1);
+    expect(new Set(cursors).size).toBe(cursors.length);
+    expect(feed.cursor).toBe(cursors.at(-1));
+    const end = await client().changes.list({ ...created, cursor: feed.cursor });
+    expect(end).toEqual({ data: [], meta: { perPage: 100, cursor: feed.cursor } });
+    // From its cursor: only what was written since.
+    const ids = await newAssets(2);
+    const since = await collect(client().changes.all({ ...created, cursor: feed.cursor }));
+    expect(since.map((c) => c.assetId).sort()).toEqual(ids);
+  });
+
+  it('follow(): full batches one after another at once; aborted while it waits, it ends at once', async () => {
+    const start = await endOf(created);
+    const ids = await newAssets(5);
+    const controller = new AbortController();
+    const cursors: string[] = [];
+    // Batches of 2: five changes are three requests in a row, then a wait far longer than the test may take.
+    const feed = client().changes.follow(start, {
+      ...created,
+      perPage: 2,
+      intervalMs: 600_000,
+      signal: controller.signal,
+      onCursor: (c) => void cursors.push(c),
+    });
+    const seen: Change[] = [];
+    for await (const change of feed) {
+      seen.push(change);
+      if (seen.length === 5) setTimeout(() => controller.abort(), 100);
+    }
+    expect(seen.map((c) => c.assetId).sort()).toEqual(ids);
+    expect(seen).toEqual(await collect(client().changes.all({ ...created, cursor: start })));
+    expect(cursors).toHaveLength(3);
+    expect(feed.cursor).toBe(cursors.at(-1));
+    expect((await client().changes.list({ ...created, cursor: feed.cursor })).data).toEqual([]);
+  });
+
+  it('follow(): what a write makes while it follows, in log order, none twice, none missed', async () => {
+    const start = await endOf(created);
+    const controller = new AbortController();
+    const feed = client().changes.follow(start, { ...created, perPage: 2, intervalMs: 50, signal: controller.signal });
+    const seen: Change[] = [];
+    const writes = (async () => {
+      // The follower is caught up and waiting: each import is a write it has to find on a later look.
+      const first = await newAssets(3);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      return [...first, ...(await newAssets(2))];
+    })();
+    for await (const change of feed) {
+      seen.push(change);
+      if (seen.length === 5) controller.abort();
+    }
+    const ids = await writes;
+    const log = await collect(client().changes.all({ ...created, cursor: start }));
+    expect(log.map((c) => c.assetId).sort()).toEqual(ids);
+    expect(seen).toEqual(log);
+    expect((await client().changes.list({ ...created, cursor: feed.cursor })).data).toEqual([]);
+  });
+
+  it('break ends follow(); its cursor starts again from the batch under way, or after it once its last was taken', async () => {
+    const start = await endOf(created);
+    await newAssets(4);
+    const log = await collect(client().changes.all({ ...created, cursor: start }));
+    const options = { ...created, perPage: 2, intervalMs: 600_000 };
+    const first = client().changes.follow(start, options);
+    const taken: Change[] = [];
+    for await (const change of first) if (taken.push(change) === 3) break;
+    // Broken off in its second batch: the first was taken whole, the second comes again.
+    const again = client().changes.follow(first.cursor, options);
+    const rest: Change[] = [];
+    for await (const change of again) if (rest.push(change) === 2) break;
+    expect(rest.map((c) => c.seq)).toEqual(log.slice(2).map((c) => c.seq));
+    // Broken off at the last change of a batch: nothing comes again.
+    expect((await client().changes.list({ ...created, cursor: again.cursor })).data).toEqual([]);
+  });
+
+  it('stopped while it waits (return(), abort), follow() leaves nothing that keeps the process alive', async () => {
+    const cursor = await endOf();
+    const script = fileURLToPath(new URL('./follow-stop.ts', import.meta.url));
+    const child = spawn(process.execPath, ['--import', 'tsx', script, server.url, server.keys[0], cursor], {
+      cwd: fileURLToPath(new URL('../..', import.meta.url)),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    // Its followers would have waited ten minutes each: a process still there after 20 s is one they kept alive.
+    const guard = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    clearTimeout(guard);
+    expect(code, stderr).toBe(0);
+    expect(JSON.parse(stdout)).toEqual({ done: true, yielded: 0, cursor });
+  });
+
+  it('a cursor older than the retention: SecinvApiError gone', async () => {
+    const other = createClient({ baseUrl: server.url, apiKey: server.keys[1] });
+    const { meta } = await other.changes.list({ perPage: 1 });
+    const raw = await rawTenantAccess(server.databaseUrl);
+    const prune = (seq: number) =>
+      raw.withTenant(server.tenants[1], (db) =>
+        db.updateTable('tenants').set({ changes_pruned_seq: seq }).where('tenant_id', '=', server.tenants[1]).execute(),
+      );
+    try {
+      await prune(1_000_000_000);
+      const error = await errorOf(collect(other.changes.follow(meta.cursor, { intervalMs: 50 })));
+      expect(error).toBeInstanceOf(SecinvApiError);
+      expect(error).toMatchObject({ status: 410, code: 'gone', field: 'cursor' });
+    } finally {
+      await prune(0);
+      await raw.close();
+    }
+  });
+
+  it('scans.changes: the changes one scan made, in batches', async () => {
+    const report = readFileSync(
+      new URL('../fixtures/ingest/trivy/trivy-image-teamdojo-multi-target.json', import.meta.url),
+      'utf8',
+    );
+    const result = await ingestTexts(
+      server.storage,
+      { 'teamdojo.json': report },
+      { tenantId: tenant(), provider: 'AWS', region: 'us-east-1', recordScans: true },
+    );
+    expect(result.problems).toEqual([]);
+    const [scan] = (await client().scans.list({ perPage: 1 })).data;
+    const first = await client().scans.changes(scan!.id, { perPage: 3 });
+    expect(first.data).toHaveLength(3);
+    const rest = await client().scans.changes(scan!.id, { cursor: first.meta.cursor, perPage: 1000 });
+    const diff = [...first.data, ...rest.data];
+    expect(diff.every((c) => c.cause.kind === 'scan' && c.cause.scanId === scan!.id)).toBe(true);
+    expect(diff.filter((c) => c.type === 'finding.opened').map((c) => c.vulnerabilityId)).toEqual([
+      'CVE-2018-11771',
+      'CVE-2018-1324',
+      'CVE-2019-12900',
+      'CVE-2020-15999',
+      'CVE-2020-28196',
+    ]);
+    const log = await collect(client().changes.all());
+    expect(diff).toEqual(log.filter((c) => c.cause.scanId === scan!.id));
+    await expect(client().scans.changes('5f0c6f57-6d1b-4b8f-9d55-3f7d0b0e7a11')).rejects.toMatchObject({
+      status: 404,
+      code: 'not_found',
+    });
   });
 });
 

@@ -17,6 +17,8 @@ export interface TestServer {
   keys: [string, string];
   tenants: [string, string];
   storage: Storage;
+  /** The database's URL, for raw access (rawTenantAccess). */
+  databaseUrl: string;
   /** Another app on the same database, listening too, with options of its own (a rate limit, say). */
   listen(http: Partial<HttpOptions>): Promise<string>;
 }
@@ -68,7 +70,14 @@ export function sharedServer(): TestServer {
       });
       return url;
     };
-    Object.assign(server, { url: await listen({}), keys, tenants, storage: database.storage, listen });
+    Object.assign(server, {
+      url: await listen({}),
+      keys,
+      tenants,
+      storage: database.storage,
+      databaseUrl: database.url,
+      listen,
+    });
   }, 180_000);
   afterAll(async () => {
     for (const close of closers) await close();

@@ -1,6 +1,7 @@
 // What the client does with answers a healthy secinv rarely gives: 503 and 429 retried after the wait they name, other
-// errors never retried, a server that never answers, a download cut off midway. A scripted HTTP server on a loopback
-// port plays the server's part.
+// errors never retried, a server that never answers, a download cut off midway, a follower stopped during a retry's
+// wait; and the change log position an export's header names. A scripted HTTP server on a loopback port plays the
+// server's part.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -124,6 +125,37 @@ describe('failures without an answer', () => {
       status: 502,
       code: 'internal',
     });
+  });
+});
+
+describe('stopping and positions', () => {
+  it("a follower's signal ends it during a retry's wait, without the error", async () => {
+    const { url, requests } = await scripted((_q, response) =>
+      error(503, 'unavailable', { 'retry-after': '30' })(response),
+    );
+    const controller = new AbortController();
+    const client = createClient({ baseUrl: url, apiKey: 'k', retries: 3, maxRetryDelayMs: 60_000 });
+    const feed = client.changes.follow(undefined, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 200);
+    const started = Date.now();
+    expect(await feed.next()).toEqual({ done: true, value: undefined });
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(requests).toHaveLength(1);
+  });
+
+  it("an export's changesCursor is its Secinv-Changes-Cursor header, once the answer has arrived", async () => {
+    const { url } = await scripted((request, response) => {
+      const headers: Record<string, string> = { 'content-type': 'application/x-ndjson' };
+      if (request.url?.startsWith('/v1/tenant/assets')) headers['secinv-changes-cursor'] = 'WzEsNywiY2hhbmdlcyJd.sig';
+      response.writeHead(200, headers).end('{"id":"a1"}\n{"id":"a2"}\n');
+    });
+    const client = createClient({ baseUrl: url, apiKey: 'k' });
+    const assets = client.assets.export();
+    expect(assets.changesCursor).toBeUndefined();
+    expect((await assets.next()).value).toEqual({ id: 'a1' });
+    expect(assets.changesCursor).toBe('WzEsNywiY2hhbmdlcyJd.sig');
+    const risks = client.risks.export();
+    for await (const _ of risks) expect(risks.changesCursor).toBeUndefined();
   });
 });
 

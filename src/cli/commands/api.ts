@@ -5,8 +5,10 @@ import { Option } from 'commander';
 import { CLIENT_SETTINGS } from '../../config.js';
 import { getAssetSpec, listAssetsSpec } from '../../domain/assets.js';
 import type { ParamSpec } from '../../domain/query.js';
+import { UserError } from '../../domain/errors.js';
 import { listRisksSpec } from '../../domain/risks.js';
 import { listVulnerabilitiesSpec } from '../../domain/vulnerabilities.js';
+import { listChangesSpec } from '../../modules/changes/schemas.js';
 import {
   argument,
   boolean,
@@ -14,13 +16,14 @@ import {
   defineCommand,
   defineGroup,
   kebab,
+  parsed,
   settingFlag,
   timeoutSeconds,
   text,
   type Flag,
   type FlagsOf,
 } from '../command.js';
-import type { CommonFlags, ConfigureFlags, ListFlags, ListName } from '../api.js';
+import type { ChangesFlags, CommonFlags, ConfigureFlags, ListFlags, ListName } from '../api.js';
 import { outputFormats } from '../render.js';
 
 /** The lists, the spec of their query, and their table columns without --fields. */
@@ -107,6 +110,42 @@ const asset = defineCommand('asset', {
   action: async ({ id, ...flags }, { io }, query) => (await import('../api.js')).showAsset(id, flags, query, io),
 });
 
+/** The table columns of a change without --fields. */
+const CHANGE_COLUMNS = ['at', 'type', 'vulnerabilityId', 'riskId', 'fields', 'cause.kind', 'assetId'] as const;
+
+const intervalSeconds = (value: string): number => {
+  if (!/^\d+(\.\d+)?$/.test(value) || Number(value) <= 0)
+    throw new UserError(`--interval must be a number of seconds above 0 (5, 0.5): ${value}`);
+  return Number(value);
+};
+
+const changesFlags = {
+  ...common,
+  follow: boolean(
+    '--follow',
+    'keep reading: each change as one NDJSON line as it is written, until SIGINT or SIGTERM (exit 0)',
+  ),
+  interval: parsed(
+    '--interval <seconds>',
+    'with --follow: the wait between two looks once caught up (default 5)',
+    intervalSeconds,
+  ),
+} satisfies FlagsOf<ChangesFlags>;
+
+const changes = defineCommand('changes', {
+  description:
+    "The tenant's change log: every change up to now (the cursor to go on from is printed on stderr), or with " +
+    '--follow every change as it is written.',
+  flags: changesFlags,
+  // The query of the change log, cursor and batch size included; --format is no flag of this command.
+  generated: paramFlags(listChangesSpec.params, ['format']),
+  helpAfter:
+    '\nWithout --cursor, from the start of the log. A cursor is the "next: --cursor" line an earlier run\n' +
+    'printed on stderr, or the Secinv-Changes-Cursor header of an export; one older than the retention fails\n' +
+    '(410 gone): read the inventory again. Batches of 1000 unless --per-page says otherwise.',
+  action: async (flags, { io }, query) => (await import('../api.js')).runChanges(CHANGE_COLUMNS, flags, query, io),
+});
+
 const configureFlags = {
   profile: text('--profile <name>', 'the profile', CLIENT_SETTINGS.profile.fallback),
   url: text('--url <url>', CLIENT_SETTINGS.url.help),
@@ -122,5 +161,6 @@ const configure = defineCommand('configure', {
 export default defineGroup('api', 'Ask a running secinv server, with a tenant key (profiles: secinv api configure).', [
   ...lists,
   asset,
+  changes,
   configure,
 ]);

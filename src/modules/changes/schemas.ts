@@ -47,7 +47,9 @@ export const scanChangesQuery = defineQuery(scanChangesSpec);
 queryExamples(listChangesQuery, { types: 'finding.opened,finding.resolved', since: '2026-05-01', perPage: '500' });
 queryExamples(scanChangesQuery, { perPage: '1000' });
 
-const nullable = (schema: TSchema, description: string) => Type.Union([schema, Type.Null()], { description });
+// Generic, so that the typed client's Change (Static of this schema) keeps each field's type.
+const nullable = <T extends TSchema>(schema: T, description: string) =>
+  Type.Union([schema, Type.Null()], { description });
 
 export const Change = Type.Object(
   {
