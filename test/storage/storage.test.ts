@@ -45,7 +45,7 @@ for (const dialect of TEST_DIALECTS) {
         { tenantId: TENANT_B, dataVersion: 1 },
         page({ assetGroupIds: [GROUP_1] }),
       );
-      expect(listB).toEqual({ items: [], total: 0 });
+      expect(listB).toMatchObject({ items: [], total: 0 });
     });
 
     it('sorts strings by code point and puts nulls last in both directions', async () => {
