@@ -1,0 +1,138 @@
+// Three `secinv serve` processes on one PostgreSQL database as one service (docs/SCALING.md): a client of the test's
+// own sends its requests round robin to them (pages of every list, and scan uploads with an Idempotency-Key, as CI
+// jobs send them), one process is killed (SIGKILL) under that load, and the others carry on: every request that was
+// not in flight on the killed one is answered, an upload whose answer was lost with it is sent again to another and
+// makes no second scan, and every scan is applied once.
+import type { ChildProcess } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { fixture, uuidFor } from '../fixtures.js';
+import { createKey, importRecords, openStorageWithKeys, TENANT_A, TEST_DIALECT } from '../helpers.js';
+import { tenantRecord } from '../records.js';
+import { exitCodeAfter, spawnServe } from './serve-process.js';
+import {
+  died,
+  endedScan,
+  expectAppliedOnce,
+  expectNoLeftovers,
+  killLeft,
+  LEASE_S,
+  scanEvents,
+  uploadReport,
+  type ScanEvent,
+} from './scan-processes.js';
+
+interface Server {
+  name: string;
+  child: ChildProcess;
+  base: string;
+  events: ScanEvent[];
+}
+
+const READS = [
+  '/v1/tenant/assets?perPage=5',
+  '/v1/tenant/assets?sortBy=name&providers=AWS',
+  '/v1/tenant/vulnerabilities?perPage=50',
+  '/v1/tenant/vulnerabilities?severityLevels=CRITICAL,HIGH&sortBy=firstObservedAt',
+  '/v1/tenant/risks?perPage=10',
+  '/v1/tenant/changes?perPage=100',
+  '/v1/tenant/scans?perPage=10',
+];
+const TENANTS = 3;
+const SCANS_PER_TENANT = 4;
+
+describe.skipIf(TEST_DIALECT !== 'postgres')('three servers on one PostgreSQL database', () => {
+  it('answer as one service through a process killed under load', async () => {
+    const { opened } = await openStorageWithKeys(fixture, []);
+    const servers: Server[] = [];
+    try {
+      const tenants = await Promise.all(
+        Array.from({ length: TENANTS }, async (_, t) => {
+          const tenantId = t === 0 ? TENANT_A : uuidFor(`three-servers-${t}`);
+          if (t > 0) expect((await importRecords(opened.storage, [tenantRecord(tenantId)])).problems).toEqual([]);
+          return { tenantId, key: await createKey(opened.storage, tenantId, { scopes: ['read', 'ingest'] }) };
+        }),
+      );
+      servers.push(
+        ...(await Promise.all(
+          ['one', 'two', 'three'].map(async (name) => {
+            const env = { SECINV_SCAN_LEASE_S: String(LEASE_S), SECINV_LOG_LEVEL: 'info' };
+            const { child, port } = await spawnServe(opened.url, env);
+            return { name, child, base: `http://127.0.0.1:${port}`, events: scanEvents(child) };
+          }),
+        )),
+      );
+      const victim = servers[1]!;
+      const live = new Set(servers);
+      let turn = 0;
+      /** The next live server, round robin. */
+      const next = (): Server => {
+        const order = servers.filter((server) => live.has(server));
+        return order[turn++ % order.length]!;
+      };
+      /** What each request got: the server it went to and its status, or the error that ended it. */
+      const answered: { server: Server; url: string; status: number | string }[] = [];
+      const send = async (url: string, key: string): Promise<void> => {
+        const server = next();
+        const status = await fetch(`${server.base}${url}`, { headers: { authorization: `Bearer ${key}` } }).then(
+          async (response) => (await response.arrayBuffer(), response.status),
+          (error: Error) => error.message,
+        );
+        answered.push({ server, url, status });
+      };
+      /** A CI job: upload, and send the same upload again to another server when no answer came. */
+      const job = async (key: string, region: string) => {
+        for (;;) {
+          const server = next();
+          const upload = await uploadReport(server.base, key, region, `job-${region}`).catch(() => null);
+          if (upload !== null) {
+            expect(upload.status).toBe(202);
+            return { region, key, location: upload.location! };
+          }
+          expect(server).toBe(victim);
+        }
+      };
+
+      // The load: readers in a loop, and the uploads spread over the run; the victim is killed in the middle.
+      let reading = true;
+      const readers = Array.from({ length: 8 }, async (_, r) => {
+        for (let i = 0; reading; i += 1) await send(READS[(r + i) % READS.length]!, tenants[r % TENANTS]!.key);
+      });
+      const jobs = tenants.flatMap(({ key }, t) =>
+        Array.from({ length: SCANS_PER_TENANT }, (_, s) => ({ key, region: `three-${t}-${s}` })),
+      );
+      const first = await Promise.all(jobs.slice(0, jobs.length / 2).map((j) => job(j.key, j.region)));
+      const dead = died(victim.child);
+      victim.child.kill('SIGKILL');
+      expect(await dead).toBe('SIGKILL');
+      live.delete(victim);
+      const second = await Promise.all(jobs.slice(jobs.length / 2).map((j) => job(j.key, j.region)));
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      reading = false;
+      await Promise.all(readers);
+
+      // Every request to a live server was answered 200; those the victim held when it died may have failed.
+      const failed = answered.filter((a) => a.status !== 200);
+      expect(failed.filter((a) => a.server !== victim)).toEqual([]);
+      expect(answered.filter((a) => a.server !== victim).length).toBeGreaterThan(50);
+      expect(answered.some((a) => a.server === victim && a.status === 200)).toBe(true);
+
+      // Every scan applied once, the victim's own taken by another once its lease ran out.
+      const survivor = servers[0]!;
+      for (const { key, region, location } of [...first, ...second]) {
+        const scan = await endedScan(survivor.base, key, location);
+        await expectAppliedOnce(survivor.base, key, scan, region);
+      }
+      const ended = servers
+        .filter((server) => server !== victim)
+        .flatMap((server) => server.events.map((event) => event.scanId));
+      expect(new Set(ended).size).toBe(ended.length);
+      await expectNoLeftovers(opened.url);
+    } finally {
+      for (const { child } of servers) {
+        if (child.exitCode === null && child.signalCode === null) await exitCodeAfter(child, 'SIGTERM');
+        killLeft(child);
+      }
+      await opened.dispose();
+    }
+  }, 120_000);
+});
