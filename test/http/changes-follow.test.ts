@@ -188,6 +188,11 @@ describe('the Secinv-Changes-Cursor header', () => {
       .map((l) => JSON.parse(l) as Change);
     expect(lines.map((c) => [c.type, c.assetId])).toEqual([['asset.created', assetId(999)]]);
     expect(res.headers['secinv-changes-cursor']).toBe(after);
+    // As CSV: one column per field of a change, nested ones as JSON.
+    const csv = await get(`/v1/tenant/changes?format=csv&cursor=${encodeURIComponent(before)}`);
+    const [header, row] = csv.body.replace(/^\uFEFF/, '').split('\r\n');
+    expect(header).toBe('seq,at,type,assetId,vulnerabilityId,riskId,cause,fields,record');
+    expect(row).toContain(`,asset.created,${assetId(999)},,,`);
     // perPage shapes a page, which an export has not.
     const paged = await get('/v1/tenant/changes?format=csv&perPage=5');
     expect(paged.statusCode).toBe(400);
