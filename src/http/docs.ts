@@ -142,7 +142,7 @@ const errorDocs: Record<ErrorStatus, (options: ErrorOptions) => ReturnType<typeo
         'wrong type, format or range, a list with too many items, or a range whose start is after its end' +
         `${cursor ? ', or a cursor not issued for this query' : ''}. Every problem of the request is listed, each naming its ` +
         `parameter in \`field\`. Codes: \`invalid_parameter\`, \`unknown_parameter\`${cursor ? ', `invalid_cursor`' : ''}.` +
-        `${exports ? ' An export (`format` ndjson or csv, or by Accept) with a parameter of the list that shapes a page (`page`, `perPage`, `cursor`, `includeTotal`; but the change log's `cursor`, which is where its export starts) is `400` too.' : ''}`,
+        `${exports ? ' An export (`format` ndjson or csv, or by Accept) with a parameter of the list that shapes a page (`page`, `perPage`, `cursor`, `includeTotal`; except the change log `cursor`, where its export starts) is `400` too.' : ''}`,
       ref('Error'),
       badRequest,
     ),
