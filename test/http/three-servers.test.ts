@@ -105,16 +105,20 @@ describe.skipIf(TEST_DIALECT !== 'postgres')('three servers on one PostgreSQL da
       victim.child.kill('SIGKILL');
       expect(await dead).toBe('SIGKILL');
       live.delete(victim);
+      const killedAt = answered.length;
       const second = await Promise.all(jobs.slice(jobs.length / 2).map((j) => job(j.key, j.region)));
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // Reads go on after the kill until the two left have answered a good many of them, however loaded the machine.
+      while (answered.slice(killedAt).filter((a) => a.status === 200).length < 40)
+        await new Promise((resolve) => setTimeout(resolve, 50));
       reading = false;
       await Promise.all(readers);
 
       // Every request to a live server was answered 200; those the victim held when it died may have failed.
       const failed = answered.filter((a) => a.status !== 200);
       expect(failed.filter((a) => a.server !== victim)).toEqual([]);
-      expect(answered.filter((a) => a.server !== victim).length).toBeGreaterThan(50);
-      expect(answered.some((a) => a.server === victim && a.status === 200)).toBe(true);
+      // The victim served before it was killed, and the others after.
+      expect(answered.slice(0, killedAt).some((a) => a.server === victim && a.status === 200)).toBe(true);
+      expect(answered.slice(killedAt).filter((a) => a.status === 200).length).toBeGreaterThanOrEqual(40);
 
       // Every scan applied once, the victim's own taken by another once its lease ran out.
       const survivor = servers[0]!;
