@@ -35,6 +35,7 @@ const dialectFree = [
   'test/http/export.test.ts',
   'test/import/lines.test.ts',
   'test/webhooks/destinations.test.ts',
+  'test/webhooks/readme-receiver.test.ts',
 ];
 const perDialectExclude = [...configDefaults.exclude, ...dialectFree];
 

@@ -2,87 +2,55 @@
 // verifies each delivery's signature with the standardwebhooks package: an endpoint made by `secinv webhooks create`
 // gets a scan's changes, signed, as the change log serves them; a KEV feed load alerts an endpoint filtered with
 // --kev; the commands list, ping, disable, enable and delete endpoints, and refuse bad input naming the flag.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ChildProcess } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixture } from '../fixtures.js';
-import { createKey, openStorageWithKeys, TENANT_A, type TestStorage } from '../helpers.js';
+import { describe, expect, it } from 'vitest';
+import { TENANT_A } from '../helpers.js';
 import { kevCatalog } from '../feeds/kev-catalog.js';
-import { exitCodeAfter, runCli, spawnServe } from '../http/serve-process.js';
-import { call, endedScan, uploadReport, type Scan } from '../http/scan-processes.js';
-import type { Change } from '../changes.js';
-import { deduplicated, startReceiver, waitFor, type Receiver } from './receiver.js';
+import { runCli } from '../http/serve-process.js';
+import { endedScan, uploadReport, type Scan } from '../http/scan-processes.js';
+import {
+  deduplicated,
+  receivedChanges as waitForChanges,
+  scanChanges as changesOf,
+  servedWithReceiver,
+  waitFor,
+} from './receiver.js';
 
 const ALLOW = { SECINV_WEBHOOK_ALLOW_PRIVATE: 'true' };
 
-let admin: TestStorage;
-let dir: string;
-let receiver: Receiver;
-let server: ChildProcess;
-let base: string;
-let readKey: string;
-let ingestKey: string;
-beforeAll(async () => {
-  ({
-    opened: admin,
-    keys: [readKey],
-  } = await openStorageWithKeys(fixture, [TENANT_A]));
-  ingestKey = await createKey(admin.storage, TENANT_A, { scopes: ['ingest'] });
-  dir = mkdtempSync(join(tmpdir(), 'secinv-alerts-'));
-  receiver = await startReceiver(dir);
-  const { child, port } = await spawnServe(admin.url, ALLOW);
-  server = child;
-  base = `http://127.0.0.1:${port}`;
-}, 60_000);
-afterAll(async () => {
-  await exitCodeAfter(server, 'SIGTERM');
-  await receiver.kill();
-  await admin.dispose();
-  rmSync(dir, { recursive: true, force: true });
-});
+const served = servedWithReceiver(ALLOW);
 
-const cli = (args: string[], env: Record<string, string> = ALLOW) => runCli([...args, '--db', admin.url], env);
+const cli = (args: string[], env: Record<string, string> = ALLOW) => runCli([...args, '--db', served.admin.url], env);
 
 /** `secinv webhooks create …`: its id and secret, the receiver told the secret. */
 async function create(name: string, flags: string[] = []): Promise<{ id: string; secret: string }> {
-  const run = await cli(['webhooks', 'create', '--tenant', TENANT_A, '--url', receiver.url(name), ...flags]);
+  const run = await cli(['webhooks', 'create', '--tenant', TENANT_A, '--url', served.receiver.url(name), ...flags]);
   expect(run.stderr).toContain('the signing secret is shown only once');
   expect(run.code).toBe(0);
   const [id = '', secret = ''] = run.stdout.trim().split('\n');
   expect(id).toMatch(/^wh_[0-9a-f]{16}$/);
   expect(secret).toMatch(/^whsec_/);
-  await receiver.control(name, { secret });
+  await served.receiver.control(name, { secret });
   return { id, secret };
 }
 
-/** Every change a scan made, as the change log serves it. */
-async function scanChanges(scan: Scan): Promise<Change[]> {
-  const page = await call(base, readKey, `/v1/tenant/scans/${String(scan.id)}/changes?perPage=1000`);
-  return page.body.data as unknown as Change[];
-}
-
-/** Waits until the endpoint received (deduplicated) at least `count` changes, and returns them. */
-const receivedChanges = (name: string, count: number) =>
-  waitFor(`${count} changes at ${name}`, () => {
-    const { changes } = deduplicated(receiver.received(name));
-    return changes.length >= count ? changes : undefined;
-  });
+const scanChanges = (scan: Scan) => changesOf(served.base, served.readKey, scan);
+const receivedChanges = (name: string, count: number) => waitForChanges(served.receiver, name, count);
 
 describe('alerts from a real server', () => {
   it("sends a scan's changes, signed, in order, as the change log serves them", async () => {
     const all = await create('all', ['--description', 'everything']);
-    const upload = await uploadReport(base, ingestKey, 'alerts-1', 'alerts-1');
+    const upload = await uploadReport(served.base, served.ingestKey, 'alerts-1', 'alerts-1');
     expect(upload.status).toBe(202);
-    const scan = await endedScan(base, ingestKey, upload.location!);
+    const scan = await endedScan(served.base, served.ingestKey, upload.location!);
     expect(scan.status).toBe('succeeded');
     const expected = await scanChanges(scan);
     expect(expected.length).toBeGreaterThan(5);
     const changes = await receivedChanges('all', expected.length);
     expect(changes).toEqual(expected);
 
-    const got = receiver.received('all');
+    const got = served.receiver.received('all');
     expect(got.every((r) => r.verified && r.answered === 200)).toBe(true);
     expect(got[0]).toMatchObject({ contentType: 'application/json', body: { type: 'changes', tenantId: TENANT_A } });
     expect(got[0]!.id).toMatch(new RegExp(`^msg_${all.id}_\\d+_\\d+$`));
@@ -112,7 +80,7 @@ describe('alerts from a real server', () => {
 
   it('a KEV feed load that makes a finding KEV alerts an endpoint filtered with --kev, with that change alone', async () => {
     const kev = await create('kev', ['--kev']);
-    const file = join(dir, 'kev.json');
+    const file = join(served.dir, 'kev.json');
     writeFileSync(file, kevCatalog('2026.11.20', ['CVE-2020-15999']));
     const load = await cli(['feeds', 'load', '--quiet', file]);
     expect(load.code, load.stderr).toBe(0);
@@ -126,12 +94,12 @@ describe('alerts from a real server', () => {
     });
     // Every change the load made went to the unfiltered endpoint; to this one only its KEV findings.
     const all = await waitFor('the feed load at all', () => {
-      const feed = deduplicated(receiver.received('all')).changes.filter((c) => c.cause.kind === 'feed');
+      const feed = deduplicated(served.receiver.received('all')).changes.filter((c) => c.cause.kind === 'feed');
       return feed.some((c) => c.vulnerabilityId === 'CVE-2020-15999') ? feed : undefined;
     });
-    const kevChanges = deduplicated(receiver.received('kev')).changes;
+    const kevChanges = deduplicated(served.receiver.received('kev')).changes;
     expect(kevChanges).toEqual(all.filter((c) => c.type.startsWith('finding.') && c.record?.hasKev === true));
-    expect(receiver.received('kev').every((r) => r.verified)).toBe(true);
+    expect(served.receiver.received('kev').every((r) => r.verified)).toBe(true);
     await cli(['webhooks', 'delete', kev.id]);
   });
 
@@ -140,7 +108,7 @@ describe('alerts from a real server', () => {
     const ping = await cli(['webhooks', 'test', hook.id]);
     expect(ping.code, ping.stderr).toBe(0);
     expect(ping.stdout).toMatch(/^ping msg_ping_[0-9a-f]+: HTTP 200 in \d+ ms\n$/);
-    expect(receiver.received('ops')).toMatchObject([{ verified: true, body: { type: 'ping' } }]);
+    expect(served.receiver.received('ops')).toMatchObject([{ verified: true, body: { type: 'ping' } }]);
 
     expect((await cli(['webhooks', 'disable', hook.id, '--reason', 'maintenance'])).code).toBe(0);
     const listed = (await cli(['webhooks', 'list'])).stdout;
@@ -148,9 +116,9 @@ describe('alerts from a real server', () => {
       new RegExp(`${hook.id} .*types=asset.created,finding.opened min-severity=HIGH .*disabled .*: maintenance`),
     );
     const scan = await endedScan(
-      base,
-      ingestKey,
-      (await uploadReport(base, ingestKey, 'alerts-2', 'alerts-2')).location!,
+      served.base,
+      served.ingestKey,
+      (await uploadReport(served.base, served.ingestKey, 'alerts-2', 'alerts-2')).location!,
     );
     const wanted = (await scanChanges(scan)).filter(
       (c) =>
@@ -160,7 +128,7 @@ describe('alerts from a real server', () => {
     expect(wanted.length).toBeGreaterThan(1);
     // Sent to the others meanwhile, not to this one.
     await receivedChanges('all', (await scanChanges(scan)).length);
-    expect(receiver.received('ops')).toHaveLength(1);
+    expect(served.receiver.received('ops')).toHaveLength(1);
 
     expect((await cli(['webhooks', 'enable', hook.id])).code).toBe(0);
     expect(await receivedChanges('ops', wanted.length)).toEqual(wanted);
@@ -180,7 +148,7 @@ describe('alerts from a real server', () => {
   it('refuses bad input, naming the flag', async () => {
     const create = (flags: string[], env: Record<string, string> = ALLOW) =>
       cli(['webhooks', 'create', '--tenant', TENANT_A, ...flags], env);
-    const url = receiver.url('never');
+    const url = served.receiver.url('never');
     const runs = await Promise.all([
       create(['--url', 'ftp://example.com/hook']),
       create(['--url', url], {}),
@@ -206,6 +174,6 @@ describe('alerts from a real server', () => {
       { code: 1, error: expect.stringMatching(/^secinv: --tenant: unknown tenant/) },
     ]);
     expect(runs.every((r) => r.stdout === '')).toBe(true);
-    expect(receiver.received('never')).toEqual([]);
+    expect(served.receiver.received('never')).toEqual([]);
   });
 });

@@ -1,15 +1,21 @@
-// The tests' side of test/webhooks/receiver.js: a receiver process on a loopback port, what it got (its log file,
+// The tests' side of test/webhooks/receiver-process.js: a receiver process on a loopback port, what it got (its log file,
 // which outlives it), how each of its endpoints answers; endpoints made on the database as `webhooks create` makes
 // them; and waiting for what a server sends.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { newWebhookId, newWebhookSecret, NO_FILTERS, type WebhookFilters } from '../../src/domain/webhooks.js';
 import type { Storage } from '../../src/storage/index.js';
+import { afterAll, beforeAll } from 'vitest';
 import type { Change } from '../changes.js';
+import { fixture } from '../fixtures.js';
+import { createKey, openStorageWithKeys, TENANT_A, type TestStorage } from '../helpers.js';
+import { exitCodeAfter, spawnServe } from '../http/serve-process.js';
+import { call, endedScan, uploadReport, type Scan } from '../http/scan-processes.js';
 
-const SCRIPT = fileURLToPath(new URL('./receiver.js', import.meta.url));
+const SCRIPT = fileURLToPath(new URL('./receiver-process.js', import.meta.url));
 
 /** One request the receiver got, as it logged it. */
 export interface Received {
@@ -134,4 +140,68 @@ export function deduplicated(received: readonly Received[]): { ids: string[]; ch
     changes.push(...(r.body.changes ?? []));
   }
   return { ids: [...seen], changes };
+}
+
+/** Uploads the kill tests' report (test/http/scan-processes.ts) as a new asset in `region` and waits for its end. */
+export async function uploadScan(base: string, ingestKey: string, region: string): Promise<Scan> {
+  const upload = await uploadReport(base, ingestKey, region, region);
+  if (upload.status !== 202) throw new Error(`the upload answered ${upload.status}`);
+  const scan = await endedScan(base, ingestKey, upload.location!);
+  if (scan.status !== 'succeeded') throw new Error(`the scan ended ${scan.status}`);
+  return scan;
+}
+
+/** Every change a scan made, as the change log serves it. */
+export async function scanChanges(base: string, readKey: string, scan: Scan): Promise<Change[]> {
+  const page = await call(base, readKey, `/v1/tenant/scans/${String(scan.id)}/changes?perPage=1000`);
+  return page.body.data as unknown as Change[];
+}
+
+/** Waits until the endpoint received (deduplicated) at least `count` changes, and returns them. */
+export const receivedChanges = (receiver: Receiver, name: string, count: number, timeoutMs?: number) =>
+  waitFor(
+    `${count} changes at ${name}`,
+    () => {
+      const { changes } = deduplicated(receiver.received(name));
+      return changes.length >= count ? changes : undefined;
+    },
+    timeoutMs,
+  );
+
+/** What a test file's server and receiver are (filled before its tests run). */
+export interface Served {
+  admin: TestStorage;
+  dir: string;
+  receiver: Receiver;
+  /** The server's URL. */
+  base: string;
+  readKey: string;
+  ingestKey: string;
+}
+
+/**
+ * One `secinv serve` (with `env`) for a test file, on a database with the fixture, and a receiver: started before its
+ * tests, removed after them.
+ */
+export function servedWithReceiver(env: Record<string, string>): Served {
+  const served = {} as Served;
+  let server: ChildProcess;
+  beforeAll(async () => {
+    const { opened, keys } = await openStorageWithKeys(fixture, [TENANT_A]);
+    served.admin = opened;
+    served.readKey = keys[0];
+    served.ingestKey = await createKey(opened.storage, TENANT_A, { scopes: ['ingest'] });
+    served.dir = mkdtempSync(join(tmpdir(), 'secinv-webhooks-'));
+    served.receiver = await startReceiver(served.dir);
+    const started = await spawnServe(opened.url, env);
+    server = started.child;
+    served.base = `http://127.0.0.1:${started.port}`;
+  }, 60_000);
+  afterAll(async () => {
+    await exitCodeAfter(server, 'SIGTERM');
+    await served.receiver.kill();
+    await served.admin.dispose();
+    rmSync(served.dir, { recursive: true, force: true });
+  });
+  return served;
 }

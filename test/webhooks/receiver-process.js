@@ -1,4 +1,4 @@
-// A webhook receiver for the tests, run as a process of its own: `node receiver.js PORT LOG`. It listens on
+// A webhook receiver for the tests, run as a process of its own: `node receiver-process.js PORT LOG`. It listens on
 // 127.0.0.1:PORT (0: any), prints `listening PORT`, verifies each delivery's signature with the standardwebhooks
 // package as a real receiver would, and appends what it got (one JSON line per request, written on arrival) to LOG, a
 // file that outlives the process. Each path /NAME is an endpoint of its own; POST /_control/NAME with
@@ -9,7 +9,7 @@ import { createServer } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 
 const [port = '0', log] = process.argv.slice(2);
-if (log === undefined) throw new Error('usage: receiver.js PORT LOG');
+if (log === undefined) throw new Error('usage: receiver-process.js PORT LOG');
 
 /** name → { secret, answers, then } */
 const endpoints = new Map();
