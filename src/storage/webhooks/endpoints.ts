@@ -109,7 +109,8 @@ export function webhookEndpoints(db: Kysely<Database>, dialect: Dialect): Endpoi
             .selectFrom('tenants')
             .select('change_seq')
             .where('tenant_id', '=', hook.tenantId)
-            .executeTakeFirstOrThrow();
+            .executeTakeFirst();
+          if (tenant === undefined) throw new Error(`no tenant ${hook.tenantId}`);
           const row = await tx
             .insertInto('webhooks')
             .values({
