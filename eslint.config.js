@@ -5,9 +5,10 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 // What the domain, the input layer and the three that read files (import, ingest, feeds) must not import: the
-// generator beside them and every layer above.
+// generator and the webhooks' sender beside them, and every layer above.
 const generatorAndAbove = [
   'src/generate',
+  'src/webhooks',
   'src/http',
   'src/modules',
   'src/cli',
@@ -48,19 +49,44 @@ const layers = {
   import: { path: 'src/import', forbidden: ['src/ingest', 'src/feeds', ...generatorAndAbove] },
   ingest: { path: 'src/ingest', forbidden: ['src/import', 'src/feeds', ...generatorAndAbove] },
   feeds: { path: 'src/feeds', forbidden: ['src/import', 'src/ingest', ...generatorAndAbove] },
+  // Sends the change log's alerts (network I/O over storage's outbox): beside import, ingest and feeds, none of them.
+  webhooks: {
+    path: 'src/webhooks',
+    forbidden: ['src/input', 'src/import', 'src/ingest', 'src/feeds', ...besides('src/webhooks')],
+  },
   generate: {
     path: 'src/generate',
     forbidden: ['src/storage', 'src/import', ...besides('src/generate')],
   },
   http: {
     path: 'src/http',
-    forbidden: ['src/import', 'src/generate', 'src/modules', 'src/cli', 'src/app.ts', 'src/server.ts', 'src/config.ts'],
+    forbidden: [
+      'src/import',
+      'src/generate',
+      'src/webhooks',
+      'src/modules',
+      'src/cli',
+      'src/app.ts',
+      'src/server.ts',
+      'src/config.ts',
+    ],
   },
   modules: {
     path: 'src/modules',
-    forbidden: ['src/import', 'src/generate', 'src/cli', 'src/app.ts', 'src/server.ts', 'src/config.ts'],
+    forbidden: [
+      'src/import',
+      'src/generate',
+      'src/webhooks',
+      'src/cli',
+      'src/app.ts',
+      'src/server.ts',
+      'src/config.ts',
+    ],
   },
-  app: { path: 'src/app.ts', forbidden: ['src/cli', 'src/server.ts', 'src/config.ts', 'src/import', 'src/generate'] },
+  app: {
+    path: 'src/app.ts',
+    forbidden: ['src/cli', 'src/server.ts', 'src/config.ts', 'src/import', 'src/generate', 'src/webhooks'],
+  },
   server: { path: 'src/server.ts', forbidden: ['src/cli', 'src/import', 'src/generate'] },
   // The typed client ships to programs that run no server: beside its own files it may import only types, of the
   // domain records and query tables and of the response schemas (the rule for src/client/** below).
@@ -73,6 +99,7 @@ const layers = {
       'src/ingest',
       'src/feeds',
       'src/generate',
+      'src/webhooks',
       'src/http',
       'src/cli',
       'src/app.ts',
@@ -89,18 +116,26 @@ const layers = {
 // The rooms of src/storage/ (docs/ARCHITECTURE.md), lowest first; each may import the rooms before it, and the
 // interface file (types.ts) imports nothing of storage. accounts, read and scans are siblings: none imports another.
 const storageRooms = [
-  { room: 'db', forbidden: ['tx', 'read', 'accounts', 'scans', 'changes', 'derive', 'feeds', 'write', 'index.ts'] },
-  { room: 'tx', forbidden: ['read', 'accounts', 'scans', 'changes', 'derive', 'feeds', 'write', 'index.ts'] },
-  { room: 'read', forbidden: ['accounts', 'scans', 'changes', 'derive', 'feeds', 'write', 'index.ts'] },
-  { room: 'accounts', forbidden: ['read', 'scans', 'changes', 'derive', 'feeds', 'write', 'index.ts'] },
-  { room: 'scans', forbidden: ['read', 'accounts', 'changes', 'derive', 'feeds', 'write', 'index.ts'] },
-  { room: 'changes', forbidden: ['accounts', 'scans', 'derive', 'feeds', 'write', 'index.ts'] },
-  { room: 'derive', forbidden: ['scans', 'feeds', 'write', 'index.ts'] },
-  { room: 'feeds', forbidden: ['scans', 'write', 'index.ts'] },
-  { room: 'write', forbidden: ['index.ts'] },
+  {
+    room: 'db',
+    forbidden: ['tx', 'read', 'accounts', 'scans', 'changes', 'webhooks', 'derive', 'feeds', 'write', 'index.ts'],
+  },
+  {
+    room: 'tx',
+    forbidden: ['read', 'accounts', 'scans', 'changes', 'webhooks', 'derive', 'feeds', 'write', 'index.ts'],
+  },
+  { room: 'read', forbidden: ['accounts', 'scans', 'changes', 'webhooks', 'derive', 'feeds', 'write', 'index.ts'] },
+  { room: 'accounts', forbidden: ['read', 'scans', 'changes', 'webhooks', 'derive', 'feeds', 'write', 'index.ts'] },
+  { room: 'scans', forbidden: ['read', 'accounts', 'changes', 'webhooks', 'derive', 'feeds', 'write', 'index.ts'] },
+  { room: 'changes', forbidden: ['accounts', 'scans', 'webhooks', 'derive', 'feeds', 'write', 'index.ts'] },
+  // The outbox reads the change log; no write imports it (the log is the outbox, appended by the writes themselves).
+  { room: 'webhooks', forbidden: ['accounts', 'scans', 'derive', 'feeds', 'write', 'index.ts'] },
+  { room: 'derive', forbidden: ['scans', 'webhooks', 'feeds', 'write', 'index.ts'] },
+  { room: 'feeds', forbidden: ['scans', 'webhooks', 'write', 'index.ts'] },
+  { room: 'write', forbidden: ['webhooks', 'index.ts'] },
   {
     room: 'types.ts',
-    forbidden: ['db', 'tx', 'read', 'accounts', 'scans', 'changes', 'derive', 'feeds', 'write', 'index.ts'],
+    forbidden: ['db', 'tx', 'read', 'accounts', 'scans', 'changes', 'webhooks', 'derive', 'feeds', 'write', 'index.ts'],
   },
 ];
 

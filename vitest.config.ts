@@ -20,6 +20,7 @@ const perDialect = [
   'test/ingest/field-kubernetes.test.ts',
   'test/ingest/field.test.ts',
   'test/feeds/feeds.test.ts',
+  'test/webhooks/**/*.test.ts',
 ];
 /** Files under those folders that use no database: run once (`npm run check` runs them). */
 const dialectFree = [
@@ -33,6 +34,8 @@ const dialectFree = [
   'test/http/cursor.test.ts',
   'test/http/export.test.ts',
   'test/import/lines.test.ts',
+  'test/webhooks/destinations.test.ts',
+  'test/webhooks/readme-receiver.test.ts',
 ];
 const perDialectExclude = [...configDefaults.exclude, ...dialectFree];
 

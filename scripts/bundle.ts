@@ -20,6 +20,7 @@ export const BUNDLE_ENTRIES = {
   'prepare-worker': 'src/ingest/prepare-worker.ts',
   'risk-worker': 'src/storage/derive/risks/risk-worker.ts',
   'scan-worker': 'src/ingest/scan-worker.ts',
+  'webhook-worker': 'src/webhooks/webhook-worker.ts',
 } as const;
 
 /**

@@ -4,6 +4,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { UserError } from './domain/errors.js';
+import { FIRST_RETRY_MS } from './domain/webhooks.js';
 
 /** One setting. `F` is its flag's literal (`--db <url>`), `C` the other settings its computed default reads. */
 export interface Setting<T, F extends string = never, C = never> {
@@ -241,6 +242,40 @@ export const SETTINGS = {
     fallback: undefined,
     shown: "the request's scheme and Host",
   }),
+  /** Webhooks may be sent to loopback, private and link-local addresses (pipeline.md §5): for tests and closed labs. */
+  webhookAllowPrivate: setting({
+    env: 'SECINV_WEBHOOK_ALLOW_PRIVATE',
+    help: 'true: webhooks may be sent to loopback, private, link-local and metadata addresses (refused otherwise)',
+    parse: (value, env) => {
+      if (value !== 'true' && value !== 'false') throw new UserError(`invalid ${env} '${value}' (true or false)`);
+      return value === 'true';
+    },
+    fallback: false,
+  }),
+  /** Tests and tuning: the retry schedule (10 s, 1 min, 10 min, 1 h, then 6 h, for 3 days) scaled to this first wait. */
+  webhookRetryMs: setting({
+    env: 'SECINV_TEST_WEBHOOK_RETRY_MS',
+    help: "tests and tuning: a webhook's first retry waits this long; the later waits and the 3-day window scale with it",
+    parse: integer(1, 3_600_000),
+    fallback: FIRST_RETRY_MS,
+  }),
+  /** Tests only: a delivery unanswered after this long failed (10 s, pipeline.md §5). */
+  webhookTimeoutMs: setting({
+    env: 'SECINV_TEST_WEBHOOK_TIMEOUT_MS',
+    help: 'tests only: a webhook delivery not answered within this long failed; the claim on an endpoint lasts 3 times it',
+    parse: integer(100, 600_000),
+    fallback: 10_000,
+  }),
+  /** Tests only: `secinv serve`'s webhook thread kills its process once a batch is fixed, before it is sent. */
+  webhookKillAt: setting({
+    env: 'SECINV_TEST_WEBHOOK_KILL_AT',
+    help: 'tests only: secinv serve kills itself (SIGKILL) at this point of a webhook delivery: send',
+    parse: (value, env) => {
+      if (value !== 'send') throw new UserError(`invalid ${env} '${value}' (send)`);
+      return value;
+    },
+    fallback: undefined,
+  }),
   /** Tests only: `secinv import` kills itself with SIGKILL on reaching this point of its run (IMPORT_POINTS). */
   importKillAt: setting({
     env: 'SECINV_TEST_IMPORT_KILL_AT',
@@ -327,8 +362,8 @@ const flagKey = (flag: string): string =>
     .slice(2)
     .replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
-/** Any entry of the tables: every setting's value is a string or a number, when it has one. */
-export type AnySetting = Setting<string | number | undefined, string, never>;
+/** Any entry of the tables: every setting's value is a string, a number or a boolean, when it has one. */
+export type AnySetting = Setting<string | number | boolean | undefined, string, never>;
 
 /** Reads every setting: a flag, else its variable, else its default (`demo`: secinv demo's). */
 export function loadConfig(

@@ -7,6 +7,8 @@ import type { Config } from './config.js';
 import { fileErrorReason, UserError } from './domain/errors.js';
 import { createMetrics } from './http/metrics.js';
 import { startScanThread } from './ingest/scan-thread.js';
+import { FIRST_RETRY_MS } from './domain/webhooks.js';
+import { startWebhookThread } from './webhooks/webhook-thread.js';
 import type { Storage } from './storage/index.js';
 
 export interface RunningServer {
@@ -32,6 +34,8 @@ const SCAN_POLL_MS = 1000;
 /** How often a server deletes the scans older than SECINV_SCAN_RETENTION_DAYS (and once at start). */
 const SCAN_PRUNE_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** How often a server looks for changes that other processes of its database wrote, and webhooks to retry. */
+const WEBHOOK_POLL_MS = 1000;
 
 const hostForUrl = (host: string) => (host.includes(':') ? `[${host}]` : host);
 
@@ -64,6 +68,18 @@ export async function startServer(config: Readonly<Config>, storage: Storage): P
   const lifecycle = { draining: false };
   // Uploaded scans are applied by this process too, on a thread of its own (docs/DESIGN.md §98).
   const logs: { to?: FastifyInstance['log'] } = {};
+  // And its webhooks are sent from a thread of their own, woken by each scan applied here (docs/DESIGN.md §104).
+  const webhooks = startWebhookThread({
+    databaseUrl: config.databaseUrl,
+    pollMs: WEBHOOK_POLL_MS,
+    timeoutMs: config.webhookTimeoutMs,
+    // Longer than a batch's forming and its send: a claim is renewed at each batch.
+    leaseMs: 3 * config.webhookTimeoutMs,
+    retryScale: config.webhookRetryMs / FIRST_RETRY_MS,
+    allowPrivate: config.webhookAllowPrivate,
+    killAt: config.webhookKillAt,
+    onEvent: (event) => logs.to?.info(event, 'webhook'),
+  });
   const scans = startScanThread({
     databaseUrl: config.databaseUrl,
     leaseMs: config.scanLeaseS * 1000,
@@ -72,8 +88,12 @@ export async function startServer(config: Readonly<Config>, storage: Storage): P
     changesRetentionMs: config.changesRetentionDays * DAY_MS,
     pruneEveryMs: SCAN_PRUNE_MS,
     killAt: config.scanKillAt,
-    onEvent: (event) => logs.to?.info(event, 'scan'),
+    onEvent: (event) => {
+      if (event.status === 'succeeded') webhooks.wake();
+      logs.to?.info(event, 'scan');
+    },
   });
+  const stopThreads = () => Promise.all([scans.stop(), webhooks.stop()]);
   const app = await buildApp({
     storage,
     lifecycle,
@@ -90,14 +110,14 @@ export async function startServer(config: Readonly<Config>, storage: Storage): P
       scanMaxBytes: config.scanMaxBytes,
     },
   }).catch(async (error: unknown) => {
-    await scans.stop();
+    await stopThreads();
     throw error;
   });
   logs.to = app.log;
   // An app that does not serve is closed before the error goes up (its timers would keep the process alive).
   const closeOnFailure = async (error: unknown): Promise<never> => {
     await app.close();
-    await scans.stop();
+    await stopThreads();
     throw error;
   };
   await listening('the API', config.host, config.port, '--port', () =>
@@ -154,8 +174,9 @@ export async function startServer(config: Readonly<Config>, storage: Storage): P
         clearTimeout(force);
       }
       await new Promise<void>((resolve) => (metricsServer ? metricsServer.close(() => resolve()) : resolve()));
-      // A scan being applied finishes first; one queued stays queued for the next start or another process.
-      await scans.stop();
+      // A scan being applied finishes first; one queued stays queued for the next start or another process. A batch
+      // being sent is answered (or times out) first; the next waits for the next start or another process.
+      await stopThreads();
       await storage.close();
       resolveClosed();
     })();

@@ -18,6 +18,7 @@ import keys from './commands/keys.js';
 import risks from './commands/risks.js';
 import serve from './commands/serve.js';
 import tenants from './commands/tenants.js';
+import webhooks from './commands/webhooks.js';
 import type { Io } from './io.js';
 
 export type { Io } from './io.js';
@@ -34,6 +35,7 @@ const COMMANDS: readonly CommandModule[] = [
   feeds,
   risks,
   keys,
+  webhooks,
   generate,
   demo,
   completion,

@@ -2,8 +2,7 @@
 // work that must not hold the thread answering requests. The thread opens the database itself, as its owner (the
 // writes of an ingest are not the API role's), claims scans and applies them; this side wakes it when an upload was
 // queued here and stops it with the server.
-import type { Worker } from 'node:worker_threads';
-import { startWorker } from '../lib/thread.js';
+import { messagedWorker } from '../lib/thread.js';
 import type { ScanEvent } from './scan-runner.js';
 
 export interface ScanThreadOptions {
@@ -32,26 +31,14 @@ export interface ScanThread {
 
 export function startScanThread(options: ScanThreadOptions): ScanThread {
   const { onEvent, ...data } = options;
-  const thread: Worker = startWorker(import.meta.url, 'scan-worker', { workerData: data });
-  let exited = false;
-  const exit = new Promise<void>((resolve) =>
-    thread.once('exit', () => {
-      exited = true;
-      resolve();
-    }),
-  );
-  thread.on('message', (message: FromScanThread) => {
-    if (message.type === 'event') onEvent(message.event);
-  });
-  thread.on('error', (error) => onEvent({ scanId: '-', tenantId: '-', status: 'error', message: error.message }));
-  const post = (message: ToScanThread) => {
-    if (!exited) thread.postMessage(message);
-  };
-  return {
-    wake: () => post({ type: 'wake' }),
-    stop: async () => {
-      post({ type: 'stop' });
-      await exit;
+  const thread = messagedWorker<ToScanThread, FromScanThread>(
+    import.meta.url,
+    'scan-worker',
+    data,
+    (message) => {
+      if (message.type === 'event') onEvent(message.event);
     },
-  };
+    (error) => onEvent({ scanId: '-', tenantId: '-', status: 'error', message: error.message }),
+  );
+  return { wake: () => thread.post({ type: 'wake' }), stop: () => thread.stop({ type: 'stop' }) };
 }

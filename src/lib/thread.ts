@@ -71,3 +71,44 @@ export function orderedWorker<Request, Reply>(
     },
   };
 }
+
+/** A worker thread driven by messages that ends itself once told to stop (the server's scan and webhook threads). */
+export interface MessagedWorker<To> {
+  /** Posts a message; dropped once the thread has exited. */
+  post(message: To): void;
+  /** Posts `message` (the thread's stop) and resolves once the thread has exited. */
+  stop(message: To): Promise<void>;
+}
+
+/**
+ * Starts the worker `name` as startWorker does, handing each message it posts to `onMessage` and its failure to
+ * `onError`.
+ */
+export function messagedWorker<To, From>(
+  callerUrl: string,
+  name: string,
+  workerData: unknown,
+  onMessage: (message: From) => void,
+  onError: (error: Error) => void,
+): MessagedWorker<To> {
+  const thread = startWorker(callerUrl, name, { workerData });
+  let exited = false;
+  const exit = new Promise<void>((resolve) =>
+    thread.once('exit', () => {
+      exited = true;
+      resolve();
+    }),
+  );
+  thread.on('message', onMessage);
+  thread.on('error', onError);
+  const post = (message: To) => {
+    if (!exited) thread.postMessage(message);
+  };
+  return {
+    post,
+    stop: async (message) => {
+      post(message);
+      await exit;
+    },
+  };
+}

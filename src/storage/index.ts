@@ -26,6 +26,8 @@ import { scanQueue, type BodyPlace } from './scans/queue.js';
 import { scanRecordReads, scanRecordWrites } from './scans/records.js';
 import { scanRetention } from './scans/retention.js';
 import { bulkWrite } from './write/pipeline.js';
+import { webhookDeliveries } from './webhooks/deliveries.js';
+import { webhookEndpoints } from './webhooks/endpoints.js';
 import type { Storage } from './types.js';
 
 export type * from './types.js';
@@ -90,6 +92,8 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
     ...queue,
     ...scanRetention(db, dialect),
     ...changeRetention(db, dialect),
+    ...webhookEndpoints(db, dialect),
+    ...webhookDeliveries(db, dialect),
 
     // Made once per database by migration 0003.
     async cursorKey(): Promise<Buffer> {

@@ -25,6 +25,7 @@ import type { Scope } from '../domain/scopes.js';
 import type { ChangeCause, ChangeType } from '../domain/changes.js';
 import type { ListRisksQuery } from '../domain/risks.js';
 import type { ListVulnerabilitiesQuery } from '../domain/vulnerabilities.js';
+import type { NewWebhook, WebhookAttempt, WebhookEndpoint } from '../domain/webhooks.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -298,6 +299,25 @@ export interface BulkWriteOptions {
   cause?: ChangeCause | undefined;
 }
 
+/** An endpoint this process claimed for a lease (Storage.claimWebhooks), with its secret opened to sign. */
+export interface ClaimedWebhook {
+  endpoint: WebhookEndpoint;
+  secret: string;
+  owner: string;
+}
+
+/** A batch of an endpoint's changes to send: those after `from` through `through` that its filters pass. */
+export interface WebhookBatch {
+  deliveryId: string;
+  from: number;
+  through: number;
+  /** Each change's API JSON, in log order. */
+  items: Buffer[];
+  /** How often this batch failed so far, since when. */
+  failures: number;
+  failingSince: string | null;
+}
+
 export interface Storage {
   readonly dialect: Dialect;
 
@@ -452,6 +472,67 @@ export interface Storage {
   pruneChanges(cutoff: string, options?: PruneOptions): Promise<number>;
   /** Frees the bytes no scan will read, left by a process that died (SQLite's spool); how many were freed. */
   sweepScanBodies(now: Date): Promise<number>;
+
+  // Webhooks (pipeline.md §5, docs/DESIGN.md §104). The commands' writes wait their turn as a key's do.
+  /** Stores an endpoint (its secret sealed), at its tenant's head: it is sent the changes after it. */
+  createWebhook(hook: NewWebhook, onWait?: (reason: WaitReason) => void): Promise<WebhookEndpoint>;
+  /** Every endpoint, or the tenant's. */
+  listWebhooks(tenantId: string | undefined): Promise<WebhookEndpoint[]>;
+  getWebhook(id: string): Promise<WebhookEndpoint | undefined>;
+  /** The endpoint's signing secret, opened: for the process that signs. */
+  webhookSecret(id: string): Promise<string | undefined>;
+  /** Disables (with the reason) or enables an endpoint; false when none has that id. */
+  setWebhookEnabled(
+    id: string,
+    enabled: boolean,
+    at: string,
+    reason: string | null,
+    onWait?: (reason: WaitReason) => void,
+  ): Promise<boolean>;
+  /** Deletes an endpoint and its attempts; false when none has that id. */
+  deleteWebhook(id: string, onWait?: (reason: WaitReason) => void): Promise<boolean>;
+  /** The endpoint's most recent attempts, newest first. */
+  webhookAttempts(id: string, limit: number): Promise<WebhookAttempt[]>;
+  /** Records an attempt outside a delivery (a ping). */
+  recordWebhookAttempt(
+    endpoint: { id: string; tenantId: string },
+    attempt: WebhookAttempt,
+    onWait?: (reason: WaitReason) => void,
+  ): Promise<void>;
+  /**
+   * Claims for `leaseMs` up to `limit` enabled endpoints that have something to send now (changes after their
+   * position, or a batch due for its retry) and that no live claim holds.
+   */
+  claimWebhooks(owner: string, now: Date, leaseMs: number, limit: number): Promise<ClaimedWebhook[]>;
+  /**
+   * The claimed endpoint's batch to send, renewing the lease: the one being tried, or the next, formed from the changes
+   * after its position that its filters pass (at most `maxChanges`, their JSON at most `maxBytes`) and fixed before it
+   * is returned. `idle`: nothing to send (the claim released when the endpoint was disabled meanwhile); `lost`: the
+   * claim is no longer this process's.
+   */
+  webhookBatch(
+    claim: ClaimedWebhook,
+    limits: { maxChanges: number; maxBytes: number },
+    now: Date,
+    leaseMs: number,
+  ): Promise<WebhookBatch | 'idle' | 'lost'>;
+  /** The batch was received: records the attempt, moves the position past it, renews the lease; false when lost. */
+  webhookDelivered(
+    claim: ClaimedWebhook,
+    batch: WebhookBatch,
+    attempt: WebhookAttempt,
+    now: Date,
+    leaseMs: number,
+  ): Promise<boolean>;
+  /** The batch failed: records the attempt and the retry, or disables the endpoint; releases the claim. */
+  webhookFailed(
+    claim: ClaimedWebhook,
+    batch: WebhookBatch,
+    attempt: WebhookAttempt,
+    outcome: { retryAt: string } | { disable: string },
+  ): Promise<boolean>;
+  /** Gives the claim up (nothing left to send, or the server stopping). */
+  releaseWebhook(claim: ClaimedWebhook): Promise<void>;
 
   /** Throws when the database cannot answer (readiness). */
   ping(): Promise<void>;

@@ -96,6 +96,22 @@ describe('layer rules', { timeout: 120_000 }, () => {
     expect(shared).toEqual([]);
   });
 
+  it('the webhooks sender sits beside ingest and feeds: neither side imports the other, storage not it', async () => {
+    const messages = await lintPlanted({
+      'webhooks/planted.ts': "import type { Scan } from '../ingest/scan.js';\nexport type Planted = Scan;\n",
+      'feeds/planted.ts': "import type { SendResult } from '../webhooks/send.js';\nexport type Planted = SendResult;\n",
+      'storage/planted.ts':
+        "import type { SendResult } from '../webhooks/send.js';\nexport type Planted = SendResult;\n",
+    });
+    for (const layer of ['webhooks', 'feeds', 'storage'])
+      expect(messages.filter((m) => m.includes(`the ${layer} layer must not import`))).toHaveLength(1);
+    const within = await lintPlanted({
+      'webhooks/planted.ts':
+        "import type { WebhookBatch } from '../storage/index.js';\nexport type Planted = WebhookBatch;\n",
+    });
+    expect(within).toEqual([]);
+  });
+
   it('the rooms of storage import only the rooms before them, and src/lib nothing of the project', async () => {
     const messages = await lintPlanted({
       'storage/db/planted.ts':

@@ -31,7 +31,7 @@ describe('the command line bundle', () => {
         if (entry.isDirectory()) walk(path);
         else if (path.endsWith('.ts'))
           for (const m of readFileSync(path, 'utf8').matchAll(
-            /(?:startWorker|orderedWorker)\b[^(]*\(\s*import\.meta\.url,\s*'([\w-]+)'/g,
+            /(?:startWorker|orderedWorker|messagedWorker)\b[^(]*\(\s*import\.meta\.url,\s*'([\w-]+)'/g,
           ))
             started.set(m[1]!, join(dirname(path), `${m[1]!}.ts`));
       }

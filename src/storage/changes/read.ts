@@ -44,6 +44,37 @@ async function currentRecords(db: Kysely<Database>, dialect: SqlDialect, tenantI
 
 const NULL = Buffer.from('null');
 
+/** Each change's API JSON (pipeline.md §4), in the order of the rows: the record as served now, or as it left. */
+export async function changeItems(
+  db: Kysely<Database>,
+  dialect: SqlDialect,
+  tenantId: string,
+  rows: readonly Row[],
+): Promise<Buffer[]> {
+  const records = await currentRecords(db, dialect, tenantId, rows);
+  return rows.map((r) => {
+    const record =
+      r.record !== null
+        ? Buffer.from(r.record)
+        : r.type.startsWith('asset.')
+          ? records.assets.get(r.asset_id!)
+          : r.type.startsWith('risk.')
+            ? records.risks.get(r.risk_id!)
+            : records.findings.get(findingKey(r.asset_id!, r.vulnerability_id!));
+    const head = JSON.stringify({
+      seq: String(r.seq),
+      at: r.at,
+      type: r.type,
+      assetId: r.asset_id,
+      vulnerabilityId: r.vulnerability_id,
+      riskId: r.risk_id,
+      cause: JSON.parse(r.cause) as unknown,
+      fields: fieldsOf(r),
+    });
+    return Buffer.concat([Buffer.from(`${head.slice(0, -1)},"record":`), record ?? NULL, Buffer.from('}')]);
+  });
+}
+
 export function changeStore(read: TenantReader, dialect: SqlDialect): Pick<Storage, 'listChanges'> {
   return {
     listChanges: (scope, query, after) =>
@@ -74,28 +105,7 @@ export function changeStore(read: TenantReader, dialect: SqlDialect): Pick<Stora
           ...r,
           seq: Number(r.seq),
         }));
-        const records = await currentRecords(db, dialect, scope.tenantId, rows);
-        const items = rows.map((r) => {
-          const record =
-            r.record !== null
-              ? Buffer.from(r.record)
-              : r.type.startsWith('asset.')
-                ? records.assets.get(r.asset_id!)
-                : r.type.startsWith('risk.')
-                  ? records.risks.get(r.risk_id!)
-                  : records.findings.get(findingKey(r.asset_id!, r.vulnerability_id!));
-          const head = JSON.stringify({
-            seq: String(r.seq),
-            at: r.at,
-            type: r.type,
-            assetId: r.asset_id,
-            vulnerabilityId: r.vulnerability_id,
-            riskId: r.risk_id,
-            cause: JSON.parse(r.cause) as unknown,
-            fields: fieldsOf(r),
-          });
-          return Buffer.concat([Buffer.from(`${head.slice(0, -1)},"record":`), record ?? NULL, Buffer.from('}')]);
-        });
+        const items = await changeItems(db, dialect, scope.tenantId, rows);
         // A full page goes on from its last change; a short one read everything there is: the next read starts at the
         // head of the log as this snapshot saw it, past any changes the filters did not select.
         const last = rows[rows.length - 1];

@@ -359,6 +359,53 @@ export interface ResolvedFindingTable {
   resolved_at: string;
 }
 
+/**
+ * Global: a webhook endpoint (pipeline.md §5) with its delivery state and claim (src/storage/webhooks/); it names its
+ * tenant. The API role cannot read it.
+ */
+export interface WebhookTable {
+  id: string;
+  tenant_id: string;
+  url: string;
+  description: string | null;
+  /** Change types, comma-separated; null: every type. */
+  types: string | null;
+  min_severity: string | null;
+  kev: number;
+  exploit: number;
+  /** The signing secret sealed under the database's webhook key (src/storage/webhooks/secrets.ts). */
+  secret: string;
+  created_at: string;
+  enabled: number;
+  disabled_at: string | null;
+  disabled_reason: string | null;
+  /** The tenant's log position through which changes were delivered or passed over by the filters. */
+  delivered_seq: number;
+  /** The last position of the batch being tried, fixed once formed; null: none. */
+  batch_through: number | null;
+  failures: number;
+  failing_since: string | null;
+  next_attempt_at: string | null;
+  owner: string | null;
+  claimed_until: string | null;
+  /** The number of the endpoint's last attempt. */
+  attempt_seq: number;
+}
+
+/** An endpoint's recent attempts, the last 100 kept. */
+export interface WebhookAttemptTable {
+  tenant_id: string;
+  webhook_id: string;
+  seq: number;
+  at: string;
+  delivery_id: string;
+  kind: string;
+  changes: number;
+  status: number | null;
+  duration_ms: number;
+  error: string | null;
+}
+
 export interface Database {
   tenants: TenantTable;
   environments: EnvironmentTable;
@@ -389,11 +436,13 @@ export interface Database {
   scans: ScanTable;
   scan_queue: ScanQueueTable;
   scan_bodies: ScanBodyTable;
+  webhooks: WebhookTable;
+  webhook_attempts: WebhookAttemptTable;
 }
 
 /**
- * Every table that holds one tenant's records. `tenants`, `api_keys`, `server_secrets`, the feeds and `scan_queue`
- * are global.
+ * Every table that holds one tenant's records. `tenants`, `api_keys`, `server_secrets`, the feeds, `scan_queue` and
+ * `webhooks` are global.
  */
 export const TENANT_TABLES = [
   'environments',
@@ -417,4 +466,5 @@ export const TENANT_TABLES = [
   'changes',
   'change_captures',
   'resolved_findings',
+  'webhook_attempts',
 ] as const satisfies readonly (keyof Database)[];

@@ -16,6 +16,7 @@ const GLOBAL_TABLES = [
   'feed_exploits',
   'feed_epss',
   'scan_queue',
+  'webhooks',
   'kysely_migration',
   'kysely_migration_lock',
 ];

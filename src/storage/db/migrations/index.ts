@@ -24,6 +24,7 @@ import { migration as documentsLz4 } from './0017_documents_lz4.js';
 import { migration as feedLoadRoom } from './0018_feed_load_room.js';
 import { migration as scansAndKeyScopes } from './0019_scans_and_key_scopes.js';
 import { migration as changeLog } from './0020_change_log.js';
+import { migration as webhooks } from './0021_webhooks.js';
 
 const ordered: Record<string, FrozenMigration> = {
   '0001_initial': initial,
@@ -46,6 +47,7 @@ const ordered: Record<string, FrozenMigration> = {
   '0018_feed_load_room': feedLoadRoom,
   '0019_scans_and_key_scopes': scansAndKeyScopes,
   '0020_change_log': changeLog,
+  '0021_webhooks': webhooks,
 };
 
 export const migrations = (dialect: Dialect): MigrationProvider => ({
