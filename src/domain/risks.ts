@@ -101,7 +101,8 @@ export const listRisksSpec = querySpec(
     discoveredAtEnd: { kind: 'datetime', description: 'Inclusive end of the discoveredAt range.' },
     updatedSince: {
       kind: 'datetime',
-      description: 'Risks with a change in the log (opened, updated, resolved, dismissed, reopened) committed at or after this time.',
+      description:
+        'Risks with a change in the log (opened, updated, resolved, dismissed, reopened) committed at or after this time.',
     },
     include: {
       kind: 'list',
