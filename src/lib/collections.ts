@@ -13,3 +13,16 @@ export function appendTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   if (list) list.push(value);
   else map.set(key, [value]);
 }
+
+const COMMA = Buffer.from(',');
+
+/** `head`, the JSON items separated by commas, then `tail`, as one Buffer: a JSON array spliced from stored bytes. */
+export function spliced(head: Buffer | string, items: readonly Buffer[], tail: Buffer | string): Buffer {
+  const parts: Buffer[] = [typeof head === 'string' ? Buffer.from(head) : head];
+  items.forEach((item, i) => {
+    if (i > 0) parts.push(COMMA);
+    parts.push(item);
+  });
+  parts.push(typeof tail === 'string' ? Buffer.from(tail) : tail);
+  return Buffer.concat(parts);
+}

@@ -191,6 +191,8 @@ export interface ChangePage {
   items: Buffer[];
   /** Where the next page starts: after the last change returned, or the head of the log when it was reached. */
   position: number;
+  /** The head of the log in the snapshot the page was read from: its `Secinv-Changes-Cursor`. */
+  head: number;
 }
 
 /** What an import may do inside its transaction. */

@@ -4,6 +4,7 @@
 // disabled; a 410 disables it at once. At least once: the position moves only after a 2xx, so a batch whose answer
 // was lost (a timeout, the process killed) is sent again under the same webhook-id.
 import { isSuccess, retryPlan, type WebhookAttempt } from '../domain/webhooks.js';
+import { spliced } from '../lib/collections.js';
 import type { ClaimedWebhook, Storage, WebhookBatch } from '../storage/index.js';
 import { sendSigned, type SendResult } from './send.js';
 
@@ -51,16 +52,8 @@ export interface Dispatcher {
 }
 
 /** The body of a batch: `{"type": "changes", "tenantId", "changes": [...]}`, the changes' JSON spliced in. */
-export function changesBody(tenantId: string, items: readonly Buffer[]): Buffer {
-  const head = Buffer.from(`{"type":"changes","tenantId":${JSON.stringify(tenantId)},"changes":[`);
-  const parts: Buffer[] = [head];
-  items.forEach((item, i) => {
-    if (i > 0) parts.push(Buffer.from(','));
-    parts.push(item);
-  });
-  parts.push(Buffer.from(']}'));
-  return Buffer.concat(parts);
-}
+export const changesBody = (tenantId: string, items: readonly Buffer[]): Buffer =>
+  spliced(`{"type":"changes","tenantId":${JSON.stringify(tenantId)},"changes":[`, items, ']}');
 
 /** The envelope's bytes around the changes, so that the whole body stays within MAX_BATCH_BYTES. */
 const envelopeBytes = (tenantId: string) => changesBody(tenantId, []).length;

@@ -169,6 +169,8 @@ describe('the Secinv-Changes-Cursor header', () => {
       // Caught up at once, with any filters; another tenant's key cannot use it.
       const follow = await get(`/v1/tenant/changes?types=risk.opened&cursor=${encodeURIComponent(String(cursor))}`);
       expect(follow.json()).toMatchObject({ data: [] });
+      // A page of the log tells the same position: the head it was read at.
+      expect((await get('/v1/tenant/changes?perPage=1')).headers['secinv-changes-cursor']).toBe(cursor);
       const other = await get(`/v1/tenant/changes?cursor=${encodeURIComponent(String(cursor))}`, keyB);
       expect(other.statusCode).toBe(400);
       expect(other.json()).toMatchObject({ errors: [{ code: 'invalid_cursor', field: 'cursor' }] });

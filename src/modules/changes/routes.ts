@@ -9,7 +9,7 @@ import { cursorBinding } from '../../http/cursor.js';
 import { errorResponses, GONE_MESSAGE, jsonResponse, listResponse } from '../../http/docs.js';
 import { batchesOf, negotiateFormat } from '../../http/export.js';
 import { listBody, sendJson } from '../../http/respond.js';
-import { CHANGES_PATH, POSITION_KEY, sendSnapshotExport, snapshotBinding } from '../../http/snapshot.js';
+import { CHANGES_PATH, POSITION_KEY, sendSnapshotExport, snapshotBinding, tellPosition } from '../../http/snapshot.js';
 import type { ChangePage, Storage } from '../../storage/index.js';
 import {
   Change,
@@ -48,6 +48,8 @@ export async function changeRoutes(
   const send = (reply: FastifyReply, page: ChangePage, perPage: number, binding: string) => {
     if (page.gone) throw apiError('gone', GONE_MESSAGE, 'cursor');
     const cursor = cursors.encode([page.position, POSITION_KEY], binding);
+    // As on every list answer, the position of the snapshot it was read from (here the log's head then).
+    tellPosition(reply, cursors, reply.request.tenant.tenantId, page.head);
     return sendJson(reply, listBody(page.items, { perPage, cursor }));
   };
 

@@ -5,6 +5,7 @@
 // write leaves as they were never leave it. The captures are emptied by the same transaction.
 import { sql, type RawBuilder, type Transaction } from 'kysely';
 import type { ChangeCause } from '../../domain/changes.js';
+import { chunks } from '../../lib/collections.js';
 import type { Database } from '../db/tables.js';
 import type { CaptureScope, ChangeCaptures } from './capture.js';
 import { assetState, findingState, riskState } from './states.js';
@@ -46,14 +47,14 @@ export async function attributeChanges(
   cause: ChangeCause,
   assetIds: readonly string[],
 ): Promise<void> {
-  for (let i = 0; i < assetIds.length; i += 500)
+  for (const some of chunks(assetIds))
     await tx
       .updateTable('changes')
       .set({ cause: JSON.stringify(cause), scan_id: cause.scanId ?? null })
       .where('tenant_id', '=', tenantId)
       .where('seq', '>', from)
       .where('seq', '<=', from + count)
-      .where('asset_id', 'in', assetIds.slice(i, i + 500))
+      .where('asset_id', 'in', some)
       .execute();
 }
 

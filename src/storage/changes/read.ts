@@ -86,7 +86,7 @@ export function changeStore(read: TenantReader, dialect: SqlDialect): Pick<Stora
           .executeTakeFirst();
         const head = Number(tenant?.change_seq ?? 0);
         const pruned = Number(tenant?.changes_pruned_seq ?? 0);
-        if (after !== undefined && after < pruned) return { gone: true, items: [], position: after };
+        if (after !== undefined && after < pruned) return { gone: true, items: [], position: after, head };
         let from = after ?? 0;
         if (query.since !== undefined) {
           const first = await sql<{ seq: number | string | null }>`select min(c.seq) as seq from changes as c
@@ -110,7 +110,7 @@ export function changeStore(read: TenantReader, dialect: SqlDialect): Pick<Stora
         // head of the log as this snapshot saw it, past any changes the filters did not select.
         const last = rows[rows.length - 1];
         const position = rows.length === query.perPage && last !== undefined ? last.seq : Math.max(from, head);
-        return { gone: false, items, position };
+        return { gone: false, items, position, head };
       }),
   };
 }

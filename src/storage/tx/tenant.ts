@@ -19,14 +19,8 @@ export function fromTenant<T extends TenantTableName>(
 }
 
 /** The tenant's data version as this transaction sees it (-1 for no such tenant). */
-export async function dataVersion(db: Kysely<Database>, tenantId: string): Promise<number> {
-  const row = await db
-    .selectFrom('tenants')
-    .select('data_version')
-    .where('tenant_id', '=', tenantId)
-    .executeTakeFirst();
-  return Number(row?.data_version ?? -1);
-}
+export const dataVersion = async (db: Kysely<Database>, tenantId: string): Promise<number> =>
+  (await tenantState(db, tenantId)).version;
 
 /**
  * The tenant's data version and change-log position as this transaction sees them, in one statement: a list answer

@@ -6,6 +6,7 @@
 // arrived since), and moves the position past it once the receiver took it. The statements on `changes` name the
 // tenant; those on `webhooks` name the endpoint.
 import type { Kysely } from 'kysely';
+import { chunks } from '../../lib/collections.js';
 import type { ChangeType } from '../../domain/changes.js';
 import { deliveryId, passesFilters, type ChangeFacts, type WebhookFilters } from '../../domain/webhooks.js';
 import { changeItems } from '../changes/read.js';
@@ -67,12 +68,12 @@ export function webhookDeliveries(db: Kysely<Database>, dialect: Dialect): Deliv
   /** Each change's API JSON, for the positions given (in order). */
   const items = async (tenantId: string, seqs: readonly number[]): Promise<Buffer[]> => {
     const out: Buffer[] = [];
-    for (let i = 0; i < seqs.length; i += 500) {
+    for (const some of chunks(seqs)) {
       const rows = await db
         .selectFrom('changes')
         .selectAll()
         .where('tenant_id', '=', tenantId)
-        .where('seq', 'in', seqs.slice(i, i + 500))
+        .where('seq', 'in', some)
         .orderBy('seq')
         .execute();
       out.push(
@@ -155,11 +156,11 @@ export function webhookDeliveries(db: Kysely<Database>, dialect: Dialect): Deliv
       // Citus `webhooks` stays on the coordinator beside the reference table `tenants` (docs/SCALING.md).
       const heads = new Map<string, number>();
       const tenantIds = [...new Set(candidates.map((c) => c.tenant_id))];
-      for (let i = 0; i < tenantIds.length; i += 500)
+      for (const some of chunks(tenantIds))
         for (const t of await db
           .selectFrom('tenants')
           .select(['tenant_id', 'change_seq'])
-          .where('tenant_id', 'in', tenantIds.slice(i, i + 500))
+          .where('tenant_id', 'in', some)
           .execute())
           heads.set(t.tenant_id, Number(t.change_seq));
       // The least recently claimed first, so that no endpoint waits behind others that always have work.
