@@ -13,6 +13,10 @@ export interface TenantTable {
   change_seq: Generated<number>;
   /** The last position retention removed from the tenant's log. */
   changes_pruned_seq: Generated<number>;
+  /** The SLA days per severity as JSON (src/domain/remediation.ts); null: the defaults (migration 0022). */
+  sla: string | null;
+  /** The earliest time one of the tenant's dismissals or exemptions expires; null: none does. */
+  next_expiry_at: string | null;
 }
 
 export interface EnvironmentTable {
@@ -48,6 +52,8 @@ export interface ExemptionTable {
   exemption_id: string;
   /** The Exemption object of the API as JSON. */
   doc: string;
+  /** When the exemption stops applying (its `expiresAt`); null: never. */
+  expires_at: string | null;
 }
 
 export interface AssetTable {
@@ -128,6 +134,8 @@ export interface VulnerabilityTable {
   intel: string | null;
   /** The intel fields (`hasKev`, `knownExploit`…) the finding's own file gave, as JSON; null when it gave none. */
   own_intel: string | null;
+  /** When it is due (src/domain/remediation.ts `dueAt`); null: its severity has no SLA and it is not in KEV. */
+  due_at: string | null;
   /** The finding's integer id, given when its row is first written and kept while it exists: its document's key
    * (docs/DESIGN.md §45). Not an API field. */
   id: Generated<number>;
@@ -235,6 +243,8 @@ export interface RiskStateTable {
   risk_id: string;
   lifecycle_state: string;
   changed_at: string;
+  /** When a dismissal ends and the risk reopens by itself; null: never. */
+  until: string | null;
 }
 
 /** A failed configuration check a scanner reported on an asset (Prowler, Trivy misconfigurations); a rule's input. */
@@ -348,6 +358,34 @@ export interface ChangeCaptureTable {
   primary_asset_id: string | null;
   first_observed_at: string | null;
   record: string | null;
+  /** A finding's severity value, due date and exemption before the write, for the remediation rollup. */
+  severity_value: number | null;
+  due_at: string | null;
+  exempted: number | null;
+}
+
+/**
+ * The remediation rollup, per tenant, UTC day and severity value (src/storage/changes/rollup.ts): findings opened and
+ * resolved that day, and the changes that day of the open count and of the overdue count at the day's end.
+ */
+export interface FindingDayTable {
+  tenant_id: string;
+  day: string;
+  severity: number;
+  opened: number;
+  resolved: number;
+  open_delta: number;
+  overdue_delta: number;
+}
+
+/** The resolutions of a day by severity, whole days from first observation to resolution, and within the SLA (1, 0; -1: no SLA). */
+export interface FindingFixTable {
+  tenant_id: string;
+  day: string;
+  severity: number;
+  fix_days: number;
+  within: number;
+  count: number;
 }
 
 /** A resolved finding's first observation, kept so that it reopens with it. */
@@ -433,6 +471,8 @@ export interface Database {
   changes: ChangeTable;
   change_captures: ChangeCaptureTable;
   resolved_findings: ResolvedFindingTable;
+  finding_days: FindingDayTable;
+  finding_fixes: FindingFixTable;
   scans: ScanTable;
   scan_queue: ScanQueueTable;
   scan_bodies: ScanBodyTable;

@@ -25,6 +25,7 @@ import { migration as feedLoadRoom } from './0018_feed_load_room.js';
 import { migration as scansAndKeyScopes } from './0019_scans_and_key_scopes.js';
 import { migration as changeLog } from './0020_change_log.js';
 import { migration as webhooks } from './0021_webhooks.js';
+import { migration as remediation } from './0022_remediation.js';
 
 const ordered: Record<string, FrozenMigration> = {
   '0001_initial': initial,
@@ -48,6 +49,7 @@ const ordered: Record<string, FrozenMigration> = {
   '0019_scans_and_key_scopes': scansAndKeyScopes,
   '0020_change_log': changeLog,
   '0021_webhooks': webhooks,
+  '0022_remediation': remediation,
 };
 
 export const migrations = (dialect: Dialect): MigrationProvider => ({
