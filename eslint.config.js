@@ -115,28 +115,35 @@ const layers = {
 
 // The rooms of src/storage/ (docs/ARCHITECTURE.md), lowest first; each may import the rooms before it, and the
 // interface file (types.ts) imports nothing of storage. accounts, read and scans are siblings: none imports another.
+const roomOrder = [
+  'db',
+  'tx',
+  'read',
+  'accounts',
+  'scans',
+  'changes',
+  'webhooks',
+  'derive',
+  'feeds',
+  'remediation',
+  'write',
+];
+/** The rooms after `room`, and the assembly. */
+const higher = (room) => [...roomOrder.slice(roomOrder.indexOf(room) + 1), 'index.ts'];
 const storageRooms = [
-  {
-    room: 'db',
-    forbidden: ['tx', 'read', 'accounts', 'scans', 'changes', 'webhooks', 'derive', 'feeds', 'write', 'index.ts'],
-  },
-  {
-    room: 'tx',
-    forbidden: ['read', 'accounts', 'scans', 'changes', 'webhooks', 'derive', 'feeds', 'write', 'index.ts'],
-  },
-  { room: 'read', forbidden: ['accounts', 'scans', 'changes', 'webhooks', 'derive', 'feeds', 'write', 'index.ts'] },
-  { room: 'accounts', forbidden: ['read', 'scans', 'changes', 'webhooks', 'derive', 'feeds', 'write', 'index.ts'] },
-  { room: 'scans', forbidden: ['read', 'accounts', 'changes', 'webhooks', 'derive', 'feeds', 'write', 'index.ts'] },
-  { room: 'changes', forbidden: ['accounts', 'scans', 'webhooks', 'derive', 'feeds', 'write', 'index.ts'] },
+  { room: 'db', forbidden: higher('db') },
+  { room: 'tx', forbidden: higher('tx') },
+  { room: 'read', forbidden: higher('read') },
+  { room: 'accounts', forbidden: ['read', ...higher('accounts')] },
+  { room: 'scans', forbidden: ['read', 'accounts', ...higher('scans')] },
+  { room: 'changes', forbidden: ['accounts', 'scans', ...higher('changes')] },
   // The outbox reads the change log; no write imports it (the log is the outbox, appended by the writes themselves).
-  { room: 'webhooks', forbidden: ['accounts', 'scans', 'derive', 'feeds', 'write', 'index.ts'] },
-  { room: 'derive', forbidden: ['scans', 'webhooks', 'feeds', 'write', 'index.ts'] },
-  { room: 'feeds', forbidden: ['scans', 'webhooks', 'write', 'index.ts'] },
+  { room: 'webhooks', forbidden: ['accounts', 'scans', ...higher('webhooks')] },
+  { room: 'derive', forbidden: ['scans', 'webhooks', ...higher('derive')] },
+  { room: 'feeds', forbidden: ['scans', 'webhooks', ...higher('feeds')] },
+  { room: 'remediation', forbidden: ['scans', 'webhooks', 'feeds', ...higher('remediation')] },
   { room: 'write', forbidden: ['webhooks', 'index.ts'] },
-  {
-    room: 'types.ts',
-    forbidden: ['db', 'tx', 'read', 'accounts', 'scans', 'changes', 'webhooks', 'derive', 'feeds', 'write', 'index.ts'],
-  },
+  { room: 'types.ts', forbidden: [...roomOrder, 'index.ts'] },
 ];
 
 export default tseslint.config(

@@ -318,6 +318,7 @@ export async function ingestFiles(
         onWait: options.onWait,
         scan: options.scan,
         onPhase: options.onPhase,
+        clock: options.now,
       },
     );
   } catch (error) {

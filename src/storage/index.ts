@@ -26,6 +26,8 @@ import { scanQueue, type BodyPlace } from './scans/queue.js';
 import { scanRecordReads, scanRecordWrites } from './scans/records.js';
 import { scanRetention } from './scans/retention.js';
 import { bulkWrite } from './write/pipeline.js';
+import { dueBoundaryStore, metricStore } from './remediation/metrics.js';
+import { slaStore } from './remediation/sla.js';
 import { webhookDeliveries } from './webhooks/deliveries.js';
 import { webhookEndpoints } from './webhooks/endpoints.js';
 import type { Storage } from './types.js';
@@ -94,6 +96,9 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
     ...changeRetention(db, dialect),
     ...webhookEndpoints(db, dialect),
     ...webhookDeliveries(db, dialect),
+    ...slaStore(db, dialect),
+    ...metricStore(read),
+    ...dueBoundaryStore(read),
 
     // Made once per database by migration 0003.
     async cursorKey(): Promise<Buffer> {

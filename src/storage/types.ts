@@ -25,6 +25,8 @@ import type { Scope } from '../domain/scopes.js';
 import type { ChangeCause, ChangeType } from '../domain/changes.js';
 import type { ListRisksQuery } from '../domain/risks.js';
 import type { ListVulnerabilitiesQuery } from '../domain/vulnerabilities.js';
+import type { FindingInterval, RemediationMetrics } from '../domain/metrics.js';
+import type { MetricInterval, Sla } from '../domain/remediation.js';
 import type { NewWebhook, WebhookAttempt, WebhookEndpoint } from '../domain/webhooks.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -51,6 +53,14 @@ export interface RiskDerivation {
  * tenant re-enriching its findings and deriving its risks, the commit, the statistics; `done` at the end.
  */
 export type FeedLoadPhase = 'storing' | 'enriching' | 'deriving' | 'committing' | 'analyzing' | 'done';
+
+/** The days of a metric range (`YYYY-MM-DD`, UTC, both included) and today's. */
+export interface MetricRange {
+  from: string;
+  to: string;
+  /** An interval not over counts its overdue findings as of the end of today. */
+  today: string;
+}
 
 /** Which tenant a request acts for, and the version of its data (bumped by every import that touches it). */
 export interface TenantScope {
@@ -299,6 +309,11 @@ export interface BulkWriteOptions {
   scan?: ClaimedScan | undefined;
   /** Why the write is made, for its changes; an applied or recorded scan names itself, and the default is `import`. */
   cause?: ChangeCause | undefined;
+  /**
+   * The write's clock, read at settle for the time of its changes and of the rollup's days (the commit's, as near as it
+   * is known); the system's by default. An ingest at a set time (`IngestOptions.now`) passes its own.
+   */
+  clock?: (() => Date) | undefined;
 }
 
 /** An endpoint this process claimed for a lease (Storage.claimWebhooks), with its secret opened to sign. */
@@ -407,6 +422,26 @@ export interface Storage {
     at: string,
     onWait?: (reason: WaitReason) => void,
   ): Promise<boolean>;
+
+  // Remediation (pipeline.md §6).
+  /** The tenant's SLA (the defaults unless set); undefined for an unknown tenant. */
+  tenantSla(tenantId: string): Promise<Sla | undefined>;
+  /**
+   * Sets the tenant's SLA and moves the due dates of its findings by it, in one write; undefined (and nothing
+   * changed) for an unknown tenant.
+   */
+  setTenantSla(
+    tenantId: string,
+    sla: Sla,
+    at: string,
+    onWait?: (reason: WaitReason) => void,
+  ): Promise<{ moved: number } | undefined>;
+  /** Open, opened, resolved and overdue findings of each interval that meets the range, by severity. */
+  findingMetrics(scope: TenantScope, range: MetricRange, interval: MetricInterval): Promise<FindingInterval[]>;
+  /** Resolutions in the range by severity: how many, days to fix, share within the SLA. */
+  remediationMetrics(scope: TenantScope, range: MetricRange): Promise<RemediationMetrics['data']>;
+  /** The latest due date at or before `now` and the earliest after it, of the findings not exempted. */
+  dueBoundaries(scope: TenantScope, now: string): Promise<{ last: string | null; next: string | null }>;
 
   // Threat-intel feeds, shared by every tenant.
   /**

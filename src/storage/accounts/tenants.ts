@@ -1,6 +1,7 @@
 // Tenants: the global table every tenant record hangs from. Creating one is a CLI operation; the counts of a listing
 // are read per table with one grouped query each.
 import type { Kysely } from 'kysely';
+import { slaOf, type Sla } from '../../domain/remediation.js';
 import { writeTransaction } from '../tx/write.js';
 import type { Database } from '../db/tables.js';
 import type { Dialect, Storage, TenantInfo, TenantSummary } from '../types.js';
@@ -13,6 +14,12 @@ export async function tenantOrganization(db: Kysely<Database>, tenantId: string)
     .where('tenant_id', '=', tenantId)
     .executeTakeFirst();
   return row?.organization_id;
+}
+
+/** A tenant's SLA (the defaults when it set none, or when the tenant is unknown). */
+export async function tenantSla(db: Kysely<Database>, tenantId: string): Promise<Sla> {
+  const row = await db.selectFrom('tenants').select('sla').where('tenant_id', '=', tenantId).executeTakeFirst();
+  return slaOf(row?.sla ?? null);
 }
 
 /** Bumps a tenant's data version after a write: it keys cached counts and ETags, which then never go stale. */

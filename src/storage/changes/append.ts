@@ -8,6 +8,7 @@ import type { ChangeCause } from '../../domain/changes.js';
 import { chunks } from '../../lib/collections.js';
 import type { Database } from '../db/tables.js';
 import type { CaptureScope, ChangeCaptures } from './capture.js';
+import { rollUpFindings } from './rollup.js';
 import { assetState, findingState, riskState } from './states.js';
 
 export interface AppendContext {
@@ -88,16 +89,16 @@ async function appendTenant(
   const findingScope = marked('scope');
 
   // The live findings of the scope: those of the marked assets, and those captured alone (a feed load's).
-  const F = findingState(tenantId);
-  const liveFindings =
+  const liveOf = (columns: RawBuilder<unknown>) =>
     scope.findings === 'all'
-      ? sql`select v.asset_id, v.vulnerability_id, ${F} as after from vulnerabilities as v where v.tenant_id = ${tenantId}`
-      : sql`select v.asset_id, v.vulnerability_id, ${F} as after from vulnerabilities as v
+      ? sql`select ${columns} from vulnerabilities as v where v.tenant_id = ${tenantId}`
+      : sql`select ${columns} from vulnerabilities as v
         where v.tenant_id = ${tenantId} and v.asset_id in (${findingScope})
       union all
-      select v.asset_id, v.vulnerability_id, ${F} as after from change_captures as k
+      select ${columns} from change_captures as k
         join vulnerabilities as v on v.tenant_id = ${tenantId} and v.asset_id = k.asset_id and v.vulnerability_id = k.item
       where k.tenant_id = ${tenantId} and k.kind = 'finding' and k.asset_id not in (${findingScope})`;
+  const liveFindings = liveOf(sql`v.asset_id, v.vulnerability_id, ${findingState(tenantId)} as after`);
 
   // Assets: live ones against their captures, then captured ones that left.
   const A = assetState('a');
@@ -137,6 +138,18 @@ async function appendTenant(
     sql`select 'finding.resolved' as type, c.asset_id, c.item as vulnerability_id, null as risk_id, c.state as before,
         null as after, c.record from ${left}`,
     finding,
+  );
+  // The rollup, before the resolved findings below move: a live finding among them was reopened by this write.
+  await rollUpFindings(
+    tx,
+    tenantId,
+    {
+      live: liveOf(
+        sql`v.asset_id, v.vulnerability_id, v.severity_level_value, v.due_at, v.is_exempted, v.first_observed_at`,
+      ),
+      left,
+    },
+    at,
   );
   // Each resolved finding is remembered with its first observation; one back again is no longer resolved.
   await sql`insert into resolved_findings (tenant_id, asset_id, vulnerability_id, first_observed_at, resolved_at)

@@ -129,8 +129,10 @@ export function changeCaptures(tx: Transaction<Database>, dialect: Dialect): Cha
       for (const id of ids) setOf(capturedStates, tenantId).add(id);
       await chunked(ids, async (chunk) => {
         const list = sql.join(chunk);
-        await sql`insert into change_captures (tenant_id, kind, asset_id, item, state, first_observed_at)
-          select v.tenant_id, 'finding', v.asset_id, v.vulnerability_id, ${findingState(tenantId)}, v.first_observed_at
+        await sql`insert into change_captures (tenant_id, kind, asset_id, item, state, first_observed_at,
+            severity_value, due_at, exempted)
+          select v.tenant_id, 'finding', v.asset_id, v.vulnerability_id, ${findingState(tenantId)}, v.first_observed_at,
+            v.severity_level_value, v.due_at, v.is_exempted
           from vulnerabilities as v where v.tenant_id = ${tenantId} and v.asset_id in (${list})
           on conflict (tenant_id, kind, asset_id, item) do nothing`.execute(tx);
         await captureStates(tenantId, sql`a.id in (${list})`, chunk);
@@ -160,17 +162,21 @@ export function changeCaptures(tx: Transaction<Database>, dialect: Dialect): Cha
         const chunk = wanted.slice(i, i + 500);
         await (
           dialect === 'sqlite'
-            ? sql`insert into change_captures (tenant_id, kind, asset_id, item, state, first_observed_at)
-              select v.tenant_id, 'finding', v.asset_id, v.vulnerability_id, ${state}, v.first_observed_at
+            ? sql`insert into change_captures (tenant_id, kind, asset_id, item, state, first_observed_at,
+            severity_value, due_at, exempted)
+              select v.tenant_id, 'finding', v.asset_id, v.vulnerability_id, ${state}, v.first_observed_at,
+                v.severity_level_value, v.due_at, v.is_exempted
               from vulnerabilities as v where v.tenant_id = ${tenantId} and (v.asset_id, v.vulnerability_id)
                 in (values ${sql.join(chunk.map((k) => sql`(${k.asset_id}, ${k.vulnerability_id})`))})
               on conflict (tenant_id, kind, asset_id, item) do nothing`
-            : sql`insert into change_captures (tenant_id, kind, asset_id, item, state, first_observed_at)
-              select f.tenant_id, 'finding', f.asset_id, f.vulnerability_id, f.state, f.first_observed_at
+            : sql`insert into change_captures (tenant_id, kind, asset_id, item, state, first_observed_at,
+            severity_value, due_at, exempted)
+              select f.tenant_id, 'finding', f.asset_id, f.vulnerability_id, f.state, f.first_observed_at,
+                f.severity_level_value, f.due_at, f.is_exempted
               from unnest(cast(${chunk.map((k) => k.asset_id)} as text[]),
                 cast(${chunk.map((k) => k.vulnerability_id)} as text[])) as k(asset_id, vulnerability_id)
               cross join lateral (select v.tenant_id, v.asset_id, v.vulnerability_id, ${state} as state,
-                  v.first_observed_at from vulnerabilities as v
+                  v.first_observed_at, v.severity_level_value, v.due_at, v.is_exempted from vulnerabilities as v
                 where v.tenant_id = ${tenantId} and v.asset_id = k.asset_id
                   and v.vulnerability_id = k.vulnerability_id order by v.tenant_id) as f
               on conflict (tenant_id, kind, asset_id, item) do nothing`
@@ -208,8 +214,10 @@ export function changeCaptures(tx: Transaction<Database>, dialect: Dialect): Cha
       const uncaptured = (kind: string, column: string) =>
         sql`not exists (select 1 from change_captures as c where c.tenant_id = ${tenantId} and c.kind = ${kind}
           and c.asset_id = ${kind === 'risk' ? '' : sql.ref(column)} and c.item = ${kind === 'risk' ? sql.ref(column) : ''})`;
-      await sql`insert into change_captures (tenant_id, kind, asset_id, item, state, first_observed_at)
-        select v.tenant_id, 'finding', v.asset_id, v.vulnerability_id, ${findingState(tenantId)}, v.first_observed_at
+      await sql`insert into change_captures (tenant_id, kind, asset_id, item, state, first_observed_at,
+            severity_value, due_at, exempted)
+        select v.tenant_id, 'finding', v.asset_id, v.vulnerability_id, ${findingState(tenantId)}, v.first_observed_at,
+            v.severity_level_value, v.due_at, v.is_exempted
         from vulnerabilities as v where v.tenant_id = ${tenantId} and ${uncaptured('scope', 'v.asset_id')}
         on conflict (tenant_id, kind, asset_id, item) do nothing`.execute(tx);
       await captureRisks(

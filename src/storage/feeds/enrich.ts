@@ -2,6 +2,8 @@
 import type { Transaction } from 'kysely';
 import { intelKeys, storedIntel, type Intel } from '../../domain/intel.js';
 import { appendTo } from '../../lib/collections.js';
+import { dueAt, slaByLevel } from '../../domain/remediation.js';
+import { tenantSla } from '../accounts/tenants.js';
 import { raiseIntelFlag, refreshIntelFlags } from '../derive/fields.js';
 import { assetsThatReach } from '../derive/risks/derive.js';
 import { addUpdate, updateRows, type UpdateGroups } from '../db/insert-rows.js';
@@ -25,6 +27,9 @@ interface FoundFinding {
   has_exploit: number;
   is_exploitable: number;
   is_exempted: number;
+  first_observed_at: string;
+  severity_level_value: number;
+  due_at: string | null;
 }
 
 const FOUND_COLUMNS = [
@@ -37,6 +42,9 @@ const FOUND_COLUMNS = [
   'v.has_exploit',
   'v.is_exploitable',
   'v.is_exempted',
+  'v.first_observed_at',
+  'v.severity_level_value',
+  'v.due_at',
 ] as const;
 
 /**
@@ -122,13 +130,14 @@ export async function reEnrichTenant(
   readIntel: (keys: Iterable<string>) => Promise<FeedIntel>,
   intelMade: IntelMade,
   dialect: Dialect,
-  /** Told the findings whose KEV or exploit flag is about to move, before they are written (the change log). */
+  /** Told the findings whose KEV or exploit flag or due date is about to move, before they are written (the change log). */
   beforeUpdate: (keys: { asset_id: string; vulnerability_id: string }[]) => Promise<void> = () => Promise.resolve(),
 ): Promise<Enriched> {
   // In the order of their integer ids, which is the order the rows were written in (§45): the updates visit the
   // table's pages one after the other. In key order they came back to the same pages again and again once the page
   // cache had let them go (a first KEV load's 52,312 updates on SQLite: 3.6–6.3 s by key, 1.0–1.2 s by id; §63).
   const findings = await findingsOf(tx, tenantId, cves, dialect);
+  const sla = slaByLevel(await tenantSla(tx, tenantId));
   // SQLite updates a row by its id (the rowid); PostgreSQL has no index on the id alone and updates by the key.
   const key = dialect === 'sqlite' ? ['id'] : ['asset_id', 'vulnerability_id'];
   const assets = new Set<string>();
@@ -179,8 +188,15 @@ export async function reEnrichTenant(
         ['has_kev', next.hasKev ? 1 : 0, f.has_kev],
         ['has_exploit', next.hasExploit ? 1 : 0, f.has_exploit],
       ] as const;
-      addUpdate(changed, dialect === 'sqlite' ? [f.id] : [f.asset_id, f.vulnerability_id], [['intel', stored]], flags);
-      if (flags.some(([, now, before]) => now !== before)) flagged.push(f);
+      // A KEV entry's due date moves the finding's when earlier (src/domain/remediation.ts).
+      const due = dueAt(f.first_observed_at, sla[f.severity_level_value], next.knownExploit?.dueDate);
+      addUpdate(
+        changed,
+        dialect === 'sqlite' ? [f.id] : [f.asset_id, f.vulnerability_id],
+        [['intel', stored]],
+        [...flags, ['due_at', due, f.due_at]],
+      );
+      if (flags.some(([, now, before]) => now !== before) || due !== f.due_at) flagged.push(f);
       count += 1;
       assets.add(f.asset_id);
       if (f.is_exempted === 1) continue;

@@ -69,7 +69,7 @@ export async function unchangedFindings(
       const row = stored.get(id);
       if (row === undefined) continue;
       const doc = docs.get(Number(row.id));
-      const written = findingRow(record, record.vulnerability, ownIntel(record.vulnerability), 0) as Row;
+      const written = findingRow(record, record.vulnerability, ownIntel(record.vulnerability), 0, []) as Row;
       compared ??= Object.keys(written).filter((column) => !NOT_THE_RECORDS.has(column));
       const same =
         compared.every((column) => row[column] === written[column]) &&

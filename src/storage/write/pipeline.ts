@@ -58,6 +58,7 @@ export async function bulkWrite<T>(
             onWait: options.onWait,
             scan: options.scan,
             cause: options.cause,
+            clock: options.clock,
             beforeReplace: deferred.keys,
             beforeDerive: async () => {
               const analysed = await analyzeFilled(

@@ -41,6 +41,8 @@ export interface WriterOptions {
   scan?: ClaimedScan | undefined;
   /** Why the run writes, for its changes (an applied or recorded scan names itself). */
   cause?: ChangeCause | undefined;
+  /** The write's clock (BulkWriteOptions.clock). */
+  clock?: (() => Date) | undefined;
 }
 
 /** A bulk write's writer, and the settle step its run ends with. */
@@ -231,7 +233,8 @@ export function bulkWriter(tx: Transaction<Database>, options: WriterOptions = {
     writer,
     async settle() {
       await writer.derive();
-      const appended = await appendChanges(tx, captures, { cause, at: new Date().toISOString() });
+      const at = (options.clock ?? (() => new Date()))().toISOString();
+      const appended = await appendChanges(tx, captures, { cause, at });
       // The first recorded scan is the cause of the run's changes; each later one takes those on its assets.
       for (const scan of recorded.slice(1)) {
         const run = appended.get(scan.tenantId);

@@ -5,6 +5,8 @@
 import type { Transaction } from 'kysely';
 import type { RecordsByKind } from '../../../domain/records.js';
 import { intelKeys, ownIntel } from '../../../domain/intel.js';
+import { slaByLevel } from '../../../domain/remediation.js';
+import { tenantSla } from '../../accounts/tenants.js';
 import { appendTo } from '../../../lib/collections.js';
 import type { Database } from '../../db/tables.js';
 import { dialectOf, insertRows, upsertRows } from '../../db/insert-rows.js';
@@ -30,6 +32,13 @@ export function findingBatchWriter(
   beforeReplace: () => Promise<void>,
 ): (records: RecordsByKind['vulnerability'][]) => Promise<void> {
   let feedsLoaded: Promise<boolean> | undefined;
+  /** Each tenant's SLA days by severity value, read once per run. */
+  const slas = new Map<string, Promise<(number | undefined)[]>>();
+  const slaOfTenant = (tenantId: string) => {
+    let sla = slas.get(tenantId);
+    if (sla === undefined) slas.set(tenantId, (sla = tenantSla(tx, tenantId).then(slaByLevel)));
+    return sla;
+  };
 
   /**
    * Each stored finding's id by findingKey. Read by index, two ways: a batch of a few assets (a scan: one asset, many
@@ -105,12 +114,15 @@ export function findingBatchWriter(
       };
       return { record, own, v, id };
     });
+    const tenantSlas = new Map<string, (number | undefined)[]>();
+    for (const { tenantId } of records)
+      if (!tenantSlas.has(tenantId)) tenantSlas.set(tenantId, await slaOfTenant(tenantId));
     // The id column is written for a new finding and kept for a stored one.
     await upsertRows(
       tx,
       'vulnerabilities',
       ['tenant_id', 'asset_id', 'vulnerability_id'],
-      enriched.map(({ record, own, v, id }) => findingRow(record, v, own, id)),
+      enriched.map(({ record, own, v, id }) => findingRow(record, v, own, id, tenantSlas.get(record.tenantId)!)),
       enriched.length,
       ['id'],
     );

@@ -4,19 +4,21 @@
 import type { Insertable } from 'kysely';
 import { intelKeys, storedIntel, type Intel } from '../../../domain/intel.js';
 import { findingDocument, type FindingColumns, type VulnerabilityRecord } from '../../../domain/records.js';
+import { dueAt } from '../../../domain/remediation.js';
 import type { VulnerabilityPackageTable, VulnerabilityTable } from '../../db/tables.js';
 
 const flag = (value: boolean): number => (value ? 1 : 0);
 
 /**
  * A finding's row. `v` is the record's finding with the loaded feeds' intel joined (`intel`, `has_kev`, `has_exploit`
- * follow from it), `own` the intel its own file gave.
+ * follow from it, and with the tenant's SLA days by severity value, `due_at`), `own` the intel its own file gave.
  */
 export function findingRow(
   record: VulnerabilityRecord,
   v: FindingColumns,
   own: Intel | null,
   id: number,
+  sla: readonly (number | undefined)[],
 ): Insertable<VulnerabilityTable> {
   return {
     tenant_id: record.tenantId,
@@ -37,13 +39,15 @@ export function findingRow(
     last_observed_at: v.lastObservedAt,
     intel: storedIntel(v),
     own_intel: own === null ? null : JSON.stringify(own),
+    due_at: dueAt(v.firstObservedAt, sla[v.severityLevelValue], v.knownExploit?.dueDate),
     id,
   };
 }
 
 /**
  * Columns of the row that the record alone does not decide: the key, the id, the exemption flag (settled from the
- * stored exemptions) and the feeds' intel (the same own intel and aliases under the same feeds give the same).
+ * stored exemptions), the feeds' intel (the same own intel and aliases under the same feeds give the same) and the due
+ * date (the same severity, first observation and intel under the tenant's SLA give the same; a new SLA rewrites it).
  */
 export const NOT_THE_RECORDS: ReadonlySet<string> = new Set([
   'tenant_id',
@@ -54,6 +58,7 @@ export const NOT_THE_RECORDS: ReadonlySet<string> = new Set([
   'has_kev',
   'has_exploit',
   'intel',
+  'due_at',
 ]);
 
 /** The stored document: the record's own, whichever feeds joined it (the intel is kept apart from it). */
