@@ -30,6 +30,8 @@ import { CHANGES_PATH, changeRoutes, SCAN_CHANGES_PATH } from './modules/changes
 import { RISKS_PATH, riskRoutes } from './modules/risks/routes.js';
 import { SCAN_PATH, SCANS_PATH, scanRoutes } from './modules/scans/routes.js';
 import { VULNERABILITIES_PATH, vulnerabilityRoutes } from './modules/vulnerabilities/routes.js';
+import { FINDING_METRICS_PATH, metricRoutes, REMEDIATION_METRICS_PATH } from './modules/metrics/routes.js';
+import { dueEpochs } from './http/timed.js';
 import type { Storage } from './storage/index.js';
 
 export interface HttpOptions {
@@ -71,6 +73,8 @@ const API_PATHS = [
   VULNERABILITIES_PATH,
   CHANGES_PATH,
   SCAN_CHANGES_PATH,
+  FINDING_METRICS_PATH,
+  REMEDIATION_METRICS_PATH,
 ];
 const OTHER_METHODS = ['DELETE', 'PATCH', 'POST', 'PUT', 'OPTIONS'] as const;
 /** Longest request target accepted (414 beyond); headers as a whole are bounded by Node at 16 KiB (431 beyond). */
@@ -221,13 +225,26 @@ export async function buildApp({
           ),
       });
     }
-    registerCaching(api, { secret, serverVersion: serverFingerprint(), compression });
+    // A finding's isOverdue moves with the clock, and so does a metric's current interval (docs/DESIGN.md §107).
+    const dueEpoch = dueEpochs(storage);
+    const metrics = new Set([FINDING_METRICS_PATH, REMEDIATION_METRICS_PATH]);
+    registerCaching(api, {
+      secret,
+      serverVersion: serverFingerprint(),
+      compression,
+      timed: {
+        urls: new Set([VULNERABILITIES_PATH, CHANGES_PATH, SCAN_CHANGES_PATH, ...metrics]),
+        part: async (request) =>
+          `${await dueEpoch(request.tenant)}${metrics.has(request.routeOptions.url ?? '') ? ` ${new Date().toISOString().slice(0, 10)}` : ''}`,
+      },
+    });
     const cursors = cursorCodec(secret);
     await assetRoutes(api, { ...sbom, cursors });
     await sbomLinkRoute(api, sbom);
     await riskRoutes(api, { storage, cursors });
     await vulnerabilityRoutes(api, { storage, cursors });
     await changeRoutes(api, { storage, cursors });
+    await metricRoutes(api, { storage });
     // A plugin of its own: its bodies are streams, parsed by no content-type parser of the others.
     await api.register(async (scans) =>
       scanRoutes(scans, {

@@ -20,7 +20,7 @@ export type ImportKind = (typeof importKinds)[number];
 
 /** The asset as imported: the API object without the fields the service derives from findings. */
 export type StoredAsset = Omit<Asset, keyof DerivedAssetFields>;
-export type StoredVulnerability = Omit<Vulnerability, 'exemptions'>;
+export type StoredVulnerability = Omit<Vulnerability, 'exemptions' | 'dueAt' | 'isOverdue'>;
 
 export interface TenantRecord {
   tenantId: string;

@@ -107,10 +107,20 @@ export const Vulnerability = Type.Object({
   exploits: Type.Array(ExploitRef),
   isExploitable: Bool('Imported attribute (absent means false)'),
   exemptions: Type.Array(Type.Object({ exemptionId: Uuid(), exemption: Exemption })),
+  dueAt: NullableTimestamp(
+    "Extra: firstObservedAt plus the tenant's SLA for the severity, or the KEV entry's dueDate (end of that UTC day) when earlier; null when neither applies",
+  ),
+  isOverdue: Bool('Extra: not exempted and past dueAt (every listed finding is open)'),
 });
 export type Vulnerability = Static<typeof Vulnerability>;
 
-export const derivedVulnerabilityFields = ['severityLevelValue', 'hasVendorFix', 'exemptions'] as const;
+export const derivedVulnerabilityFields = [
+  'severityLevelValue',
+  'hasVendorFix',
+  'exemptions',
+  'dueAt',
+  'isOverdue',
+] as const;
 
 export const vulnerabilitySortFields = [
   'hasKev',
@@ -156,6 +166,11 @@ export const listVulnerabilitiesSpec = querySpec(
       kind: 'list',
       item: { type: 'enum', values: findingSeverities },
       description: 'Finding severities.',
+    },
+    isOverdue: bool('Findings past (true) or not past (false) their dueAt, exempted ones being never overdue.'),
+    dueAtEnd: {
+      kind: 'datetime',
+      description: 'Findings due at or before this time (those without a dueAt never are).',
     },
     firstObservedAtStart: { kind: 'datetime', description: 'Inclusive start of the firstObservedAt range.' },
     firstObservedAtEnd: { kind: 'datetime', description: 'Inclusive end of the firstObservedAt range.' },

@@ -36,6 +36,8 @@ export interface CachingOptions {
   /** Changes with the code that builds bodies, so an upgrade invalidates every tag (see serverFingerprint). */
   serverVersion: string;
   compression: CompressionOptions;
+  /** The routes whose bodies move with the clock, and the part of their tags that does (src/http/timed.ts). */
+  timed?: { urls: ReadonlySet<string>; part: (request: FastifyRequest) => Promise<string> };
 }
 
 /** Whether If-None-Match names this tag, by weak comparison (RFC 9110 §13.1.2: W/ prefixes are ignored). */
@@ -61,7 +63,7 @@ const normalisedQuery = (query: unknown): [string, unknown][] =>
  */
 export function etagOf({ secret, serverVersion }: Pick<CachingOptions, 'secret' | 'serverVersion'>) {
   const key = createHmac('sha256', secret).update('secinv etag').digest('base64url');
-  return (request: FastifyRequest): string => {
+  return (request: FastifyRequest, time = ''): string => {
     const parts = [
       serverVersion,
       request.tenant.tenantId,
@@ -69,6 +71,7 @@ export function etagOf({ secret, serverVersion }: Pick<CachingOptions, 'secret' 
       request.routeOptions.url,
       request.params ?? {},
       normalisedQuery(request.query),
+      time,
     ];
     return `W/"${hash('sha256', key + JSON.stringify(parts), 'base64url').slice(0, 22)}"`;
   };
@@ -109,7 +112,9 @@ export function registerCaching(api: FastifyInstance, options: CachingOptions): 
   // bodies are kept (an export streams).
   api.addHook('preHandler', async (request, reply) => {
     if (request.uncached) return;
-    const etag = tagOf(request);
+    const { timed } = options;
+    const url = request.routeOptions.url;
+    const etag = tagOf(request, timed && url !== undefined && timed.urls.has(url) ? await timed.part(request) : '');
     request.etag = etag;
     if (namesTag(request.headers['if-none-match'], etag)) {
       reply.header('ETag', etag);

@@ -1,5 +1,6 @@
 // The OpenAPI document (/openapi.json, committed as openapi.json) and the reference page (/docs): complete, in step
 // with the query definitions that validate requests, and usable without internet access.
+import { findingMetricsQuery, remediationMetricsQuery } from '../../src/modules/metrics/schemas.js';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorStatus } from '../../src/domain/errors.js';
@@ -83,6 +84,18 @@ const operations: Record<
     notFound: true,
     exports: false,
     gone: true,
+  },
+  getFindingMetrics: {
+    path: '/v1/tenant/metrics/findings',
+    query: findingMetricsQuery,
+    notFound: false,
+    exports: false,
+  },
+  getRemediationMetrics: {
+    path: '/v1/tenant/metrics/remediation',
+    query: remediationMetricsQuery,
+    notFound: false,
+    exports: false,
   },
 };
 

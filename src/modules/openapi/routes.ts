@@ -93,6 +93,12 @@ const tags = [
       "The tenant's change log: what each write created, changed or removed and why, in order, followed from a " +
       "cursor; and one scan's diff.",
   },
+  {
+    name: 'Metrics',
+    description:
+      'Remediation over time, from the change log: open, opened, resolved and overdue findings per interval, and the ' +
+      'time to fix by severity against the SLA.',
+  },
 ];
 
 /** The document's view of a route: the wildcard asset path as `{assetId}`, and example values on query parameters. */

@@ -113,6 +113,8 @@ export const vulnerabilityExample: Vulnerability = {
       },
     },
   ],
+  dueAt: '2024-02-05T23:59:59.999Z',
+  isOverdue: false,
 };
 
 /** A page of `isExempted=true`: the exempted findings, each with the exemptions that match it. */

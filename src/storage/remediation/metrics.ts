@@ -4,6 +4,7 @@ import { findingSeverities, type FindingSeverity } from '../../domain/enums.js';
 import type { FindingInterval, RemediationMetrics, SeverityRemediation } from '../../domain/metrics.js';
 import { intervalsOf, quantile } from '../../domain/remediation.js';
 import { severityOfLevel } from '../../domain/scans.js';
+import { latestPastDue } from '../read/vulnerabilities/list.js';
 import type { TenantReader } from '../tx/read.js';
 import type { Storage } from '../types.js';
 
@@ -115,24 +116,21 @@ export function metricStore(read: TenantReader): Pick<Storage, 'findingMetrics' 
   };
 }
 
-// Kept beside the reads that need it: the due boundaries of the list's timed tags (docs/DESIGN.md §107).
+/** The due dates either side of `now` (docs/DESIGN.md §107): the latest before it, the earliest at or after it. */
 export function dueBoundaryStore(read: TenantReader): Pick<Storage, 'dueBoundaries'> {
   return {
     dueBoundaries: (scope, now) =>
       read(scope.tenantId, async (db) => {
-        const bound = (op: '<=' | '>', order: 'asc' | 'desc') =>
-          db
-            .selectFrom('vulnerabilities')
-            .select('due_at')
-            .where('tenant_id', '=', scope.tenantId)
-            .where('is_exempted', '=', 0)
-            .where('due_at', 'is not', null)
-            .where('due_at', op, now)
-            .orderBy('due_at', order)
-            .limit(1)
-            .executeTakeFirst();
-        const [last, next] = [await bound('<=', 'desc'), await bound('>', 'asc')];
-        return { last: last?.due_at ?? null, next: next?.due_at ?? null };
+        const next = await db
+          .selectFrom('vulnerabilities')
+          .select('due_at')
+          .where('tenant_id', '=', scope.tenantId)
+          .where('is_exempted', '=', 0)
+          .where('due_at', '>=', now)
+          .orderBy('due_at')
+          .limit(1)
+          .executeTakeFirst();
+        return { last: await latestPastDue(db, scope.tenantId, now), next: next?.due_at ?? null };
       }),
   };
 }

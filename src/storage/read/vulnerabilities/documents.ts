@@ -37,6 +37,7 @@ export interface StoredFinding extends FindingKey {
   is_exempted: number;
   doc: string;
   intel: string | null;
+  due_at: string | null;
 }
 
 /**
@@ -71,14 +72,14 @@ export async function storedFindings(
     const chunk = keys.slice(i, i + KEYS_PER_STATEMENT);
     const { rows } =
       dialect.name === 'sqlite'
-        ? await sql<StoredFinding>`select v.asset_id, v.vulnerability_id, v.is_exempted, v.intel, ${doc} as doc
+        ? await sql<StoredFinding>`select v.asset_id, v.vulnerability_id, v.is_exempted, v.intel, v.due_at, ${doc} as doc
             from vulnerabilities as v
             where v.tenant_id = ${tenantId} and (v.asset_id, v.vulnerability_id)
               in (values ${sql.join(chunk.map((k) => sql`(${k.asset_id}, ${k.vulnerability_id})`))})`.execute(db)
-        : await sql<StoredFinding>`select f.asset_id, f.vulnerability_id, f.is_exempted, f.intel, f.doc
+        : await sql<StoredFinding>`select f.asset_id, f.vulnerability_id, f.is_exempted, f.intel, f.due_at, f.doc
             from unnest(cast(${chunk.map((k) => k.asset_id)} as text[]),
               cast(${chunk.map((k) => k.vulnerability_id)} as text[])) as k(asset_id, vulnerability_id)
-            cross join lateral (select v.asset_id, v.vulnerability_id, v.is_exempted, v.intel, ${doc} as doc
+            cross join lateral (select v.asset_id, v.vulnerability_id, v.is_exempted, v.intel, v.due_at, ${doc} as doc
               from vulnerabilities as v
               where v.tenant_id = ${tenantId} and v.asset_id = k.asset_id
                 and v.vulnerability_id = k.vulnerability_id ${keyProbe('v')}) as f`.execute(db);

@@ -2,14 +2,19 @@
 // (docs/DESIGN.md §44). For a page's findings, and for a change log's finding records.
 import type { Kysely } from 'kysely';
 import { NO_INTEL_JSON } from '../../../domain/intel.js';
+import { isOverdue } from '../../../domain/remediation.js';
 import { appendTo } from '../../../lib/collections.js';
 import { fromTenant } from '../../tx/tenant.js';
 import type { SqlDialect } from '../../db/dialect.js';
 import type { Database } from '../../db/tables.js';
 import { storedFindings, type FindingKey, type StoredFinding } from './documents.js';
 
-/** The end of a finding without intel that no exemption matches (most of them). */
-const PLAIN_END = Buffer.from(`,${NO_INTEL_JSON.slice(1, -1)},"exemptions":[]}`);
+/** The end of a finding without intel that no exemption matches (most of them), up to its due date. */
+const PLAIN_END = `,${NO_INTEL_JSON.slice(1, -1)},"exemptions":[]`;
+
+/** The extra fields of remediation (pipeline.md §6): the due date, and whether it is past at `now`. */
+const dueFields = (due: string | null, exempted: boolean, now: string): string =>
+  `,"dueAt":${due === null ? 'null' : JSON.stringify(due)},"isOverdue":${isOverdue(due, exempted, now)}}`;
 
 const key = (assetId: string, vulnerabilityId: string) => `${assetId}\u0000${vulnerabilityId}`;
 
@@ -38,14 +43,15 @@ export async function findingItems(
       .execute();
     for (const row of found) exemptionDocs.set(row.exemption_id, row.doc);
   }
-  return rows.map(({ asset_id, vulnerability_id, doc, intel }) => {
+  const now = new Date().toISOString();
+  return rows.map(({ asset_id, vulnerability_id, doc, intel, due_at, is_exempted }) => {
     const matched = exemptionsOf.size === 0 ? undefined : exemptionsOf.get(key(asset_id, vulnerability_id));
-    const tail =
+    const due = dueFields(due_at, is_exempted === 1, now);
+    const tail = Buffer.from(
       matched === undefined && intel === null
-        ? PLAIN_END
-        : Buffer.from(
-            `,${(intel ?? NO_INTEL_JSON).slice(1, -1)},"exemptions":[${(matched ?? []).map((id) => `{"exemptionId":${JSON.stringify(id)},"exemption":${exemptionDocs.get(id)}}`).join(',')}]}`,
-          );
+        ? PLAIN_END + due
+        : `,${(intel ?? NO_INTEL_JSON).slice(1, -1)},"exemptions":[${(matched ?? []).map((id) => `{"exemptionId":${JSON.stringify(id)},"exemption":${exemptionDocs.get(id)}}`).join(',')}]${due}`,
+    );
     // The document, then its intel and exemptions over its closing brace: one buffer, written once.
     const length = Buffer.byteLength(doc);
     const item = Buffer.allocUnsafe(length - 1 + tail.length);

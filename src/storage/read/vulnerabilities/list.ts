@@ -26,7 +26,22 @@ type Eb = ExpressionBuilder<Database, 'vulnerabilities'>;
 export type VulnerabilityFilters = Omit<
   ListVulnerabilitiesQuery,
   'sortBy' | 'sortOrder' | 'page' | 'perPage' | 'cursor' | 'includeTotal' | 'format'
->;
+> & {
+  /** With `isOverdue`: the latest due date before now of a finding not exempted (null: none), read by the list. */
+  overdueThrough?: string | null;
+};
+
+/** The latest due date before `now` of the tenant's findings not exempted; null when none is past. */
+export async function latestPastDue(db: Kysely<Database>, tenantId: string, now: string): Promise<string | null> {
+  const row = await fromTenant(db, 'vulnerabilities', tenantId)
+    .select('vulnerabilities.due_at')
+    .where('vulnerabilities.is_exempted', '=', 0)
+    .where('vulnerabilities.due_at', '<', now)
+    .orderBy('vulnerabilities.due_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.due_at ?? null;
+}
 
 const sortColumns: Record<
   VulnerabilitySortField,
@@ -88,6 +103,18 @@ function filterExpressions(eb: Eb, tenantId: string, q: VulnerabilityFilters): E
     );
   }
   if (q.assetGroupIds) where.push(groupMemberFilter(eb, tenantId, q.assetGroupIds, eb.ref('vulnerabilities.asset_id')));
+  if (q.dueAtEnd !== undefined) where.push(eb('vulnerabilities.due_at', '<=', q.dueAtEnd));
+  // Past due: at or before the latest due date already passed (overdueThrough, read with the page: see below), so the
+  // filter is the same, and its count kept, until the next due date passes.
+  if (q.isOverdue !== undefined) {
+    const through = q.overdueThrough ?? null;
+    const past = through === null ? sql<SqlBool>`false` : eb('vulnerabilities.due_at', '<=', through);
+    where.push(
+      q.isOverdue
+        ? eb.and([past, eb('vulnerabilities.is_exempted', '=', 0)])
+        : eb.or([eb.not(past), eb('vulnerabilities.due_at', 'is', null), eb('vulnerabilities.is_exempted', '=', 1)]),
+    );
+  }
   // lastObservedAt, or the time of the finding's last change, whichever is later (pipeline.md §4).
   if (q.updatedSince !== undefined)
     where.push(
@@ -205,6 +232,7 @@ interface WalkedKey {
   /** The document and intel, when read with the keys (a first page or a keyset batch not walked). */
   doc?: string;
   intel?: string | null;
+  due_at?: string | null;
 }
 
 /**
@@ -277,7 +305,11 @@ export function vulnerabilityStore(
   return {
     listVulnerabilities: (scope, query, after) =>
       read(scope.tenantId, async (db) => {
-        const { sortBy, sortOrder, page, perPage, cursor: _cursor, includeTotal, format: _format, ...filters } = query;
+        const { sortBy, sortOrder, page, perPage, cursor: _cursor, includeTotal, format: _format, ...asked } = query;
+        const filters: VulnerabilityFilters =
+          asked.isOverdue === undefined
+            ? asked
+            : { ...asked, overdueThrough: await latestPastDue(db, scope.tenantId, new Date().toISOString()) };
         const column = sortColumns[sortBy];
         const direction = sortOrder === 'DESC' ? 'desc' : 'asc';
         // A keyset batch seeks past its position on the (tenant_id, is_exempted, sort, asset_id, vulnerability_id)
@@ -317,6 +349,7 @@ export function vulnerabilityStore(
                 .select([
                   documentOf(scope.tenantId, 'vulnerabilities', (column) => dialect.document(column)).as('doc'),
                   'vulnerabilities.intel',
+                  'vulnerabilities.due_at',
                 ])
                 .execute()
             : await ordered.offset(offset).execute());
