@@ -238,3 +238,38 @@ export async function configureProfile(opts: ConfigureFlags, io: Io): Promise<vo
     `secinv: profile '${opts.profile}' saved in ${configFile}${opts.url ? ` (url ${opts.url})` : ''}${key ? ', key set' : ''}\n`,
   );
 }
+
+/** The metric answers as records, one per severity (of each interval): a table's rows, CSV's, NDJSON's lines. */
+export async function runMetrics(
+  kind: 'findings' | 'remediation',
+  opts: CommonFlags,
+  query: Query,
+  io: Io,
+): Promise<void> {
+  const { client, connection } = connect(opts, io);
+  const format = opts.output ?? (io.stdout.isTTY === true ? 'table' : 'json');
+  const fields = fieldList(opts.fields);
+  await writingStdout(io, () =>
+    explained(connection, io, async () => {
+      const answer =
+        kind === 'findings'
+          ? await client.metrics.findings(typed(query))
+          : await client.metrics.remediation(typed(query));
+      if (format === 'json') return emit(io, `${JSON.stringify(answer, null, 2)}\n`);
+      const rows: Json[] =
+        kind === 'findings'
+          ? (answer.data as { start: string; end: string; severities: Record<string, Json> }[]).flatMap((interval) =>
+              Object.entries(interval.severities).map(([severityLevel, counts]) => ({
+                start: interval.start,
+                end: interval.end,
+                severityLevel,
+                ...counts,
+              })),
+            )
+          : Object.entries(answer.data as Record<string, Json>).map(([severityLevel, r]) => ({ severityLevel, ...r }));
+      const writer = recordWriter(io, { format, fields, defaultColumns: Object.keys(rows[0] ?? {}) });
+      for (const row of rows) await writer.write(row);
+      await writer.end();
+    }),
+  );
+}

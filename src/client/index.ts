@@ -22,10 +22,19 @@ import {
   type ScanChangesParams,
 } from './changes.js';
 import { SecinvConnectionError } from './errors.js';
+import { metricsApi, type MetricsApi } from './metrics.js';
 import { createTransport, pause, type ClientOptions, type RawQuery } from './transport.js';
 
 export { SecinvApiError, SecinvConnectionError, type ApiProblem } from './errors.js';
 export { CHANGES_PATH } from './changes.js';
+export { FINDING_METRICS_PATH, REMEDIATION_METRICS_PATH } from './metrics.js';
+export type {
+  FindingMetrics,
+  FindingMetricsParams,
+  MetricsApi,
+  RemediationMetrics,
+  RemediationMetricsParams,
+} from './metrics.js';
 export type {
   Change,
   ChangeAllParams,
@@ -129,6 +138,8 @@ export interface Client {
   };
   /** The change log (pipeline.md §4): what every write changed, in order. */
   changes: ChangesApi;
+  /** Remediation over time (pipeline.md §6). */
+  metrics: MetricsApi;
   scans: {
     /** Uploads one report's bytes (a key with the `ingest` scope); the scan as queued, or as an earlier retry made it. */
     upload(report: Uint8Array, params?: ScanUploadParams): Promise<Scan>;
@@ -226,5 +237,6 @@ export function createClient(options: ClientOptions): Client {
       changes: (id, params) => scanChanges(http, SCANS_PATH, id, params),
     },
     changes: changesApi(http),
+    metrics: metricsApi(http),
   };
 }

@@ -273,6 +273,70 @@ describe('the change log', () => {
   });
 });
 
+describe('metrics', () => {
+  it('metrics findings and remediation print what the client reads, as JSON or one row per severity', async () => {
+    const findings = await api(
+      'metrics',
+      'findings',
+      '--from',
+      '2024-01-01',
+      '--to',
+      '2024-03-31',
+      '--interval',
+      'month',
+    );
+    expect(findings.code, findings.stderr).toBe(0);
+    const expected = await sdk().metrics.findings({ from: '2024-01-01', to: '2024-03-31', interval: 'month' });
+    expect(JSON.parse(findings.stdout)).toEqual(expected);
+    expect(expected.data).toHaveLength(3);
+    const rows = await api(
+      'metrics',
+      'findings',
+      '--from',
+      '2024-01-01',
+      '--to',
+      '2024-01-31',
+      '--interval',
+      'month',
+      '-o',
+      'ndjson',
+    );
+    const lines = rows.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.map((l) => l.severityLevel)).toEqual([
+      'CRITICAL',
+      'HIGH',
+      'MEDIUM',
+      'LOW',
+      'INFORMATIONAL',
+      'UNKNOWN',
+    ]);
+    expect(lines[0]).toEqual({
+      start: '2024-01-01',
+      end: '2024-01-31',
+      severityLevel: 'CRITICAL',
+      ...expected.data[0]!.severities.CRITICAL,
+    });
+    const remediation = await api('metrics', 'remediation', '-o', 'json');
+    expect(remediation.code, remediation.stderr).toBe(0);
+    expect(JSON.parse(remediation.stdout)).toEqual(await sdk().metrics.remediation());
+  });
+
+  it("refuses an unknown metric, an interval for remediation, and passes on the server's 400", async () => {
+    const unknown = await api('metrics', 'trends');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("the metrics are findings or remediation, not 'trends'");
+    const interval = await api('metrics', 'remediation', '--interval', 'week');
+    expect(interval.code).toBe(1);
+    expect(interval.stderr).toContain('--interval');
+    const backwards = await api('metrics', 'findings', '--from', '2026-03-01', '--to', '2026-02-01');
+    expect(backwards.code).toBe(1);
+    expect(backwards.stderr).toContain('from must not be after to');
+  });
+});
+
 describe('failures', () => {
   it('nothing configured: names the flags, the variables and the profiles file', async () => {
     const { code, stderr } = await run(['api', 'risks']);

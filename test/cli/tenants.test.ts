@@ -100,4 +100,51 @@ describe('secinv tenants', () => {
     expect(table[0]).toMatch(/^ID\s+ORGANIZATION\s+NAME\s+ASSETS\s+FINDINGS\s+RISKS\s+KEYS$/);
     expect(table[1]).toMatch(new RegExp(`^${TENANT_A}\\s+${ORG_A}\\s+Tenant A\\s+6\\s+8\\s+${risks}\\s+0$`));
   });
+
+  it('set-sla sets the days given over the current SLA, prints it, and refuses days that are not whole and >= 0', async () => {
+    expect(
+      (
+        await importRecords(await openStorage(db), [
+          ['tenant', { tenantId: TENANT_A, organizationId: ORG_A, name: 'A' }],
+        ])
+      ).problems,
+    ).toEqual([]);
+    const set = await runCli(
+      'tenants',
+      'set-sla',
+      '--tenant',
+      TENANT_A,
+      '--critical',
+      '7',
+      '--low',
+      'none',
+      '--db',
+      db,
+    );
+    expect(set.code, set.stderr).toBe(0);
+    expect(JSON.parse(set.stdout)).toEqual({ CRITICAL: 7, HIGH: 30, MEDIUM: 90 });
+    expect(set.stderr).toContain(`set the SLA of tenant ${TENANT_A}: 0 due dates moved`);
+    const more = await runCli('tenants', 'set-sla', '--tenant', TENANT_A, '--unknown', '365', '--db', db);
+    expect(JSON.parse(more.stdout)).toEqual({ CRITICAL: 7, HIGH: 30, MEDIUM: 90, UNKNOWN: 365 });
+    const reset = await runCli('tenants', 'set-sla', '--tenant', TENANT_A, '--defaults', '--db', db);
+    expect(JSON.parse(reset.stdout)).toEqual({ CRITICAL: 15, HIGH: 30, MEDIUM: 90, LOW: 180 });
+    for (const [flag, value] of [
+      ['--critical', '-1'],
+      ['--high', '1.5'],
+      ['--medium', 'soon'],
+      ['--low', '100000'],
+    ] as const) {
+      const bad = await runCli('tenants', 'set-sla', '--tenant', TENANT_A, flag, value, '--db', db);
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toContain(
+        `secinv: ${flag} must be a whole number of days from 0 to 3650 (or none), not '${value}'`,
+      );
+    }
+    const storage = await openStorage(db);
+    expect(await storage.tenantSla(TENANT_A)).toEqual({ CRITICAL: 15, HIGH: 30, MEDIUM: 90, LOW: 180 });
+    await storage.close();
+    const unknown = await runCli('tenants', 'set-sla', '--tenant', TENANT_B, '--critical', '3', '--db', db);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain(`secinv: unknown tenant '${TENANT_B}'`);
+  });
 });

@@ -9,6 +9,7 @@ import { UserError } from '../../domain/errors.js';
 import { listRisksSpec } from '../../domain/risks.js';
 import { listVulnerabilitiesSpec } from '../../domain/vulnerabilities.js';
 import { listChangesSpec } from '../../modules/changes/schemas.js';
+import { findingMetricsSpec } from '../../domain/metrics.js';
 import {
   argument,
   boolean,
@@ -146,6 +147,22 @@ const changes = defineCommand('changes', {
   action: async (flags, { io }, query) => (await import('../api.js')).runChanges(CHANGE_COLUMNS, flags, query, io),
 });
 
+const metrics = defineCommand('metrics', {
+  description:
+    'Remediation over time: `findings` (open, opened, resolved, overdue per interval, by severity) or ' +
+    '`remediation` (days to fix and the share within the SLA, by severity).',
+  arguments: { kind: argument('<kind>', 'findings or remediation') },
+  flags: common,
+  generated: paramFlags(findingMetricsSpec.params),
+  action: async ({ kind, ...flags }, { io }, query) => {
+    if (kind !== 'findings' && kind !== 'remediation')
+      throw new UserError(`the metrics are findings or remediation, not '${kind}'`);
+    if (kind === 'remediation' && 'interval' in query)
+      throw new UserError("--interval is the findings metrics' (day, week, month): remediation has none");
+    return (await import('../api.js')).runMetrics(kind, flags, query, io);
+  },
+});
+
 const configureFlags = {
   profile: text('--profile <name>', 'the profile', CLIENT_SETTINGS.profile.fallback),
   url: text('--url <url>', CLIENT_SETTINGS.url.help),
@@ -162,5 +179,6 @@ export default defineGroup('api', 'Ask a running secinv server, with a tenant ke
   ...lists,
   asset,
   changes,
+  metrics,
   configure,
 ]);
