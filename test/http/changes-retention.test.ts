@@ -56,7 +56,8 @@ describe('change log retention', () => {
     const ingested = await ingestTexts(
       ctx.storage,
       { 'teamdojo.json': TEAMDOJO },
-      { provider: 'AWS', recordScans: true },
+      // At the system's time (the write's clock, which times its changes), after the import's.
+      { provider: 'AWS', recordScans: true, now: () => new Date() },
     );
     expect(ingested.problems).toEqual([]);
     const scan = await page(`/v1/tenant/changes?perPage=1000&cursor=${boundary}`);

@@ -76,13 +76,17 @@ export async function rollUpFindings(
       overdue_delta = finding_days.overdue_delta + excluded.overdue_delta`.execute(tx);
 
   const days = sqlDialects[dialectOf(tx)].elapsedDays(sql.ref('c.first_observed_at'), sql`${at}`);
-  await sql`insert into finding_fixes (tenant_id, day, severity, fix_days, within, count)
-    select ${tenantId}, ${day}, f.severity, f.fix_days, f.within, count(*) from (
-      select c.severity_value as severity, ${days} as fix_days,
-        case when c.due_at is null then -1 when ${at} <= c.due_at then 1 else 0 end as within
-      from ${left}) as f
-    where true group by f.severity, f.fix_days, f.within
-    on conflict (tenant_id, day, severity, fix_days, within) do update set count = finding_fixes.count + excluded.count`.execute(
-    tx,
-  );
+  const fixes = sql`select c.severity_value as severity, ${days} as fix_days,
+      case when c.due_at is null then -1 when ${at} <= c.due_at then 1 else 0 end as within
+    from ${left}`;
+  // By day, and by month: a range reads its whole months from the second (docs/DESIGN.md §106).
+  for (const [table, column, value] of [
+    ['finding_fixes', 'day', at.slice(0, 10)],
+    ['finding_fix_months', 'month', at.slice(0, 7)],
+  ] as const)
+    await sql`insert into ${sql.table(table)} (tenant_id, ${sql.ref(column)}, severity, fix_days, within, count)
+      select ${tenantId}, cast(${value} as text), f.severity, f.fix_days, f.within, count(*) from (${fixes}) as f
+      where true group by f.severity, f.fix_days, f.within
+      on conflict (tenant_id, ${sql.ref(column)}, severity, fix_days, within)
+        do update set count = ${sql.table(table)}.count + excluded.count`.execute(tx);
 }

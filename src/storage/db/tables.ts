@@ -388,6 +388,11 @@ export interface FindingFixTable {
   count: number;
 }
 
+/** finding_fixes summed by month (`YYYY-MM`): a range reads its whole months here, its other days there. */
+export interface FindingFixMonthTable extends Omit<FindingFixTable, 'day'> {
+  month: string;
+}
+
 /** A resolved finding's first observation, kept so that it reopens with it. */
 export interface ResolvedFindingTable {
   tenant_id: string;
@@ -473,6 +478,7 @@ export interface Database {
   resolved_findings: ResolvedFindingTable;
   finding_days: FindingDayTable;
   finding_fixes: FindingFixTable;
+  finding_fix_months: FindingFixMonthTable;
   scans: ScanTable;
   scan_queue: ScanQueueTable;
   scan_bodies: ScanBodyTable;

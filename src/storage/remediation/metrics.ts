@@ -2,7 +2,7 @@
 // a tenant, whatever its size, summed here by interval and severity.
 import { findingSeverities, type FindingSeverity } from '../../domain/enums.js';
 import type { FindingInterval, RemediationMetrics, SeverityRemediation } from '../../domain/metrics.js';
-import { intervalsOf, quantile } from '../../domain/remediation.js';
+import { addDays, intervalEnd, intervalStart, intervalsOf, quantile } from '../../domain/remediation.js';
 import { severityOfLevel } from '../../domain/scans.js';
 import { latestPastDue } from '../read/vulnerabilities/list.js';
 import type { TenantReader } from '../tx/read.js';
@@ -75,16 +75,38 @@ export function metricStore(read: TenantReader): Pick<Storage, 'findingMetrics' 
 
     remediationMetrics: (scope, { from, to }) =>
       read(scope.tenantId, async (db) => {
-        const rows = await db
-          .selectFrom('finding_fixes')
-          .select((eb) => ['severity', 'fix_days', 'within', eb.fn.sum<number | string>('count').as('n')])
-          .where('tenant_id', '=', scope.tenantId)
-          .where('day', '>=', from)
-          .where('day', '<=', to)
-          .groupBy(['severity', 'fix_days', 'within'])
-          .orderBy('severity')
-          .orderBy('fix_days')
-          .execute();
+        // The range's whole months from the months' table, its other days from the days' (docs/DESIGN.md §106).
+        const monthOf = (day: string) => intervalStart(day, 'month');
+        const fullFrom = from === monthOf(from) ? from : intervalEnd(monthOf(from), 'month');
+        const afterTo = addDays(to, 1);
+        const fullUntil = intervalEnd(monthOf(to), 'month') === afterTo ? afterTo : monthOf(to);
+        const grouped = (
+          table: 'finding_fixes' | 'finding_fix_months',
+          column: 'day' | 'month',
+          lo: string,
+          hi: string,
+        ) =>
+          db
+            .selectFrom(table)
+            .select((eb) => ['severity', 'fix_days', 'within', eb.fn.sum<number | string>('count').as('n')])
+            .where('tenant_id', '=', scope.tenantId)
+            .where(column, '>=', lo)
+            .where(column, '<=', hi)
+            .groupBy(['severity', 'fix_days', 'within'])
+            .execute();
+        const rows =
+          fullFrom < fullUntil
+            ? [
+                ...(await grouped(
+                  'finding_fix_months',
+                  'month',
+                  fullFrom.slice(0, 7),
+                  addDays(fullUntil, -1).slice(0, 7),
+                )),
+                ...(from < fullFrom ? await grouped('finding_fixes', 'day', from, addDays(fullFrom, -1)) : []),
+                ...(fullUntil <= to ? await grouped('finding_fixes', 'day', fullUntil, to) : []),
+              ]
+            : await grouped('finding_fixes', 'day', from, to);
         const histograms = bySeverity(() => new Map<number, number>());
         const within = bySeverity(() => ({ met: 0, due: 0 }));
         for (const r of rows) {

@@ -124,7 +124,14 @@ for (const dialect of TEST_DIALECTS) {
           title: i === 14 ? 'quotes " and \\ backslash\n' : `finding ${i}`,
           hasKev: intel,
           hasExploit: intel && i % 2 === 0,
-          knownExploit: intel ? { cveID: id, dateAdded: '2024-01-01', requiredAction: 'patch' } : null,
+          knownExploit: intel
+            ? {
+                cveID: id,
+                dateAdded: '2024-01-01',
+                requiredAction: 'patch',
+                ...(i === 0 ? { dueDate: '2024-01-20' } : {}),
+              }
+            : null,
           exploits: intel && i % 2 === 0 ? [{ source: 'exploitdb', id: String(i), title: 'x' }] : [],
           severityLevel: 'HIGH',
         };
@@ -194,7 +201,15 @@ for (const dialect of TEST_DIALECTS) {
           after = next;
         }
         expect(served.size).toBe(docs.length);
-        for (const d of docs) expect(served.get(d.vulnerabilityId)).toEqual({ ...d, exemptions: [] });
+        // Each MEDIUM finding, first observed on 2024-01-01, due 90 days later by the default SLA (0022), or by the end
+        // of its KEV entry's earlier due date.
+        const dueAt = (d: (typeof docs)[number]) =>
+          d.knownExploit?.dueDate === undefined
+            ? '2024-03-31T00:00:00.000Z'
+            : `${d.knownExploit.dueDate}T23:59:59.999Z`;
+        expect(dueAt(docs[0]!)).toBe('2024-01-20T23:59:59.999Z');
+        for (const d of docs)
+          expect(served.get(d.vulnerabilityId)).toEqual({ ...d, exemptions: [], dueAt: dueAt(d), isOverdue: true });
       } finally {
         await storage.close();
         await database.drop();
