@@ -7,7 +7,7 @@ import type {
   remediationMetricsSpec,
 } from '../domain/metrics.js';
 import type { QueryInput } from '../domain/query.js';
-import type { RawQuery, Transport } from './transport.js';
+import type { Transport } from './transport.js';
 
 export const FINDING_METRICS_PATH = '/v1/tenant/metrics/findings';
 export const REMEDIATION_METRICS_PATH = '/v1/tenant/metrics/remediation';
@@ -25,6 +25,6 @@ export interface MetricsApi {
 }
 
 export const metricsApi = (http: Transport): MetricsApi => ({
-  findings: (params) => http.json(FINDING_METRICS_PATH, (params ?? {}) as RawQuery),
-  remediation: (params) => http.json(REMEDIATION_METRICS_PATH, (params ?? {}) as RawQuery),
+  findings: (params) => http.json(FINDING_METRICS_PATH, (params ?? {})),
+  remediation: (params) => http.json(REMEDIATION_METRICS_PATH, (params ?? {})),
 });
