@@ -47,6 +47,8 @@ const PROBES = [
   `/v1/tenant/vulnerabilities?assetIds=${enc(A1)},${enc(B_ONLY_ASSET)}&perPage=2000`,
   '/v1/tenant/vulnerabilities?regions=ap-south-1',
   '/v1/tenant/vulnerabilities?isExempted=true',
+  '/v1/tenant/vulnerabilities?isOverdue=true&perPage=2000',
+  '/v1/tenant/vulnerabilities?dueAtEnd=2100-01-01&perPage=2000',
   '/v1/tenant/vulnerabilities?format=ndjson',
   '/v1/tenant/vulnerabilities?format=csv&isExempted=true',
   '/v1/tenant/risks?include=primaryAsset,integration',
