@@ -54,6 +54,9 @@ const firstId = (
   }
 ).data[0]!.id;
 
+// The metrics' year (a history the import made: each finding opened on its firstObservedAt; bench:remediation has one
+// with resolutions).
+const yearAgo = new Date(Date.now() - 364 * 86_400_000).toISOString().slice(0, 10);
 const queries: [string, string][] = [
   [
     'two filters and a sort',
@@ -86,6 +89,10 @@ const queries: [string, string][] = [
   ],
   ['vulnerabilities: exempted, with exemptions', '/v1/tenant/vulnerabilities?isExempted=true&perPage=500'],
   ['vulnerabilities: deep page (page 2000 of 100)', '/v1/tenant/vulnerabilities?page=2000'],
+  ['vulnerabilities: overdue', '/v1/tenant/vulnerabilities?isOverdue=true'],
+  ['metrics: findings, the last 90 days by day', '/v1/tenant/metrics/findings'],
+  ['metrics: findings, a year by week', '/v1/tenant/metrics/findings?from=' + yearAgo + '&interval=week'],
+  ['metrics: remediation, a year', '/v1/tenant/metrics/remediation?from=' + yearAgo],
 ];
 
 lines.push(
