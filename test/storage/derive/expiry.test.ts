@@ -200,51 +200,61 @@ for (const dialect of TEST_DIALECTS) {
         expect(await storage.expireDue(new Date(Date.parse(expiresAt) + HOUR))).toMatchObject({ tenants: 0 });
       }));
 
-    // SQLite waits for a lock on the thread that asks: each runner is a process of its own, as on two servers.
-    it('two runners of one database at once, held by another write: each expiry is done once', () =>
-      withTestDatabase(dialect, async ({ storage, url }, db) => {
-        await imported(storage, [tenantRecord(), assetRecord(ASSET), riskRecord('risk-1', { primaryAssetId: ASSET })]);
-        const until = '2030-01-01T00:00:00.000Z';
-        await storage.setRiskLifecycle(
-          TENANT_A,
-          'risk-1',
-          'DISMISSED_ACCEPTED',
-          '2029-01-01T00:00:00.000Z',
-          undefined,
-          until,
-        );
-        const now = new Date(Date.parse(until) + 1000).toISOString();
-        // Another write holds the tenant (PostgreSQL: its turn; SQLite: the write lock) until both runners wait for it.
-        let release!: () => void;
-        const released = new Promise<void>((resolve) => (release = resolve));
-        let holding!: () => void;
-        const held = new Promise<void>((resolve) => (holding = resolve));
-        const holder = db.transaction().execute(async (tx) => {
-          await (
-            dialect === 'postgres'
-              ? sql`select pg_advisory_xact_lock(${TENANT_LOCK_CLASS}::int, hashtext(${TENANT_A}))`
-              : sql`update tenants set name = name where tenant_id = ${TENANT_A}`
-          ).execute(tx);
-          holding();
-          await released;
-        });
-        await held;
-        const runners = [runner(url, now), runner(url, now)];
-        try {
-          for (let tries = 0; runners.some((r) => !r.output().includes('waiting')); tries += 1) {
-            if (tries > 400) throw new Error(`the runners did not wait: ${runners.map((r) => r.output()).join(' | ')}`);
-            await new Promise((resolve) => setTimeout(resolve, 50));
+    // SQLite waits for a lock on the thread that asks: each runner is a process of its own, as on two servers (each
+    // compiles the sources it runs at its start, some seconds on a busy machine).
+    it(
+      'two runners of one database at once, held by another write: each expiry is done once',
+      () =>
+        withTestDatabase(dialect, async ({ storage, url }, db) => {
+          await imported(storage, [
+            tenantRecord(),
+            assetRecord(ASSET),
+            riskRecord('risk-1', { primaryAssetId: ASSET }),
+          ]);
+          const until = '2030-01-01T00:00:00.000Z';
+          await storage.setRiskLifecycle(
+            TENANT_A,
+            'risk-1',
+            'DISMISSED_ACCEPTED',
+            '2029-01-01T00:00:00.000Z',
+            undefined,
+            until,
+          );
+          const now = new Date(Date.parse(until) + 1000).toISOString();
+          // Another write holds the tenant (PostgreSQL: its turn; SQLite: the write lock) until both runners wait for it.
+          let release!: () => void;
+          const released = new Promise<void>((resolve) => (release = resolve));
+          let holding!: () => void;
+          const held = new Promise<void>((resolve) => (holding = resolve));
+          const holder = db.transaction().execute(async (tx) => {
+            await (
+              dialect === 'postgres'
+                ? sql`select pg_advisory_xact_lock(${TENANT_LOCK_CLASS}::int, hashtext(${TENANT_A}))`
+                : sql`update tenants set name = name where tenant_id = ${TENANT_A}`
+            ).execute(tx);
+            holding();
+            await released;
+          });
+          await held;
+          const runners = [runner(url, now), runner(url, now)];
+          try {
+            for (let tries = 0; runners.some((r) => !r.output().includes('waiting')); tries += 1) {
+              if (tries > 1200)
+                throw new Error(`the runners did not wait: ${runners.map((r) => r.output()).join(' | ')}`);
+              await new Promise((resolve) => setTimeout(resolve, 50));
+            }
+          } finally {
+            release();
+            await holder;
           }
-        } finally {
-          release();
-          await holder;
-        }
-        const runs = await Promise.all(runners.map((r) => r.done));
-        expect(runs.map((r) => r.reopened).sort()).toEqual([0, 1]);
-        expect(await lifecycle(db, 'risk-1')).toBe('OPEN');
-        const reopened = (await changesOf(storage)).filter((c) => c.type === 'risk.reopened');
-        expect(reopened).toHaveLength(1);
-        expect(reopened[0]!.cause).toEqual({ kind: 'expiry' });
-      }));
+          const runs = await Promise.all(runners.map((r) => r.done));
+          expect(runs.map((r) => r.reopened).sort()).toEqual([0, 1]);
+          expect(await lifecycle(db, 'risk-1')).toBe('OPEN');
+          const reopened = (await changesOf(storage)).filter((c) => c.type === 'risk.reopened');
+          expect(reopened).toHaveLength(1);
+          expect(reopened[0]!.cause).toEqual({ kind: 'expiry' });
+        }),
+      120_000,
+    );
   });
 }
