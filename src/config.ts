@@ -177,6 +177,13 @@ export const SETTINGS = {
     parse: integer(1, 100_000),
     fallback: 400,
   }),
+  /** How often `secinv serve` reopens the dismissals and lifts the exemptions that expired (pipeline.md §6). */
+  expiryIntervalS: setting({
+    env: 'SECINV_EXPIRY_INTERVAL_SECONDS',
+    help: 'seconds between two runs of secinv serve that reopen expired dismissals and lift expired exemptions',
+    parse: integer(1, 86_400),
+    fallback: 60,
+  }),
   /** Serve Prometheus metrics on this port (all addresses of `host`), without authentication. */
   metricsPort: setting({
     env: 'SECINV_METRICS_PORT',

@@ -87,9 +87,11 @@ export async function startServer(config: Readonly<Config>, storage: Storage): P
     retentionMs: config.scanRetentionDays * DAY_MS,
     changesRetentionMs: config.changesRetentionDays * DAY_MS,
     pruneEveryMs: SCAN_PRUNE_MS,
+    // Dismissals and exemptions that expired, on the same thread and loop (pipeline.md §6, docs/DESIGN.md §110).
+    expiryEveryMs: config.expiryIntervalS * 1000,
     killAt: config.scanKillAt,
     onEvent: (event) => {
-      if (event.status === 'succeeded') webhooks.wake();
+      if (event.status === 'succeeded' || event.status === 'expired') webhooks.wake();
       logs.to?.info(event, 'scan');
     },
   });

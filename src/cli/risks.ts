@@ -3,6 +3,7 @@
 import type { Config } from '../config.js';
 import type { LifecycleState } from '../domain/enums.js';
 import { UserError } from '../domain/errors.js';
+import { formatTimestamp, parseTimestamp } from '../domain/time.js';
 import { waitingFor, withDatabase, type Io } from './io.js';
 
 const counted = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
@@ -23,17 +24,33 @@ export async function risksDerive(
   );
 }
 
+/**
+ * `--until`: a day (`YYYY-MM-DD`, its 00:00:00Z) or an RFC 3339 date-time, after `now`, in the output format. Checked
+ * before the database is opened: a bad one changes nothing.
+ */
+export function dismissalEnd(text: string, now: Date): string {
+  const ms = parseTimestamp(text.trim());
+  if (ms === null)
+    throw new UserError(
+      `--until '${text}' is not a date: give YYYY-MM-DD (midnight UTC) or an RFC 3339 date-time such as 2027-01-31T12:00:00Z`,
+    );
+  if (ms <= now.getTime())
+    throw new UserError(`--until ${formatTimestamp(ms)} is not in the future (now is ${now.toISOString()})`);
+  return formatTimestamp(ms);
+}
+
 export async function risksSetState(
   config: Readonly<Config>,
   riskId: string,
-  opts: { tenant: string; state: LifecycleState; now?: () => Date },
+  opts: { tenant: string; state: LifecycleState; until?: string | undefined; now?: () => Date },
   io: Io,
 ): Promise<void> {
-  const at = (opts.now ?? (() => new Date()))().toISOString();
+  const now = (opts.now ?? (() => new Date()))();
+  const until = opts.until === undefined ? null : dismissalEnd(opts.until, now);
   const changed = await withDatabase(config.databaseUrl, io, (storage) =>
-    storage.setRiskLifecycle(opts.tenant, riskId, opts.state, at, waitingFor(io)),
+    storage.setRiskLifecycle(opts.tenant, riskId, opts.state, now.toISOString(), waitingFor(io), until),
   );
   // Another tenant's risk is indistinguishable from a missing one.
   if (!changed) throw new UserError(`tenant ${opts.tenant} has no risk '${riskId}'`);
-  io.stderr.write(`risk ${riskId} is now ${opts.state}\n`);
+  io.stderr.write(`risk ${riskId} is now ${opts.state}${until === null ? '' : ` until ${until}`}\n`);
 }

@@ -1,5 +1,6 @@
 // Exemption matching: which exemptions match a finding (docs/DESIGN.md, "Exemptions"). Pure: the derived-field
 // computation at import runs it for every finding of the assets an import may have changed.
+import { parseTimestamp } from './time.js';
 import type { Exemption, ExemptionRule } from './vulnerabilities.js';
 
 export interface MatchableFinding {
@@ -46,21 +47,35 @@ export function compileRule(rule: ExemptionRule): Criterion[] {
 export interface CompiledExemption {
   exemptionId: string;
   rules: Criterion[][];
+  /** When it stops applying, in epoch milliseconds; null: never. */
+  expiresAt: number | null;
 }
+
+/**
+ * Whether an exemption applies at `now` (epoch milliseconds): one without `expiresAt` always, one whose `expiresAt` is
+ * at or before `now` no longer (pipeline.md §6). Text that is not a timestamp never reaches here: the import refuses it.
+ */
+export const inForce = (expiresAt: number | null, now: number): boolean => expiresAt === null || expiresAt > now;
 
 export const compileExemption = (exemptionId: string, exemption: Exemption): CompiledExemption => ({
   exemptionId,
   rules: exemption.rules.map(compileRule).filter((criteria) => criteria.length > 0),
+  expiresAt: exemption.expiresAt == null ? null : parseTimestamp(exemption.expiresAt),
 });
 
-/** Ids of the exemptions that match the finding: those with at least one rule whose every set criterion holds. */
+/**
+ * Ids of the exemptions that match the finding at `now`: those in force with at least one rule whose every set
+ * criterion holds.
+ */
 export function matchingExemptions(
   exemptions: readonly CompiledExemption[],
   finding: MatchableFinding,
   asset: MatchableAsset,
+  now: number,
 ): string[] {
   const ids: string[] = [];
   for (const exemption of exemptions) {
+    if (!inForce(exemption.expiresAt, now)) continue;
     if (exemption.rules.some((criteria) => criteria.every((holds) => holds(finding, asset))))
       ids.push(exemption.exemptionId);
   }

@@ -33,6 +33,10 @@ export const Exemption = Type.Object({
   createdAt: NullableTimestamp(),
   updatedAt: NullableTimestamp(),
   rules: Type.Array(ExemptionRule),
+  // Optional: exemptions stored before it was a field have none, and never expire.
+  expiresAt: Type.Optional(
+    NullableTimestamp('When the exemption stops applying (its findings count again); null or absent: never.'),
+  ),
 });
 export type Exemption = Static<typeof Exemption>;
 

@@ -1,7 +1,8 @@
 // Applying queued scans (pipeline.md §2, docs/DESIGN.md §98): claim the next scan that may run, ingest its bytes as
 // `secinv ingest` would read the file, and end it. Its success is written in the ingest's own transaction; a report
 // that is refused ends `failed` with the problems the command would print; a process that dies mid-scan leaves its
-// claim to expire, and the scan to whichever process claims it next.
+// claim to expire, and the scan to whichever process claims it next. Between scans its loop does the server's chores:
+// the bodies a dead process left, the expiries that are due (Storage.expireDue), retention.
 import { Readable } from 'node:stream';
 import { UserError } from '../domain/errors.js';
 import type { Provider } from '../domain/enums.js';
@@ -25,6 +26,8 @@ export interface ScanRunnerOptions {
    * `everyMs` of the loop (the first time at once).
    */
   retention?: { scansMs: number; changesMs: number; everyMs: number } | undefined;
+  /** Reopen the dismissals and lift the exemptions that expired, every this many ms (the first time at once). */
+  expiryEveryMs?: number | undefined;
   now?: () => Date;
   /** Called at each point of applying a scan (`claimed`, then the write's), for fault tests. */
   onPhase?: ((phase: string) => void) | undefined;
@@ -146,11 +149,27 @@ export function scanRunner(storage: Storage, options: ScanRunnerOptions): ScanRu
     pruned(await storage.pruneChanges(cutoff(retention.changesMs), until), 'changes');
   };
 
+  const expiryDue = options.expiryEveryMs === undefined ? () => false : every(options.expiryEveryMs);
+  /** The expiries that are due (pipeline.md §6), when their interval has passed; after the queue is drained. */
+  const expire = async (): Promise<void> => {
+    if (!expiryDue()) return;
+    const run = await storage.expireDue(now());
+    if (run.tenants > 0)
+      options.log?.({
+        scanId: '-',
+        tenantId: '-',
+        status: 'expired',
+        message: `${run.reopened} dismissals reopened, ${run.assets} assets with exemptions lifted, in ${run.tenants} tenants`,
+      });
+  };
+
   const loop = async () => {
     while (!stopped) {
       // Bytes a process that died left behind, at the start and then hourly.
       if (sweepDue()) await storage.sweepScanBodies(now()).catch(logError);
       await drain().catch(logError);
+      // A failed run (the database away) is tried again at its next interval, as any other chore.
+      if (!stopped) await expire().catch(logError);
       // A failed prune (the database away) is tried again at the next hour, as any other.
       if (!stopped) await prune().catch(logError);
       if (stopped) return;

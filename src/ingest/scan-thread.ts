@@ -14,6 +14,8 @@ export interface ScanThreadOptions {
   /** Changes older than this are deleted from the change log, on the same schedule. */
   changesRetentionMs: number;
   pruneEveryMs: number;
+  /** How often the dismissals and exemptions that expired are done (Storage.expireDue), and once at start. */
+  expiryEveryMs: number;
   /** Tests only: the point of a scan at which the thread kills the process (SECINV_TEST_SCAN_KILL_AT). */
   killAt?: string | undefined;
   /** What happened to each scan (never a key or a body), for the server's log. */

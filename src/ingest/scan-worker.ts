@@ -9,10 +9,8 @@ import type { FromScanThread, ScanThreadOptions, ToScanThread } from './scan-thr
 
 const port = parentPort;
 if (port === null) throw new Error('scan-worker.ts runs as a worker thread');
-const { databaseUrl, leaseMs, pollMs, retentionMs, changesRetentionMs, pruneEveryMs, killAt } = workerData as Omit<
-  ScanThreadOptions,
-  'onEvent'
->;
+const { databaseUrl, leaseMs, pollMs, retentionMs, changesRetentionMs, pruneEveryMs, expiryEveryMs, killAt } =
+  workerData as Omit<ScanThreadOptions, 'onEvent'>;
 
 const storage = await openStorage(databaseUrl);
 const kill = () => process.kill(process.pid, 'SIGKILL');
@@ -22,6 +20,7 @@ const runner = scanRunner(storage, {
   leaseMs,
   pollMs,
   retention: { scansMs: retentionMs, changesMs: changesRetentionMs, everyMs: pruneEveryMs },
+  expiryEveryMs,
   onPhase: killAt === undefined ? undefined : (phase) => void (phase === killAt && kill()),
   log: (event) => port.postMessage({ type: 'event', event } satisfies FromScanThread),
 });

@@ -12,6 +12,7 @@ import { sqlDialects } from './db/dialect.js';
 import { openSqliteReader } from './db/sqlite.js';
 import { guarded } from './db/unavailable.js';
 import { riskWriteStore } from './derive/risks/store.js';
+import { expiryStore } from './derive/expiry.js';
 import { feedStore } from './feeds/load.js';
 import { changeStore } from './changes/read.js';
 import { snapshotHolder, snapshotStore } from './changes/snapshots.js';
@@ -89,6 +90,7 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
     }),
     ...feedStore(db, dialect),
     ...riskWriteStore(db, dialect),
+    ...expiryStore(db, dialect),
     ...scanRecordReads(read),
     ...scanRecordWrites(db, dialect),
     ...queue,

@@ -37,6 +37,16 @@ export type Dialect = 'sqlite' | 'postgres';
  */
 export type WaitReason = 'feeds' | 'tenant' | 'database';
 
+/** What a run of the expiry runner did (Storage.expireDue). */
+export interface ExpiryRun {
+  /** Tenants whose expiries were due and done by this run. */
+  tenants: number;
+  /** Dismissed risks reopened. */
+  reopened: number;
+  /** Assets whose findings lost an exemption that expired. */
+  assets: number;
+}
+
 /** What a derivation changed. */
 export interface RiskDerivation {
   /** Assets whose rules ran. */
@@ -413,7 +423,8 @@ export interface Storage {
   deriveRisks(tenantId: string, at: string, onWait?: (reason: WaitReason) => void): Promise<RiskDerivation | undefined>;
   /**
    * Sets a risk's lifecycle state, in one transaction that waits for the writes to the tenant and for a feed load, as a
-   * derivation does; false (and nothing changed) when the tenant has no such risk.
+   * derivation does; false (and nothing changed) when the tenant has no such risk. A dismissal with `until` (a
+   * timestamp in the output format) reopens by itself then (expireDue); any other state set clears it.
    */
   setRiskLifecycle(
     tenantId: string,
@@ -421,7 +432,15 @@ export interface Storage {
     state: LifecycleState,
     at: string,
     onWait?: (reason: WaitReason) => void,
+    until?: string | null,
   ): Promise<boolean>;
+  /**
+   * Runs what expired by `now` (pipeline.md §6): for each tenant whose earliest expiry is due, in one write that takes
+   * the tenant's turn, reopens the dismissals whose `until` passed and lifts the exemptions whose `expiresAt` passed
+   * (their findings, assets and risks derived again), appending the changes with cause `expiry`. Safe beside the same
+   * run in another process: each tenant's expiries are done once. `onWait` is called when a write holds the tenant.
+   */
+  expireDue(now: Date, onWait?: (reason: WaitReason) => void): Promise<ExpiryRun>;
 
   // Remediation (pipeline.md §6).
   /** The tenant's SLA (the defaults unless set); undefined for an unknown tenant. */

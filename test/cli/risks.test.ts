@@ -3,7 +3,15 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { derivedRiskId } from '../../src/domain/risk-engine.js';
 import { fixture, A1, A4 } from '../fixtures.js';
-import { createKey, importRecords, setupWithKeys, TENANT_A, TENANT_B, type TestContext } from '../helpers.js';
+import {
+  createKey,
+  importRecords,
+  rawTenantAccess,
+  setupWithKeys,
+  TENANT_A,
+  TENANT_B,
+  type TestContext,
+} from '../helpers.js';
 import { runCli } from './run.js';
 
 let ctx: TestContext;
@@ -142,5 +150,54 @@ describe('secinv risks', () => {
     );
     expect(noTenant.code).toBe(1);
     expect(noTenant.stderr).toContain("unknown tenant '33333333-3333-4333-8333-333333333333'");
+  });
+
+  it('dismiss --until: a day or a date-time in the future is kept; one in the past, now or not a date exits 1', async () => {
+    await runCli('risks', 'derive', '--tenant', TENANT_A, '--db', ctx.url);
+    const id = derivedRiskId(TENANT_A, 'secinv.exposed-kev-vulnerability', A1);
+    const dismiss = (until: string) =>
+      runCli('risks', 'dismiss', id, '--tenant', TENANT_A, '--as', 'accepted', '--until', until, '--db', ctx.url);
+    const stored = async () => {
+      const raw = await rawTenantAccess(ctx.url);
+      try {
+        return await raw.withTenant(TENANT_A, (db) =>
+          db.selectFrom('risk_states').select('until').where('risk_id', '=', id).executeTakeFirst(),
+        );
+      } finally {
+        await raw.close();
+      }
+    };
+
+    const day = await dismiss('2999-01-31');
+    expect(day.code).toBe(0);
+    expect(day.stderr).toContain(`risk ${id} is now DISMISSED_ACCEPTED until 2999-01-31T00:00:00.000Z\n`);
+    expect(await stored()).toEqual({ until: '2999-01-31T00:00:00.000Z' });
+    const instant = await dismiss('2999-02-01T12:30:00+02:00');
+    expect(instant.code).toBe(0);
+    expect(await stored()).toEqual({ until: '2999-02-01T10:30:00.000Z' });
+
+    const before = await list('perPage=100');
+    for (const [until, message] of [
+      ['2001-01-01', '--until 2001-01-01T00:00:00.000Z is not in the future'],
+      [new Date(Date.now() - 1000).toISOString(), 'is not in the future'],
+      ['next tuesday', "--until 'next tuesday' is not a date: give YYYY-MM-DD"],
+      ['2999-02-30', "--until '2999-02-30' is not a date"],
+    ] as const) {
+      const refused = await dismiss(until);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(message);
+    }
+    // Nothing changed: the dismissal and its end are as they were.
+    expect(await list('perPage=100')).toEqual(before);
+    expect(await stored()).toEqual({ until: '2999-02-01T10:30:00.000Z' });
+
+    // A dismissal without --until, and a reopen, clear it.
+    expect((await runCli('risks', 'dismiss', id, '--tenant', TENANT_A, '--as', 'accepted', '--db', ctx.url)).code).toBe(
+      0,
+    );
+    expect(await stored()).toEqual({ until: null });
+    expect((await dismiss('2999-01-31')).code).toBe(0);
+    expect((await runCli('risks', 'reopen', id, '--tenant', TENANT_A, '--db', ctx.url)).code).toBe(0);
+    expect(await stored()).toEqual({ until: null });
   });
 });

@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import {
   compileExemption,
+  inForce,
   matchingExemptions,
   type MatchableAsset,
   type MatchableFinding,
 } from '../../src/domain/exemptions.js';
 import type { ExemptionRule } from '../../src/domain/vulnerabilities.js';
 
+const NOW = Date.parse('2026-12-02T12:00:00.000Z');
 const finding: MatchableFinding = { assetId: 'asset-1', vulnerabilityId: 'CVE-1', hasVendorFix: false };
 const asset: MatchableAsset = { region: 'us-east-1', tags: [{ Key: 'env', Value: 'prod' }], groupIds: new Set(['g1']) };
 
@@ -33,6 +35,7 @@ const matches = (rule: Partial<ExemptionRule>, f: MatchableFinding = finding, a:
     ],
     f,
     a,
+    NOW,
   ).length === 1;
 
 describe('exemption rule criteria', () => {
@@ -94,6 +97,36 @@ describe('exemption rule criteria', () => {
       compileExemption('e3', { ...base, rules: [{ ...unset, assetRegions: ['eu-west-1'] }] }),
       compileExemption('e4', { ...base, rules: [] }),
     ];
-    expect(matchingExemptions(exemptions, finding, asset)).toEqual(['e1', 'e2']);
+    expect(matchingExemptions(exemptions, finding, asset, NOW)).toEqual(['e1', 'e2']);
+  });
+});
+
+describe('exemptions that expire', () => {
+  const base = { name: null, reason: null, createdAt: null, updatedAt: null };
+  const rules = [{ ...unset, vulnerabilityId: 'CVE-1' }];
+  const at = (expiresAt: string | null | undefined) =>
+    matchingExemptions(
+      [compileExemption('x', expiresAt === undefined ? { ...base, rules } : { ...base, rules, expiresAt })],
+      finding,
+      asset,
+      NOW,
+    );
+
+  it('match while expiresAt is after now, and never again from it on', () => {
+    expect(at('2026-12-02T12:00:00.001Z')).toEqual(['x']);
+    expect(at('2026-12-02T12:00:00.000Z')).toEqual([]);
+    expect(at('2026-12-01T00:00:00.000Z')).toEqual([]);
+  });
+
+  it('without expiresAt (absent or null) match always', () => {
+    expect(at(undefined)).toEqual(['x']);
+    expect(at(null)).toEqual(['x']);
+  });
+
+  it('inForce is the one rule: the instant itself is out', () => {
+    expect(inForce(null, NOW)).toBe(true);
+    expect(inForce(NOW + 1, NOW)).toBe(true);
+    expect(inForce(NOW, NOW)).toBe(false);
+    expect(inForce(NOW - 1, NOW)).toBe(false);
   });
 });

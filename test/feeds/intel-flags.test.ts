@@ -85,7 +85,7 @@ for (const dialect of TEST_DIALECTS) {
         await kysely
           .transaction()
           .execute(async (tx) => {
-            for (const t of tenants) await recomputeDerived(tx, String(t.tenantId), 'all');
+            for (const t of tenants) await recomputeDerived(tx, String(t.tenantId), 'all', Date.now());
             recomputed = await read(tx);
             throw new Error('roll back');
           })

@@ -162,6 +162,7 @@ describe('vulnerability list: exemptions', () => {
             noVendorFix: false,
           },
         ],
+        expiresAt: null,
       },
     });
     expect(f3.exemptions[1]?.exemption.rules).toEqual([

@@ -1,6 +1,6 @@
 // `secinv risks derive|dismiss|reopen` (src/cli/risks.ts).
 import { loadConfig } from '../../config.js';
-import { argument, database, defineCommand, defineGroup, required, requiredChoice } from '../command.js';
+import { argument, database, defineCommand, defineGroup, required, requiredChoice, text } from '../command.js';
 
 /** `--as` of `risks dismiss`, and the lifecycle state each gives. */
 const DISMISSALS = { accepted: 'DISMISSED_ACCEPTED', 'not-a-risk': 'DISMISSED_NOT_A_RISK' } as const;
@@ -15,7 +15,8 @@ const derive = defineCommand('derive', {
 });
 
 const dismiss = defineCommand('dismiss', {
-  description: 'Dismiss a risk: it stays dismissed across re-derivations, also after it leaves and comes back.',
+  description:
+    'Dismiss a risk: it stays dismissed across re-derivations, also after it leaves and comes back; with --until, until then.',
   arguments: { riskId },
   flags: {
     tenant,
@@ -24,13 +25,17 @@ const dismiss = defineCommand('dismiss', {
       'accepted (DISMISSED_ACCEPTED) or not-a-risk (DISMISSED_NOT_A_RISK)',
       Object.keys(DISMISSALS) as (keyof typeof DISMISSALS)[],
     ),
+    until: text(
+      '--until <date>',
+      'reopen by itself then: YYYY-MM-DD (00:00:00Z) or an RFC 3339 date-time, in the future (without: never)',
+    ),
     db: database,
   },
   action: async ({ riskId, ...flags }, { io }) =>
     (await import('../risks.js')).risksSetState(
       loadConfig(flags),
       riskId,
-      { tenant: flags.tenant, state: DISMISSALS[flags.as] },
+      { tenant: flags.tenant, state: DISMISSALS[flags.as], until: flags.until },
       io,
     ),
 });

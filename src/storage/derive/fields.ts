@@ -28,11 +28,15 @@ type Derived = Pick<
   | 'is_exploitable'
 >;
 
-/** Recomputes exemption matches and derived fields for the given assets of a tenant, or for all of them. */
+/**
+ * Recomputes exemption matches and derived fields for the given assets of a tenant, or for all of them, as they are at
+ * `now` (epoch milliseconds): an exemption past its `expiresAt` matches nothing.
+ */
 export async function recomputeDerived(
   db: Kysely<Database>,
   tenantId: string,
   scope: 'all' | ReadonlySet<string>,
+  now: number,
 ): Promise<void> {
   const exemptionRows = await fromTenant(db, 'exemptions', tenantId)
     .select(['exemption_id', 'doc'])
@@ -45,7 +49,7 @@ export async function recomputeDerived(
       .select(['id', 'region', 'tags', ...DERIVED_COLUMNS])
       .orderBy('assets.id');
 
-  await forAssetBatches(selectAssets, scope, BATCH, (assets) => recomputeBatch(db, tenantId, assets, exemptions));
+  await forAssetBatches(selectAssets, scope, BATCH, (assets) => recomputeBatch(db, tenantId, assets, exemptions, now));
 }
 
 /**
@@ -163,6 +167,7 @@ async function recomputeBatch(
   tenantId: string,
   assets: AssetRow[],
   exemptions: ReturnType<typeof compileExemption>[],
+  now: number,
 ): Promise<void> {
   const assetIds = assets.map((a) => a.id);
   const groups = new Map<string, Set<string>>();
@@ -200,6 +205,7 @@ async function recomputeBatch(
             exemptions,
             { assetId: f.asset_id, vulnerabilityId: f.vulnerability_id, hasVendorFix: f.has_vendor_fix === 1 },
             asset,
+            now,
           );
     for (const exemptionId of ids)
       matches.push({

@@ -27,7 +27,7 @@ export async function deriveTouched(
   for (const [tenantId, scope] of touched.take()) {
     if (scope !== 'all' && scope.size === 0) continue;
     await beforeDerive(tenantId, scope);
-    await recomputeDerived(tx, tenantId, scope);
+    await recomputeDerived(tx, tenantId, scope, Date.now());
     if (deriveRisksAt !== undefined)
       derivation = addDerivations(derivation, await deriveTenantRisks(tx, tenantId, scope, deriveRisksAt));
   }

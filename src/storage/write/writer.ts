@@ -14,6 +14,7 @@ import { dialectOf } from '../db/insert-rows.js';
 import { findingsByKey } from '../read/vulnerabilities/items.js';
 import type { Database } from '../db/tables.js';
 import { rematchVex, replaceVexDocument } from '../derive/vex.js';
+import { refreshNextExpiry } from '../derive/expiry.js';
 import { fromTenant } from '../tx/tenant.js';
 import { takeTenantTurn } from '../tx/turns.js';
 import type { ScanRecord } from '../../domain/scans.js';
@@ -82,6 +83,9 @@ export function bulkWriter(tx: Transaction<Database>, options: WriterOptions = {
   let cause: ChangeCause =
     options.cause ??
     (options.scan === undefined ? { kind: 'import' } : scanCause(options.scan.scanId, options.scan.keyId));
+  /** Tenants whose exemptions the run wrote, and when it began: their earliest expiry is set again at settle. */
+  const exempted = new Set<string>();
+  const startedAt = new Date().toISOString();
   /** The scans the run recorded (`secinv ingest`: one per file), whose changes are theirs. */
   const recorded: ScanRecord[] = [];
   const writers = { ...inventoryWriters(tx), vulnerability: findingBatchWriter(tx, beforeReplace) };
@@ -106,6 +110,7 @@ export function bulkWriter(tx: Transaction<Database>, options: WriterOptions = {
     async write<K extends ImportKind>(kind: K, record: RecordsByKind[K]): Promise<void> {
       const tenantId = (record as { tenantId: string }).tenantId;
       vexCurrent.delete(tenantId);
+      if (kind === 'exemption') exempted.add(tenantId);
       if (kind === 'exemption' || kind === 'assetGroup') touched.touch(tenantId);
       else if (kind === 'asset') touched.touch(tenantId, (record as RecordsByKind['asset']).asset.id);
       else if (kind === 'vulnerability')
@@ -233,6 +238,9 @@ export function bulkWriter(tx: Transaction<Database>, options: WriterOptions = {
     writer,
     async settle() {
       await writer.derive();
+      // From the run's start, which is before its derivations matched: an exemption that expired between the two is
+      // still due (the runner finds it lifted already), none is missed.
+      for (const tenantId of exempted) await refreshNextExpiry(tx, tenantId, startedAt);
       const at = (options.clock ?? (() => new Date()))().toISOString();
       const appended = await appendChanges(tx, captures, { cause, at });
       // The first recorded scan is the cause of the run's changes; each later one takes those on its assets.

@@ -11,8 +11,9 @@ import type { Database } from '../../db/tables.js';
 type Db = Kysely<Database> | Transaction<Database>;
 
 /**
- * Sets a risk's lifecycle state (any risk of the tenant, derived or imported) and remembers it by id; updates the
- * riskScore of its primary asset when a scanner made that asset. False, and nothing changed, for an unknown id.
+ * Sets a risk's lifecycle state (any risk of the tenant, derived or imported) and remembers it by id, with the time
+ * its dismissal ends (`until`; null: never, and always for OPEN); updates the riskScore of its primary asset when a
+ * scanner made that asset. False, and nothing changed, for an unknown id.
  */
 export async function setRiskLifecycle(
   db: Db,
@@ -20,6 +21,7 @@ export async function setRiskLifecycle(
   riskId: string,
   state: LifecycleState,
   at: string,
+  until: string | null = null,
 ): Promise<boolean> {
   const q = db as Kysely<Database>;
   const risk = await fromTenant(q, 'risks', tenantId)
@@ -27,6 +29,7 @@ export async function setRiskLifecycle(
     .where('risks.id', '=', riskId)
     .executeTakeFirst();
   if (!risk) return false;
+  const ends = state === 'OPEN' ? null : until;
   const doc = JSON.parse(Buffer.from(risk.doc).toString('utf8')) as Record<string, unknown>;
   await db
     .updateTable('risks')
@@ -36,8 +39,10 @@ export async function setRiskLifecycle(
     .execute();
   await db
     .insertInto('risk_states')
-    .values({ tenant_id: tenantId, risk_id: riskId, lifecycle_state: state, changed_at: at })
-    .onConflict((oc) => oc.columns(['tenant_id', 'risk_id']).doUpdateSet({ lifecycle_state: state, changed_at: at }))
+    .values({ tenant_id: tenantId, risk_id: riskId, lifecycle_state: state, changed_at: at, until: ends })
+    .onConflict((oc) =>
+      oc.columns(['tenant_id', 'risk_id']).doUpdateSet({ lifecycle_state: state, changed_at: at, until: ends }),
+    )
     .execute();
   if (risk.primary_asset_id !== null) {
     const asset = await fromTenant(q, 'assets', tenantId)

@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import type { LifecycleState } from '../../../domain/enums.js';
 import { deriveTenantRisks } from './derive.js';
 import { setRiskLifecycle } from './lifecycle.js';
+import { refreshNextExpiry } from '../expiry.js';
 import type { Database } from '../../db/tables.js';
 import { bumpDataVersion } from '../../accounts/tenants.js';
 import { appendChanges } from '../../changes/append.js';
@@ -56,6 +57,7 @@ export function riskWriteStore(db: Kysely<Database>, dialect: Dialect) {
       state: LifecycleState,
       at: string,
       onWait?: (reason: WaitReason) => void,
+      until: string | null = null,
     ) =>
       bulkTransaction(
         db,
@@ -72,9 +74,11 @@ export function riskWriteStore(db: Kysely<Database>, dialect: Dialect) {
             .where('id', '=', riskId)
             .executeTakeFirst();
           if (risk?.primary_asset_id) await captures.assetStates(tenantId, [risk.primary_asset_id]);
-          const changed = await setRiskLifecycle(tx, tenantId, riskId, state, at);
+          const changed = await setRiskLifecycle(tx, tenantId, riskId, state, at, until);
           if (changed) {
             await appendChanges(tx, captures, { cause: { kind: 'user' }, at });
+            // The dismissal's end is set or cleared: the tenant's earliest expiry moves with it.
+            await refreshNextExpiry(tx, tenantId, at);
             await bumpDataVersion(tx, tenantId);
           }
           return changed;

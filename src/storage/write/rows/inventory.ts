@@ -86,7 +86,13 @@ export const inventoryWriters = (
       tx,
       'exemptions',
       ['tenant_id', 'exemption_id'],
-      records.map((r) => ({ tenant_id: r.tenantId, exemption_id: r.exemptionId, doc: JSON.stringify(r.exemption) })),
+      records.map((r) => ({
+        tenant_id: r.tenantId,
+        exemption_id: r.exemptionId,
+        doc: JSON.stringify(r.exemption),
+        // The normalised timestamp, whose text order is its time order: the expiry runner compares it as text.
+        expires_at: r.exemption.expiresAt ?? null,
+      })),
     ),
   asset: async (records) => {
     await upsert(tx, 'assets', ['tenant_id', 'id'], records.map(assetRow));
