@@ -1,13 +1,14 @@
 // The overview: open risks and findings by severity, assets, assets with a known exploited vulnerability, publicly
-// exposed assets. Every figure is the `meta.total` of a one-record page of a list (the API has no other count), asked
-// in parallel; each links to the list it counts.
-import type { Client } from '../../src/client/index.js';
+// exposed assets, overdue findings, and the open findings of the last 90 days. Every figure is the `meta.total` of a
+// one-record page of a list, asked in parallel, and links to the list it counts; the trend is the findings metrics'.
+import type { Client, FindingMetrics } from '../../src/client/index.js';
 import { useEffect, useState } from 'preact/hooks';
 import { useApi } from './data.js';
 import { ErrorNotice } from './errors.js';
 import { count, FINDING_SEVERITIES, RISK_SEVERITIES } from './format.js';
 import { PageTitle } from './list.js';
 import { href, Link } from './router.js';
+import { Trend } from './trend.js';
 
 /** Lists answer a total unless asked not to (a cursor, `includeTotal=false`), which the overview never does. */
 const totalOf = (meta: object): number => ('total' in meta && typeof meta.total === 'number' ? meta.total : 0);
@@ -35,6 +36,7 @@ const FIGURES: readonly (readonly [string, (client: Client) => Promise<number>])
   ['assets', (client) => client.assets.list({ perPage: 1 }).then((p) => p.meta.total)],
   ['kev', (client) => client.assets.list({ hasKev: true, perPage: 1 }).then((p) => p.meta.total)],
   ['exposed', (client) => client.assets.list({ isPubliclyExposed: true, perPage: 1 }).then((p) => p.meta.total)],
+  ['overdue', (client) => client.vulnerabilities.list({ isOverdue: true, perPage: 1 }).then((p) => totalOf(p.meta))],
 ];
 
 type Figures = Readonly<Record<string, number>>;
@@ -154,14 +156,18 @@ function SeverityPanel(props: {
  */
 export function Overview() {
   const [figures, setFigures] = useState<Figures>({});
+  const [trend, setTrend] = useState<FindingMetrics>();
   const { data, error, loading, retry } = useApi(async (client) => {
     setFigures({});
-    await Promise.all(
-      FIGURES.map(async ([name, load]) => {
+    setTrend(undefined);
+    await Promise.all([
+      ...FIGURES.map(async ([name, load]) => {
         const n = await load(client);
         setFigures((previous) => ({ ...previous, [name]: n }));
       }),
-    );
+      // The last 90 days by day: the endpoint's default range.
+      client.metrics.findings().then(setTrend),
+    ]);
     return true;
   }, 'overview');
   const shown = Object.keys(figures).length;
@@ -185,7 +191,14 @@ export function Overview() {
           <Card figure={figures.exposed} to={href('assets', { isPubliclyExposed: 'true' })}>
             publicly exposed assets
           </Card>
+          <Card figure={figures.overdue} to={href('vulnerabilities', { isOverdue: 'true' })}>
+            overdue findings (past their due date)
+          </Card>
         </ul>
+        <div class="panel">
+          <h2>Open findings by severity, last 90 days</h2>
+          {trend ? <Trend metrics={trend} /> : <p class="muted">Counting…</p>}
+        </div>
         <div class="panels">
           <SeverityPanel
             title="Open risks by severity"

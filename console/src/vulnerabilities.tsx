@@ -20,6 +20,7 @@ const spec: FilterSpec = {
     boolFilter('hasExploit', 'Public exploit'),
     boolFilter('hasVendorFix', 'Vendor fix available'),
     boolFilter('isExempted', 'Exempted (show exempted findings)'),
+    boolFilter('isOverdue', 'Overdue (past the due date)'),
   ],
   more: [
     listFilter('vulnerabilityIds', 'Vulnerability ids', 'e.g. CVE-2024-3094, comma-separated (at most 100)'),
@@ -33,6 +34,7 @@ const spec: FilterSpec = {
     listFilter('targetClass', 'Target class', 'e.g. os-pkgs, lang-pkgs'),
     { kind: 'date', name: 'firstObservedAtStart', label: 'First observed from' },
     { kind: 'date', name: 'firstObservedAtEnd', label: 'First observed until' },
+    { kind: 'date', name: 'dueAtEnd', label: 'Due by' },
     listFilter('integrationIds', 'Integration ids', 'comma-separated (at most 10)'),
     listFilter('executionIds', 'Execution ids', 'comma-separated (at most 10)'),
     listFilter('assetGroupIds', 'Asset group ids'),
@@ -166,9 +168,11 @@ export function FindingsTable(props: {
           <Flag on={v.hasKev} label="KEV" title="known exploited (CISA KEV)" />
           <Flag on={v.hasExploit} label="exploit" title="a public exploit exists" />
           <Flag on={v.exemptions.length > 0} label="exempted" title="an exemption covers it" />
+          <Flag on={v.isOverdue} label="overdue" title="open past its due date" />
         </>
       ),
     },
+    { label: 'Due', cell: (v) => <When at={v.dueAt} /> },
     { label: 'Last observed', cell: (v) => <When at={v.lastObservedAt} />, sort: 'lastObservedAt' },
   ];
   return (

@@ -89,6 +89,38 @@ describe('the console in Chromium', { timeout: 60_000 }, () => {
     await check('overview');
   });
 
+  it('charts the open findings of the last 90 days by severity, and counts the overdue ones', async () => {
+    const { page } = browser;
+    const chart = page.getByRole('img', { name: /^Open findings by severity/ });
+    await chart.waitFor();
+    const drawn = await chart
+      .locator('path[data-severity]')
+      .evaluateAll((paths) =>
+        paths.map((p) => [p.getAttribute('data-severity'), (p.getAttribute('d') ?? '').split('L').length]),
+      );
+    // One line per severity, a point per day of the 90.
+    expect(drawn).toEqual(['CRITICAL', 'HIGH', 'MEDIUM', 'LOW'].map((level) => [level, 90]));
+    const res = await fetch(`${base}/v1/tenant/metrics/findings`, { headers: { authorization: `Bearer ${key}` } });
+    const last = ((await res.json()) as { data: { severities: Record<string, { open: number }> }[] }).data.at(-1)!;
+    const legend = page.getByRole('list', { name: /^Legend/ });
+    for (const level of ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW'])
+      expect(await legend.locator(`[data-severity="${level}"]`).textContent()).toContain(
+        last.severities[level]!.open.toLocaleString('en-US'),
+      );
+
+    const overdue = await apiTotal('/v1/tenant/vulnerabilities?isOverdue=true&perPage=1');
+    expect(overdue).toBeGreaterThan(0);
+    const card = page.locator('.cards a', { hasText: 'overdue findings' });
+    expect(await card.locator('.card-figure').textContent()).toBe(overdue.toLocaleString('en-US'));
+    await card.click();
+    await page.waitForURL(/vulnerabilities\?isOverdue=true$/);
+    await expect.poll(shownTotal).toBe(overdue);
+    const rows = page.locator('tbody tr:not(.details-row)');
+    expect(await rows.count()).toBeGreaterThan(0);
+    expect(await rows.filter({ has: page.locator('.flag', { hasText: 'overdue' }) }).count()).toBe(await rows.count());
+    await check('vulnerabilities-overdue');
+  });
+
   it('filters risks by severity: the count is the API total, the address holds the filter', async () => {
     const { page } = browser;
     await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Risks' }).click();
