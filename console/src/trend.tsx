@@ -61,7 +61,8 @@ export function Trend(props: { metrics: FindingMetrics }) {
         width={WIDTH}
         height={HEIGHT}
         role="img"
-        aria-labelledby="trend-title trend-desc"
+        aria-labelledby="trend-title"
+        aria-describedby="trend-desc"
         data-severities={LEVELS.join(',')}
       >
         <title id="trend-title">

@@ -15,7 +15,7 @@ import { buildExemptions, buildGroups } from './exemptions.js';
 import { buildRisk } from './risks.js';
 
 // The files split the work by what they generate, each importing only those above it in this list: settings,
-// tenants, names, identity, raw-data, assets, findings, exemptions (and groups), risks.
+// tenants, names, identity, raw-data, assets, findings, exemptions (and groups), risks, history (the demo's scans).
 export { ASSET_ID_PREFIX, DEFAULT_NOW, SHARED_ASSET_IDS, type GenerateOptions } from './settings.js';
 
 const line = (kind: string, record: unknown): string => JSON.stringify({ kind, record });
