@@ -174,8 +174,8 @@ export function Overview() {
   useEffect(() => {
     // After the render that drew them (see the sign-in's mark in app.tsx).
     if (shown === 1) performance.mark('secinv:first-figure');
-    if (shown === FIGURES.length) performance.mark('secinv:overview');
-  }, [shown]);
+    if (shown === FIGURES.length && trend !== undefined) performance.mark('secinv:overview');
+  }, [shown, trend]);
   return (
     <section aria-busy={loading}>
       <PageTitle title="Overview">Overview</PageTitle>
