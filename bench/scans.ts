@@ -11,17 +11,27 @@
 //     the upload streams and while the scan runs, and the same client on the idle server before.
 // The server keeps no response bodies (SECINV_KEPT_BODIES_MB=0), so every page read is built from the database.
 // Usage: npm run bench:scans [-- --db sqlite|postgres --findings 200000 --large-mb 1000 --jobs 20 --assets 10000]
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { createReadStream, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
+// The reading client is bench/page-reader.ts (bench/serve-clients.ts).
+import { type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createTenantKey } from '../src/cli/keys.js';
 import { createClient } from '../src/client/index.js';
 import { openStorage } from '../src/storage/index.js';
 import { startServeCommand } from './serve-command.js';
+import {
+  cpuSeconds,
+  ended,
+  latencies,
+  peakRss,
+  quantile,
+  resetPeak,
+  startReader,
+  stop,
+  uploadFile,
+} from './serve-clients.js';
 import { tenantDatabase } from './tenant.js';
 import { findingBytes, writeTrivyReport } from './trivy-report.js';
 
@@ -32,25 +42,8 @@ const { values: args } = parseArgs({
     'large-mb': { type: 'string', default: '1000' },
     jobs: { type: 'string', default: '20' },
     assets: { type: 'string', default: '10000' },
-    reader: { type: 'string' }, // internal: read asset pages from this base URL (key on stdin) until stdin closes
   },
 });
-
-/** The reading client: pages 1 to 100 in turn, one request at a time; prints `at latency` (ms) per request. */
-async function reader(base: string): Promise<void> {
-  const key = await new Promise<string>((resolve) =>
-    process.stdin.once('data', (c: Buffer) => resolve(c.toString().trim())),
-  );
-  let open = true;
-  process.stdin.on('end', () => (open = false)).resume();
-  for (let page = 1; open; page = (page % 100) + 1) {
-    const started = performance.now();
-    const res = await fetch(`${base}/v1/tenant/assets?page=${page}`, { headers: { authorization: `Bearer ${key}` } });
-    await res.arrayBuffer();
-    if (res.status !== 200) throw new Error(`page ${page}: ${res.status}`);
-    process.stdout.write(`${Date.now()} ${(performance.now() - started).toFixed(2)}\n`);
-  }
-}
 
 /** The built `secinv serve`, keeping no bodies: every page read is built. */
 async function serve(url: string): Promise<{ child: ChildProcess; base: string }> {
@@ -58,102 +51,7 @@ async function serve(url: string): Promise<{ child: ChildProcess; base: string }
   return { child, base: `http://127.0.0.1:${port}` };
 }
 
-/** Starts the reading client (this file with --reader). */
-function startReader(base: string, key: string) {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--reader', base], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  const samples: { at: number; ms: number }[] = [];
-  let answered: () => void;
-  const ready = new Promise<void>((resolve) => (answered = resolve));
-  let rest = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    const lines = (rest + chunk.toString()).split('\n');
-    rest = lines.pop()!;
-    for (const line of lines) {
-      const [at, ms] = line.split(' ');
-      samples.push({ at: Number(at), ms: Number(ms) });
-      answered();
-    }
-  });
-  child.stdin.write(`${key}\n`);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return {
-    samples,
-    /** Once it was answered: it has started (tsx takes a few seconds), and is reading. */
-    ready,
-    stop: async () => {
-      child.stdin.end();
-      await exited;
-    },
-  };
-}
-
-/** User + system seconds of a process and its threads so far. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / ticks;
-}
-const ticks = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
-
-/** The kernel's high-water mark of the process's resident memory, in MB; `reset` starts it again from now. */
-const peakRss = (pid: number): number =>
-  Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024;
-const resetPeak = (pid: number): void => writeFileSync(`/proc/${pid}/clear_refs`, '5');
-
-/** Uploads a file as a stream (its length known); resolves with the scan's Location once answered. */
-function uploadFile(base: string, key: string, path: string, query: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const req = request(`${base}/v1/tenant/scans?${query}`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${key}`,
-        'content-type': 'application/json',
-        'content-length': String(statSync(path).size),
-      },
-    });
-    req.once('response', (res) => {
-      res.resume();
-      if (res.statusCode !== 202) reject(new Error(`upload ${path}: ${res.statusCode}`));
-      else resolve(res.headers.location!);
-    });
-    req.once('error', reject);
-    createReadStream(path, { highWaterMark: 1024 * 1024 }).pipe(req);
-  });
-}
-
-interface Scan {
-  status: string;
-  submittedAt: string;
-  startedAt: string | null;
-  finishedAt: string | null;
-  problems: unknown[];
-}
-
-/** Looks at the scan every `everyMs` until it ended; `succeeded` or throws. */
-async function ended(base: string, key: string, location: string, everyMs: number): Promise<Scan> {
-  for (;;) {
-    const res = await fetch(`${base}${location}`, { headers: { authorization: `Bearer ${key}` } });
-    const scan = ((await res.json()) as { data: Scan }).data;
-    if (scan.status === 'failed') throw new Error(`scan failed: ${JSON.stringify(scan.problems)}`);
-    if (scan.status === 'succeeded') return scan;
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
-}
-
 const seconds = (from: string | null, to: string | null) => (Date.parse(to!) - Date.parse(from!)) / 1000;
-const quantile = (xs: number[], q: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? NaN;
-};
-const latencies = (xs: number[]) =>
-  `p50 ${quantile(xs, 0.5).toFixed(1)} ms, p99 ${quantile(xs, 0.99).toFixed(1)} ms, slowest ${Math.max(...xs).toFixed(0)} ms (${xs.length} requests)`;
-
-const stop = (child: ChildProcess): Promise<void> =>
-  new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
 
 /** (a): one large report, upload to `succeeded`. */
 async function largeReport(base: string, pid: number, key: string, file: string, findings: number): Promise<string> {
@@ -222,8 +120,7 @@ async function hugeReport(url: string, key: string, file: string, findings: numb
     const peakScan = peakRss(pid);
     const cpu = cpuSeconds(pid) - cpuBefore;
     await busy.stop();
-    const between = (from: number, to: number) =>
-      busy.samples.filter((sample) => sample.at >= from && sample.at <= to).map((sample) => sample.ms);
+    const between = busy.between;
     return [
       `- (b) ${findings.toLocaleString('en-US')} findings, ${(statSync(file).size / 1e6).toFixed(0)} MB, on a server ` +
         `started for it (${rssBefore.toFixed(0)} MB resident before): upload ${((t1 - t0) / 1000).toFixed(1)} s, applied ` +
@@ -265,8 +162,7 @@ async function measure(url: string, work: string): Promise<string[]> {
   return lines;
 }
 
-if (args.reader !== undefined) await reader(args.reader);
-else {
+async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'secinv-bench-scans-'));
   const assets = Number(args.assets);
   const options = { seed: 'bench', tenants: 1, assets, findingsPerAsset: 10, risks: 0 };
@@ -286,3 +182,5 @@ else {
     rmSync(work, { recursive: true, force: true });
   }
 }
+
+await main();
