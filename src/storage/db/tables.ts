@@ -513,4 +513,7 @@ export const TENANT_TABLES = [
   'change_captures',
   'resolved_findings',
   'webhook_attempts',
+  'finding_days',
+  'finding_fixes',
+  'finding_fix_months',
 ] as const satisfies readonly (keyof Database)[];

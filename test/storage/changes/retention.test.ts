@@ -179,6 +179,8 @@ describe.each(TEST_DIALECTS)('change log retention on %s', (dialect) => {
         {
           provider: 'AWS',
           region: 'us-east-1',
+          // At the system's time (the write's clock times its changes), after the cutoff.
+          now: () => new Date(),
           // Settled: the write's changes are appended and the tenant's row is held until the commit.
           onPhase: (phase) => void (phase === 'settled' && (pruning = other.pruneChanges(cutoff, { batch: 1 }))),
         },
