@@ -25,6 +25,6 @@ export interface MetricsApi {
 }
 
 export const metricsApi = (http: Transport): MetricsApi => ({
-  findings: (params) => http.json(FINDING_METRICS_PATH, (params ?? {})),
-  remediation: (params) => http.json(REMEDIATION_METRICS_PATH, (params ?? {})),
+  findings: (params) => http.json(FINDING_METRICS_PATH, params ?? {}),
+  remediation: (params) => http.json(REMEDIATION_METRICS_PATH, params ?? {}),
 });
