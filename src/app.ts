@@ -32,6 +32,7 @@ import { SCAN_PATH, SCANS_PATH, scanRoutes } from './modules/scans/routes.js';
 import { VULNERABILITIES_PATH, vulnerabilityRoutes } from './modules/vulnerabilities/routes.js';
 import { FINDING_METRICS_PATH, metricRoutes, REMEDIATION_METRICS_PATH } from './modules/metrics/routes.js';
 import { dueEpochs } from './http/timed.js';
+import { dayOf } from './domain/remediation.js';
 import type { Storage } from './storage/index.js';
 
 export interface HttpOptions {
@@ -235,7 +236,7 @@ export async function buildApp({
       timed: {
         urls: new Set([VULNERABILITIES_PATH, CHANGES_PATH, SCAN_CHANGES_PATH, ...metrics]),
         part: async (request) =>
-          `${await dueEpoch(request.tenant)}${metrics.has(request.routeOptions.url ?? '') ? ` ${new Date().toISOString().slice(0, 10)}` : ''}`,
+          `${await dueEpoch(request.tenant)}${metrics.has(request.routeOptions.url ?? '') ? ` ${dayOf(Date.now())}` : ''}`,
       },
     });
     const cursors = cursorCodec(secret);

@@ -51,22 +51,19 @@ export function metricStore(read: TenantReader): Pick<Storage, 'findingMetrics' 
         let i = 0;
         for (const [start, end] of intervals) {
           const severities = bySeverity(zero);
-          // Overdue counts are known up to today's end: the due dates after it are not passed yet.
-          const overdueUntil = end < today ? end : today;
-          let overdueThen = { ...overdue };
           for (; i < days.length && days[i]!.day <= end; i += 1) {
             const r = days[i]!;
             const s = severityOfLevel(r.severity);
             severities[s].opened += r.opened;
             severities[s].resolved += r.resolved;
             open[s] += r.open_delta;
-            overdue[s] += r.overdue_delta;
-            if (r.day <= overdueUntil) overdueThen[s] += r.overdue_delta;
+            // Overdue counts are known up to today's end: the due dates after it are not passed yet, for this
+            // interval or any later one.
+            if (r.day <= today) overdue[s] += r.overdue_delta;
           }
-          if (overdueUntil === end) overdueThen = { ...overdue };
           for (const s of findingSeverities) {
             severities[s].open = open[s];
-            severities[s].overdue = overdueThen[s];
+            severities[s].overdue = overdue[s];
           }
           out.push({ start, end, severities });
         }

@@ -3,9 +3,9 @@
 // written, so the rollup moves their overdue counts on the day of the change (src/storage/changes/rollup.ts); the log
 // gets no change (a due date is not one of its tracked fields).
 import type { Kysely, Transaction } from 'kysely';
-import { dueAt, slaByLevel, type Sla } from '../../domain/remediation.js';
+import { dueAt, slaByLevel, slaOf, type Sla } from '../../domain/remediation.js';
 import type { Intel } from '../../domain/intel.js';
-import { bumpDataVersion, tenantSla } from '../accounts/tenants.js';
+import { bumpDataVersion } from '../accounts/tenants.js';
 import { appendChanges } from '../changes/append.js';
 import { changeCaptures } from '../changes/capture.js';
 import { updateRows } from '../db/insert-rows.js';
@@ -63,12 +63,8 @@ export async function recomputeDueDates(
 export function slaStore(db: Kysely<Database>, dialect: Dialect): Pick<Storage, 'tenantSla' | 'setTenantSla'> {
   return {
     tenantSla: async (tenantId) => {
-      const known = await db
-        .selectFrom('tenants')
-        .select('tenant_id')
-        .where('tenant_id', '=', tenantId)
-        .executeTakeFirst();
-      return known === undefined ? undefined : tenantSla(db, tenantId);
+      const row = await db.selectFrom('tenants').select('sla').where('tenant_id', '=', tenantId).executeTakeFirst();
+      return row === undefined ? undefined : slaOf(row.sla);
     },
     setTenantSla: (tenantId, sla, at, onWait) =>
       bulkTransaction(
