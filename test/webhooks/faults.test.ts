@@ -56,7 +56,11 @@ describe('webhook faults on a real server', () => {
     expect(got.every((r) => r.verified)).toBe(true);
     for (const r of got) expect(r.body?.changes).toEqual(expected);
     expect(served.receiver.received('elsewhere')).toEqual([]);
-    const attempts = (await served.admin.storage.webhookAttempts(id, 10)).reverse();
+    // The server records an attempt after the receiver logged its answer: wait for the third.
+    const attempts = await waitFor('three attempts recorded', async () => {
+      const recorded = (await served.admin.storage.webhookAttempts(id, 10)).reverse();
+      return recorded.length >= 3 ? recorded : undefined;
+    });
     // Tried again 100 ms after the first failure, then 600 ms after the second (the schedule scaled by 1/100).
     const started = attempts.map((a) => Date.parse(a.at));
     expect(started[1]! - started[0]!).toBeGreaterThanOrEqual(100);

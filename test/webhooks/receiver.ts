@@ -77,14 +77,17 @@ export async function startReceiver(
       const response = await fetch(`${base}/_control/${name}`, { method: 'POST', body: JSON.stringify(settings) });
       if (response.status !== 204) throw new Error(`control answered ${response.status}`);
     },
-    received: (name) =>
-      existsSync(log)
-        ? readFileSync(log, 'utf8')
-            .split('\n')
-            .filter((line) => line !== '')
-            .map((line) => JSON.parse(line) as Received)
-            .filter((r) => r.name === name)
-        : [],
+    received: (name) => {
+      if (!existsSync(log)) return [];
+      // A line the receiver is still writing (a large body lands in several writes) is read on the next poll.
+      const text = readFileSync(log, 'utf8');
+      return text
+        .slice(0, text.lastIndexOf('\n') + 1)
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line) as Received)
+        .filter((r) => r.name === name);
+    },
     kill: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
