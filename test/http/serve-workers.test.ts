@@ -4,7 +4,8 @@
 // exit 0, and a crash loop ends the service with exit 1.
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { request } from 'node:http';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixture } from '../fixtures.js';
 import { createKey, openStorageWithKeys, TENANT_A, TEST_DIALECT, type TestStorage } from '../helpers.js';
@@ -203,6 +204,21 @@ describe('secinv serve --workers 2', { timeout: 120_000 }, () => {
       expect([...seen].filter(alive)).toEqual([]);
     } finally {
       killLeft(child);
+    }
+  });
+
+  it.skipIf(TEST_DIALECT !== 'sqlite')('says once why the processes could not listen, and exits 1', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const result = await runCli(['serve', '--db', admin.url, '--port', String(port)], { SECINV_WORKERS: '2' });
+      expect(result.code).toBe(1);
+      const refused = `secinv: cannot serve the API on 127.0.0.1:${port} (EADDRINUSE): the port is in use`;
+      expect(result.stderr.split('\n').filter((line) => line.startsWith(refused))).toHaveLength(1);
+      expect(result.stderr).not.toContain('serving http');
+    } finally {
+      taken.close();
     }
   });
 
