@@ -14,6 +14,7 @@ const generatorAndAbove = [
   'src/cli',
   'src/app.ts',
   'src/server.ts',
+  'src/cluster.ts',
   'src/config.ts',
 ];
 // The generator and the settings file are in that list themselves: each forbids the rest of it.
@@ -68,6 +69,7 @@ const layers = {
       'src/cli',
       'src/app.ts',
       'src/server.ts',
+      'src/cluster.ts',
       'src/config.ts',
     ],
   },
@@ -80,14 +82,25 @@ const layers = {
       'src/cli',
       'src/app.ts',
       'src/server.ts',
+      'src/cluster.ts',
       'src/config.ts',
     ],
   },
   app: {
     path: 'src/app.ts',
-    forbidden: ['src/cli', 'src/server.ts', 'src/config.ts', 'src/import', 'src/generate', 'src/webhooks'],
+    forbidden: [
+      'src/cli',
+      'src/server.ts',
+      'src/cluster.ts',
+      'src/config.ts',
+      'src/import',
+      'src/generate',
+      'src/webhooks',
+    ],
   },
-  server: { path: 'src/server.ts', forbidden: ['src/cli', 'src/import', 'src/generate'] },
+  server: { path: 'src/server.ts', forbidden: ['src/cli', 'src/cluster.ts', 'src/import', 'src/generate'] },
+  // Several serving processes on one port: the server's level, above it.
+  cluster: { path: 'src/cluster.ts', forbidden: ['src/cli', 'src/import', 'src/generate'] },
   // The typed client ships to programs that run no server: beside its own files it may import only types, of the
   // domain records and query tables and of the response schemas (the rule for src/client/** below).
   client: {
@@ -104,6 +117,7 @@ const layers = {
       'src/cli',
       'src/app.ts',
       'src/server.ts',
+      'src/cluster.ts',
       'src/config.ts',
     ],
   },

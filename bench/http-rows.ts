@@ -1,5 +1,33 @@
-// The rows of `npm run bench:http` (the performance targets of docs/BENCHMARKS.md "Requests against the ceiling") and
-// the reading of wrk's report.
+// The rows of `npm run bench:http` (the performance targets of docs/BENCHMARKS.md "Requests against the ceiling"), the
+// reading of wrk's report and of a process's CPU time (bench/http.ts, bench/workers.ts).
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** The filtered page of the rows. */
+export const FILTERED_PAGE =
+  '/v1/tenant/assets?providers=AWS&severityLevels=CRITICAL,HIGH&sortBy=vulnerabilityScore&sortOrder=DESC';
+
+/**
+ * A wrk script, written into `folder`, that asks `page` with a new riskScoreGte each request (always below every score,
+ * so the page is the same): the count is never cached.
+ */
+export function uncachedScript(folder: string, page: string): string {
+  const script = join(folder, 'uncached.lua');
+  writeFileSync(
+    script,
+    `local n = 0\nrequest = function()\n  n = n + 1\n  return wrk.format(nil, "${page}&riskScoreGte=0." .. string.format("%012d", n))\nend\n`,
+  );
+  return script;
+}
+
+const ticks = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
+
+/** User + system seconds of a process and its threads so far. */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / ticks;
+}
 
 export interface Row {
   label: string;

@@ -17,7 +17,7 @@ import { buildApp, defaultHttpOptions } from '../src/app.js';
 import { createTenantKey } from '../src/cli/keys.js';
 import { openStorage } from '../src/storage/index.js';
 import { tenantDatabase } from './tenant.js';
-import { parseWrk, rowsOf, type Measured } from './http-rows.js';
+import { cpuSeconds, FILTERED_PAGE, parseWrk, rowsOf, uncachedScript, type Measured } from './http-rows.js';
 import { listening, startServeCommand } from './serve-command.js';
 
 const { values: args } = parseArgs({
@@ -87,13 +87,6 @@ const stop = (child: ChildProcess): Promise<void> =>
     child.kill('SIGTERM');
   });
 
-/** User + system seconds of a process and its threads so far. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / ticks;
-}
-const ticks = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
-
 /** One wrk run against a port; the server's CPU is read around it. */
 function wrk(port: number, pid: number, path: string, headers: Record<string, string>, script?: string): Measured {
   // wrk gives up on a request after 2 s by default and leaves it out of every figure: wait as long as the server does.
@@ -128,7 +121,7 @@ async function measure(dbUrl: string, assets: number, work: string): Promise<str
   await storage.close();
   const auth = { authorization: `Bearer ${key}` };
   let server = await start('serve', dbUrl);
-  const page = '/v1/tenant/assets?providers=AWS&severityLevels=CRITICAL,HIGH&sortBy=vulnerabilityScore&sortOrder=DESC';
+  const page = FILTERED_PAGE;
   const first = await fetchBody(server.port, '/v1/tenant/assets?perPage=1&sortBy=name', auth);
   const assetId = (JSON.parse(first.body.toString()) as { data: { id: string }[] }).data[0]!.id;
   const plan = rowsOf(page, assetId, assets);
@@ -141,12 +134,7 @@ async function measure(dbUrl: string, assets: number, work: string): Promise<str
     writeFileSync(join(bodies, String(i)), fetched.body);
     etags.set(row.path, fetched.etag);
   }
-  const script = join(work, 'uncached.lua');
-  // A new riskScoreGte each request (always below every score, so the page is the same): the count is never cached.
-  writeFileSync(
-    script,
-    `local n = 0\nrequest = function()\n  n = n + 1\n  return wrk.format(nil, "${page}&riskScoreGte=0." .. string.format("%012d", n))\nend\n`,
-  );
+  const script = uncachedScript(work, page);
   const ceil = await start('ceiling', bodies);
   const built = await start('serve', dbUrl, ['--built']);
   const results = plan.map(() => ({ api: [] as Measured[], ceiling: [] as Measured[] }));

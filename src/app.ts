@@ -184,7 +184,7 @@ export async function buildApp({
   await consoleRoutes(app);
   await healthRoutes(app, { storage, lifecycle });
   if (options.metrics && options.metricsToken) {
-    const { registry } = options.metrics;
+    const { metrics } = options;
     const expected = Buffer.from(`Bearer ${options.metricsToken}`);
     app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
       const given = Buffer.from(request.headers.authorization ?? '');
@@ -196,7 +196,7 @@ export async function buildApp({
           { 'WWW-Authenticate': 'Bearer' },
         );
       }
-      return reply.type(registry.contentType).send(await registry.metrics());
+      return reply.type(metrics.contentType).send(await metrics.text());
     });
   }
 

@@ -1,7 +1,7 @@
 // The only reader of process.env. Every setting is one entry of the table below (its variable, its flag, its default,
 // its parser and its help): the Config type, loadConfig, the environment list of `--help` and the help of the flags
 // that set them are all made from it. Settings are validated once, frozen, and passed down; flags override them.
-import { homedir } from 'node:os';
+import { availableParallelism, homedir } from 'node:os';
 import { join } from 'node:path';
 import { UserError } from './domain/errors.js';
 import { FIRST_RETRY_MS } from './domain/webhooks.js';
@@ -57,6 +57,7 @@ const level = (name: LogLevel) => name;
 export const IMPORT_POINTS = /^(opened|record:[1-9]\d*|read|settled|indexed|committed|analyzed)$/;
 
 const METRICS_TOKEN_MIN = 16;
+const MAX_WORKERS = 256;
 const QUEUE_TIMEOUT_MS = 20_000;
 
 /** The settings of the server and of the commands that open a database, in the order `--help` lists them. */
@@ -90,6 +91,20 @@ export const SETTINGS = {
     help: 'port to listen on',
     parse: port('port'),
     fallback: 8080,
+  }),
+  /** Serving processes on the one port (docs/DESIGN.md §112): 1 serves from this process itself, as before. */
+  workers: setting({
+    env: 'SECINV_WORKERS',
+    flag: '--workers <n>',
+    help: 'serving processes sharing the port and the database (1: this process alone serves)',
+    // Named by its flag, like a port: the same message answers the flag and the variable.
+    parse: (value) => {
+      if (!/^\d{1,4}$/.test(value) || Number(value) < 1 || Number(value) > MAX_WORKERS)
+        throw new UserError(`invalid --workers '${value}' (an integer from 1 to ${MAX_WORKERS}; env SECINV_WORKERS)`);
+      return Number(value);
+    },
+    fallback: (_settings: object) => availableParallelism(),
+    shown: 'the number of cores',
   }),
   logLevel: setting({
     env: 'SECINV_LOG_LEVEL',
@@ -132,7 +147,7 @@ export const SETTINGS = {
   }),
   countColumnsMaxRows: setting({
     env: 'SECINV_COUNT_COLUMNS_MAX_ROWS',
-    help: 'assets whose filter columns are kept in memory to count list matches (all tenants; 0: count by SQL)',
+    help: 'assets whose filter columns are kept in memory to count list matches (all tenants, all --workers together; 0: count by SQL)',
     parse: integer(0, 100_000_000),
     fallback: 1_000_000,
   }),
@@ -145,7 +160,7 @@ export const SETTINGS = {
   /** MiB of response bodies kept by ETag, compressed or not, to be sent again without building them (0: none). */
   keptBodiesMb: setting({
     env: 'SECINV_KEPT_BODIES_MB',
-    help: 'memory for response bodies kept by ETag and sent again, 0 for none',
+    help: 'memory for response bodies kept by ETag and sent again, shared out among the --workers, 0 for none',
     parse: integer(0, 65_536),
     fallback: 32,
   }),

@@ -1,11 +1,11 @@
 // Listens: builds the app around an open storage, serves until SIGINT/SIGTERM, then shuts down gracefully.
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, defaultHttpOptions } from './app.js';
 import type { Config } from './config.js';
 import { fileErrorReason, UserError } from './domain/errors.js';
-import { createMetrics } from './http/metrics.js';
+import { createMetrics, type Metrics } from './http/metrics.js';
 import { startScanThread } from './ingest/scan-thread.js';
 import { FIRST_RETRY_MS } from './domain/webhooks.js';
 import { startWebhookThread } from './webhooks/webhook-thread.js';
@@ -18,7 +18,23 @@ export interface RunningServer {
   metricsUrl: string | undefined;
   /** Resolves once the server has stopped (after a signal or close()). */
   closed: Promise<void>;
+  /** What a first signal does: unready at once, still serving for the grace period, then closed. Once only. */
+  drain(): void;
   close(): Promise<void>;
+}
+
+/** The work a `serve` does once, whichever process answers its requests: scans, expiries and webhooks. */
+export interface Background {
+  /** An upload was queued: the scan thread looks for it now rather than at its next poll. */
+  scanQueued(): void;
+  stop(): Promise<void>;
+}
+
+/** What startServer is given instead of making it itself: by a serving process of several (src/cluster.ts). */
+export interface ServerParts {
+  /** Work done elsewhere (in the primary process); without it the server starts its own threads. */
+  background?: Background;
+  metrics?: Metrics;
 }
 
 const readPem = (path: string, what: string): Buffer => {
@@ -37,7 +53,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** How often a server looks for changes that other processes of its database wrote, and webhooks to retry. */
 const WEBHOOK_POLL_MS = 1000;
 
-const hostForUrl = (host: string) => (host.includes(':') ? `[${host}]` : host);
+export const hostForUrl = (host: string) => (host.includes(':') ? `[${host}]` : host);
 
 // Why an address could not be listened on, in words, with the flag that changes it.
 const LISTEN_ERRORS: Record<string, (portFlag: string) => string> = {
@@ -59,16 +75,14 @@ async function listening(what: string, host: string, port: number, portFlag: str
   }
 }
 
-export async function startServer(config: Readonly<Config>, storage: Storage): Promise<RunningServer> {
-  const metrics = createMetrics(storage);
-  const https =
-    config.tlsCert && config.tlsKey
-      ? { cert: readPem(config.tlsCert, 'certificate'), key: readPem(config.tlsKey, 'key') }
-      : undefined;
-  const lifecycle = { draining: false };
-  // Uploaded scans are applied by this process too, on a thread of its own (docs/DESIGN.md §98).
-  const logs: { to?: FastifyInstance['log'] } = {};
-  // And its webhooks are sent from a thread of their own, woken by each scan applied here (docs/DESIGN.md §104).
+/** Events of the background threads, for a log: a scan's or a webhook delivery's (never a key or a body). */
+export type BackgroundLog = (event: object, what: 'scan' | 'webhook') => void;
+
+/**
+ * Uploaded scans are applied by the server's process, on a thread of its own (docs/DESIGN.md §98), which also does the
+ * expiries; its webhooks are sent from a thread of their own, woken by each scan applied here (docs/DESIGN.md §104).
+ */
+export function startBackground(config: Readonly<Config>, log: BackgroundLog): Background {
   const webhooks = startWebhookThread({
     databaseUrl: config.databaseUrl,
     pollMs: WEBHOOK_POLL_MS,
@@ -78,7 +92,7 @@ export async function startServer(config: Readonly<Config>, storage: Storage): P
     retryScale: config.webhookRetryMs / FIRST_RETRY_MS,
     allowPrivate: config.webhookAllowPrivate,
     killAt: config.webhookKillAt,
-    onEvent: (event) => logs.to?.info(event, 'webhook'),
+    onEvent: (event) => log(event, 'webhook'),
   });
   const scans = startScanThread({
     databaseUrl: config.databaseUrl,
@@ -92,14 +106,33 @@ export async function startServer(config: Readonly<Config>, storage: Storage): P
     killAt: config.scanKillAt,
     onEvent: (event) => {
       if (event.status === 'succeeded' || event.status === 'expired') webhooks.wake();
-      logs.to?.info(event, 'scan');
+      log(event, 'scan');
     },
   });
-  const stopThreads = () => Promise.all([scans.stop(), webhooks.stop()]);
+  return {
+    scanQueued: () => scans.wake(),
+    stop: async () => void (await Promise.all([scans.stop(), webhooks.stop()])),
+  };
+}
+
+export async function startServer(
+  config: Readonly<Config>,
+  storage: Storage,
+  parts: ServerParts = {},
+): Promise<RunningServer> {
+  const metrics = parts.metrics ?? createMetrics(storage);
+  const https =
+    config.tlsCert && config.tlsKey
+      ? { cert: readPem(config.tlsCert, 'certificate'), key: readPem(config.tlsKey, 'key') }
+      : undefined;
+  const lifecycle = { draining: false };
+  const logs: { to?: FastifyInstance['log'] } = {};
+  const background = parts.background ?? startBackground(config, (event, what) => logs.to?.info(event, what));
+  const stopThreads = () => background.stop();
   const app = await buildApp({
     storage,
     lifecycle,
-    scanQueued: () => scans.wake(),
+    scanQueued: () => background.scanQueued(),
     logger: { level: config.logLevel },
     http: {
       rateLimitPerMinute: config.rateLimitPerMinute,
@@ -128,31 +161,11 @@ export async function startServer(config: Readonly<Config>, storage: Storage): P
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
 
-  // Metrics on their own port: reachable by a scraper on the network without exposing them on the API port.
-  let metricsServer: Server | undefined;
-  let metricsUrl: string | undefined;
-  if (config.metricsPort !== undefined) {
-    const server = createServer((request, response) => {
-      if (request.method !== 'GET' || request.url !== '/metrics') {
-        response.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found\n');
-        return;
-      }
-      metrics.registry.metrics().then(
-        (text) => response.writeHead(200, { 'Content-Type': metrics.registry.contentType }).end(text),
-        () => response.writeHead(500).end(),
-      );
-    });
-    metricsServer = server;
-    const metricsPort = config.metricsPort;
-    await listening('metrics', config.host, metricsPort, '--metrics-port', () =>
-      new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(metricsPort, config.host, () => resolve());
-      }).catch(closeOnFailure),
-    );
-    const metricsAddress = server.address();
-    metricsUrl = `http://${hostForUrl(config.host)}:${typeof metricsAddress === 'object' && metricsAddress ? metricsAddress.port : config.metricsPort}/metrics`;
-  }
+  const metricsServer =
+    config.metricsPort === undefined
+      ? undefined
+      : await serveMetrics(config.host, config.metricsPort, metrics).catch(closeOnFailure);
+  const metricsUrl = metricsServer?.url;
 
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => {
@@ -175,7 +188,7 @@ export async function startServer(config: Readonly<Config>, storage: Storage): P
         clearInterval(idle);
         clearTimeout(force);
       }
-      await new Promise<void>((resolve) => (metricsServer ? metricsServer.close(() => resolve()) : resolve()));
+      await metricsServer?.close();
       // A scan being applied finishes first; one queued stays queued for the next start or another process. A batch
       // being sent is answered (or times out) first; the next waits for the next start or another process.
       await stopThreads();
@@ -188,14 +201,59 @@ export async function startServer(config: Readonly<Config>, storage: Storage): P
   // served (those already queued in the listen backlog included) for the grace period; then the listener closes and
   // in-flight requests finish. Closing the listener at once reset the connections waiting in its backlog.
   let grace: NodeJS.Timeout | undefined;
-  const onSignal = (signal: NodeJS.Signals) => {
-    // A second signal skips what is left of the grace period.
-    if (lifecycle.draining) return void close();
+  const drain = (signal?: NodeJS.Signals) => {
+    if (lifecycle.draining) return;
     lifecycle.draining = true;
     app.log.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down');
     grace = setTimeout(() => void close(), config.shutdownGraceMs);
   };
+  // A second signal skips what is left of the grace period.
+  const onSignal = (signal: NodeJS.Signals) => (lifecycle.draining ? void close() : drain(signal));
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  return { app, url: `${https ? 'https' : 'http'}://${hostForUrl(config.host)}:${port}`, metricsUrl, closed, close };
+  const url = `${https ? 'https' : 'http'}://${hostForUrl(config.host)}:${port}`;
+  return { app, url, metricsUrl, closed, drain: () => drain(), close };
+}
+
+/** What a metrics port serves: a registry's text (several processes' summed, in the primary of src/cluster.ts). */
+export interface MetricsText {
+  text(): Promise<string>;
+  contentType: string;
+}
+
+/**
+ * Metrics on their own port: reachable by a scraper on the network without exposing them on the API port. Closed by
+ * the caller.
+ */
+export async function serveMetrics(
+  host: string,
+  metricsPort: number,
+  metrics: MetricsText,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer((request, response) => {
+    if (request.method !== 'GET' || request.url !== '/metrics') {
+      response.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found\n');
+      return;
+    }
+    metrics.text().then(
+      (text) => response.writeHead(200, { 'Content-Type': metrics.contentType }).end(text),
+      () => response.writeHead(500).end(),
+    );
+  });
+  await listening(
+    'metrics',
+    host,
+    metricsPort,
+    '--metrics-port',
+    () =>
+      new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(metricsPort, host, () => resolve());
+      }),
+  );
+  const address = server.address();
+  return {
+    url: `http://${hostForUrl(host)}:${typeof address === 'object' && address ? address.port : metricsPort}/metrics`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }

@@ -19,6 +19,7 @@ import risks from './commands/risks.js';
 import serve from './commands/serve.js';
 import tenants from './commands/tenants.js';
 import webhooks from './commands/webhooks.js';
+import { failureLine } from './failure.js';
 import type { Io } from './io.js';
 
 export type { Io } from './io.js';
@@ -73,13 +74,8 @@ export async function main(
         ? 0
         : 2;
     }
-    if (error instanceof UserError) {
-      io.stderr.write(`secinv: ${error.message}\n`);
-      // `secinv push` says why it failed in its exit code (src/cli/push.ts).
-      return (error as { exitCode?: number }).exitCode ?? 1;
-    }
-    const err = error as NodeJS.ErrnoException;
-    io.stderr.write(`secinv: ${err.code ? `${err.code}: ` : ''}${err.message.split('\n')[0]}\n`);
-    return 1;
+    io.stderr.write(`secinv: ${failureLine(error)}\n`);
+    // `secinv push` says why it failed in its exit code (src/cli/push.ts).
+    return error instanceof UserError ? ((error as { exitCode?: number }).exitCode ?? 1) : 1;
   }
 }

@@ -36,6 +36,9 @@ export function createMetrics(storage: Storage) {
 
   return {
     registry,
+    /** The text a scrape gets: this registry's, or every serving process's summed (src/cluster.ts). */
+    text: (): Promise<string> => registry.metrics(),
+    contentType: registry.contentType,
     /** Records every response of the app, labelled by route template (never the raw URL, to bound cardinality). */
     instrument(app: FastifyInstance): void {
       app.addHook('onResponse', async (request, reply) => {

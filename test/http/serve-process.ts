@@ -3,10 +3,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { inject } from 'vitest';
 
-/** Runs `secinv ARGS…` (the bundle test/global-setup.ts makes once per run); its stdout and stderr are piped. */
+/**
+ * Runs `secinv ARGS…` (the bundle test/global-setup.ts makes once per run); its stdout and stderr are piped. A serve
+ * is one process unless `env` asks for more (SECINV_WORKERS): the suite starts many on two cores.
+ */
 export const spawnCli = (args: readonly string[], env: Record<string, string> = {}): ChildProcess =>
   spawn(process.execPath, [inject('cliBundle'), ...args], {
-    env: { ...process.env, SECINV_LOG_LEVEL: 'silent', ...env },
+    env: { ...process.env, SECINV_LOG_LEVEL: 'silent', SECINV_WORKERS: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 
@@ -25,11 +28,11 @@ export const runCli = (
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
 
-/** Starts `secinv serve --db URL --port 0` and resolves once it listens, with its port. */
+/** Starts `secinv serve --db URL --port 0` and resolves once it listens, with its port and what stderr said so far. */
 export async function spawnServe(
   databaseUrl: string,
   env: Record<string, string> = {},
-): Promise<{ child: ChildProcess; port: number }> {
+): Promise<{ child: ChildProcess; port: number; stderr: string }> {
   const child = spawnCli(['serve', '--db', databaseUrl, '--port', '0'], env);
   child.stdout?.resume();
   let stderr = '';
@@ -42,7 +45,7 @@ export async function spawnServe(
     child.on('exit', () => reject(new Error(`exited early: ${stderr}`)));
   });
   child.removeAllListeners('exit');
-  return { child, port };
+  return { child, port, stderr };
 }
 
 /** Sends the signal and resolves with the exit code. */

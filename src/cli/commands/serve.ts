@@ -11,6 +11,7 @@ export default defineCommand('serve', {
     tlsCert: settingFlag(SETTINGS.tlsCert),
     tlsKey: settingFlag(SETTINGS.tlsKey),
     metricsPort: settingFlag(SETTINGS.metricsPort),
+    workers: settingFlag(SETTINGS.workers),
   },
   helpAfter: environmentHelp(),
   action: async (values, { io }) => (await import('../serve.js')).serveCommand(loadConfig(values), io),
