@@ -52,7 +52,9 @@ it('SIGTERM under load: every request sent before it is answered 200, then the p
   const loops = Array.from({ length: 24 }, async () => {
     while (!stop) outcomes.push(await get(port, '/v1/tenant/assets?perPage=100'));
   });
+  // A second at least, and until the loops have had answers (on a loaded machine the first can take longer).
   await new Promise((resolve) => setTimeout(resolve, 1000));
+  while (outcomes.length <= 48) await new Promise((resolve) => setTimeout(resolve, 20));
   signalledAt = Date.now();
   const exited = exitCodeAfter(child, 'SIGTERM');
   // The server handles the signal at its event loop's next turn: a /readyz already waiting for it may still be
