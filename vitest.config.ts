@@ -81,7 +81,7 @@ export default defineConfig({
         test: {
           name: 'once',
           include: [
-            // Pure tests, no database (with `dialectFree`, what `npm run check` runs).
+            // Pure tests, no database (with `dialectFree`; `npm run check` runs the quick ones of them).
             'test/domain/**/*.test.ts',
             'test/lint/**/*.test.ts',
             'test/scripts/**/*.test.ts',
