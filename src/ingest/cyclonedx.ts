@@ -95,6 +95,7 @@ export async function readCycloneDx(
   bytes: AsyncIterable<Buffer>,
   problems: FieldProblem[],
   fileName: string,
+  findingsInMemory?: number,
 ): Promise<Ingested> {
   const entries: { value: unknown; path: string }[] = [];
   let root: Json = {};
@@ -129,7 +130,7 @@ export async function readCycloneDx(
     return local.startsWith('pkg:') ? { purl: local } : null;
   };
 
-  const findings = findingSet();
+  const findings = findingSet(findingsInMemory);
   const statements: VexStatement[] = [];
   const warnings: string[] = [];
   const subjectVersion = self === null ? null : text(self.version);

@@ -93,8 +93,12 @@ function artifactOf(report: Json): { artifact: ScannedArtifact; targetName: stri
   };
 }
 
-export async function readGrype(bytes: AsyncIterable<Buffer>, problems: FieldProblem[]): Promise<Scan> {
-  const findings = findingSet();
+export async function readGrype(
+  bytes: AsyncIterable<Buffer>,
+  problems: FieldProblem[],
+  findingsInMemory?: number,
+): Promise<Scan> {
+  const findings = findingSet(findingsInMemory);
   let report: Json = {};
   try {
     for await (const { path, value } of streamJson(bytes, [['matches', '*']])) {

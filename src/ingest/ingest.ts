@@ -50,6 +50,8 @@ export interface IngestOptions {
   recordScans?: boolean | undefined;
   /** Called at each point of the write (BulkWriteOptions.onPhase), for fault tests. */
   onPhase?: ((phase: string) => void) | undefined;
+  /** Findings of a scan kept as objects before the rest go to disk (default FINDINGS_IN_MEMORY, src/ingest/scan.ts). */
+  findingsInMemory?: number | undefined;
 }
 
 export interface IngestProblem {
@@ -89,6 +91,7 @@ interface ReadContext {
   fileName: string;
   cluster?: string | undefined;
   region?: string | undefined;
+  findingsInMemory?: number | undefined;
 }
 type Reader = (bytes: AsyncIterable<Buffer>, problems: FieldProblem[], context: ReadContext) => Promise<Ingested>;
 const scans =
@@ -97,8 +100,14 @@ const scans =
   ): Reader =>
   async (bytes, problems, context) => ({ scans: await read(bytes, problems, context), vex: null, unmatchable: 0 });
 const scanOnly =
-  (read: (bytes: AsyncIterable<Buffer>, problems: FieldProblem[]) => Promise<Scan>): Reader =>
-  async (bytes, problems) => ({ scans: [await read(bytes, problems)], vex: null, unmatchable: 0 });
+  (
+    read: (bytes: AsyncIterable<Buffer>, problems: FieldProblem[], findingsInMemory?: number) => Promise<Scan>,
+  ): Reader =>
+  async (bytes, problems, context) => ({
+    scans: [await read(bytes, problems, context.findingsInMemory)],
+    vex: null,
+    unmatchable: 0,
+  });
 
 /** The reader of every format detection recognises. */
 const READERS: Record<IngestFormat, Reader> = {
@@ -106,7 +115,7 @@ const READERS: Record<IngestFormat, Reader> = {
   grype: scanOnly(readGrype),
   'trivy-k8s': scans(readTrivyKubernetes),
   'trivy-operator': scans(readTrivyOperator),
-  cyclonedx: (bytes, problems, context) => readCycloneDx(bytes, problems, context.fileName),
+  cyclonedx: (bytes, problems, context) => readCycloneDx(bytes, problems, context.fileName, context.findingsInMemory),
   openvex: (bytes, problems, context) => readOpenVex(bytes, problems, context.fileName),
   'prowler-ocsf': (bytes, problems, context) => readProwler(bytes, problems, context),
 };
@@ -229,6 +238,7 @@ export async function ingestFiles(
                 fileName: source.name,
                 cluster: options.cluster,
                 region: options.region,
+                findingsInMemory: options.findingsInMemory,
               });
               for (const p of fieldProblems) fail(p.message, p.path);
               if (fieldProblems.length > 0) {

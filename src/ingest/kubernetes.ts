@@ -13,6 +13,8 @@ export interface KubernetesOptions {
   /** The cluster, when the report does not name it (trivy-operator never does). */
   cluster?: string | undefined;
   region?: string | undefined;
+  /** Findings of a scan kept as objects before the rest go to disk (src/ingest/scan.ts findingSet). */
+  findingsInMemory?: number | undefined;
 }
 
 /** API groups of the kinds a cluster scan reports, in the contract's `Provider::Service::Type` casing. */
@@ -78,7 +80,7 @@ export function resourceScan(
     },
     scannedAt,
     reportId,
-    findings: findingSet(),
+    findings: findingSet(options.findingsInMemory),
     secrets: [] as ScanSecret[],
     // trivy-operator's VulnerabilityReports hold no checks: they never resolve Trivy's.
     checks: scanner === 'trivy' ? trivyChecks() : noChecks(),

@@ -15,6 +15,8 @@ import type { FieldProblem } from './trivy.js';
 export interface ProwlerOptions {
   /** Where resources are when neither the resource nor the finding's cloud says (a Kubernetes cluster). */
   region?: string | undefined;
+  /** Findings of a scan kept as objects before the rest go to disk (src/ingest/scan.ts findingSet). */
+  findingsInMemory?: number | undefined;
 }
 
 const PROVIDERS = new Map<string, Provider>([
@@ -209,7 +211,7 @@ function resourceScan(finding: Json, resource: Json, uid: string, provider: Prov
     },
     scannedAt: null,
     reportId: null,
-    findings: findingSet(),
+    findings: findingSet(options.findingsInMemory),
     secrets: [],
     // A Prowler run may cover a subset of its checks (`--checks`, `--services`): only a pass resolves a failure.
     checks: noChecks(false),

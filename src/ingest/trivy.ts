@@ -156,8 +156,12 @@ const STREAMED = [
 ];
 
 /** Reads a Trivy report. Field problems (a finding without an id, a Result that is not an object) are collected. */
-export async function readTrivy(bytes: AsyncIterable<Buffer>, problems: FieldProblem[]): Promise<Scan> {
-  const findings = findingSet();
+export async function readTrivy(
+  bytes: AsyncIterable<Buffer>,
+  problems: FieldProblem[],
+  findingsInMemory?: number,
+): Promise<Scan> {
+  const findings = findingSet(findingsInMemory);
   const secrets: ScanSecret[] = [];
   const checks = trivyChecks();
   let report: Json = {};

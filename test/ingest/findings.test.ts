@@ -3,13 +3,7 @@
 // merged across the point where the findings moved to disk.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import {
-  FINDINGS_IN_MEMORY,
-  findingSet,
-  withLateTarget,
-  type ScanFinding,
-  type ScanPackage,
-} from '../../src/ingest/scan.js';
+import { findingSet, withLateTarget, type ScanFinding, type ScanPackage } from '../../src/ingest/scan.js';
 import { TENANT_A } from '../helpers.js';
 import { ingestSuite } from './suite.js';
 
@@ -124,11 +118,13 @@ describe('a scan’s findings', () => {
   });
 });
 
-// Each ingests past the findings held in memory (10,050 of them, on both databases): real work that takes 10-20 s alone
-// and more beside three other files on two cores, so the harness waits longer for it than for most tests.
-describe('a Trivy report with more findings than are held in memory', { timeout: 120_000 }, () => {
+// Each ingests past the findings held in memory, with the bound lowered for the test (IngestOptions.findingsInMemory):
+// the findings past it go to the scratch file and are prepared on their own thread, as past the default's 10,000.
+const IN_MEMORY = 500;
+const PAST = { findingsInMemory: IN_MEMORY };
+describe('a Trivy report with more findings than are held in memory', () => {
   const suite = ingestSuite();
-  const count = FINDINGS_IN_MEMORY + 50;
+  const count = IN_MEMORY + 50;
   const vulnerability = (i: number, pkgName: string) => ({
     VulnerabilityID: `CVE-2024-${100000 + i}`,
     PkgName: pkgName,
@@ -159,7 +155,10 @@ describe('a Trivy report with more findings than are held in memory', { timeout:
   };
 
   it('ingests every finding once, with the packages of both targets merged', async () => {
-    const result = await suite.ingest({ 'big.json': JSON.stringify(report) }, { provider: 'AWS', region: 'us-east-1' });
+    const result = await suite.ingest(
+      { 'big.json': JSON.stringify(report) },
+      { provider: 'AWS', region: 'us-east-1', ...PAST },
+    );
     expect(result.problems).toEqual([]);
     expect(result.files[0]).toMatchObject({ added: count, updated: 0, resolved: 0 });
     const assetId = result.files[0]!.assetId!;
@@ -185,7 +184,10 @@ describe('a Trivy report with more findings than are held in memory', { timeout:
 
   it('again, a month later: every finding updated, each keeping when it was first seen', async () => {
     const later = { ...report, CreatedAt: '2024-07-01T00:00:00Z' };
-    const result = await suite.ingest({ 'big.json': JSON.stringify(later) }, { provider: 'AWS', region: 'us-east-1' });
+    const result = await suite.ingest(
+      { 'big.json': JSON.stringify(later) },
+      { provider: 'AWS', region: 'us-east-1', ...PAST },
+    );
     expect(result.problems).toEqual([]);
     expect(result.files[0]).toMatchObject({ added: 0, updated: count, resolved: 0 });
     const last = await findingOf(result.files[0]!.assetId!, `CVE-2024-${100000 + count - 1}`);
@@ -204,7 +206,10 @@ describe('a Trivy report with more findings than are held in memory', { timeout:
     const at = 100;
     broken.CreatedAt = '2024-08-01T00:00:00Z';
     broken.Results[0]!.Vulnerabilities[at]!.VendorIDs = ['GHSA-1', `GHSA-${'x'.repeat(600)}`];
-    const result = await suite.ingest({ 'big.json': JSON.stringify(broken) }, { provider: 'AWS', region: 'us-east-1' });
+    const result = await suite.ingest(
+      { 'big.json': JSON.stringify(broken) },
+      { provider: 'AWS', region: 'us-east-1', ...PAST },
+    );
     expect(result.problems).toHaveLength(1);
     expect(result.problems[0]!.message).toMatch(
       new RegExp(
@@ -219,13 +224,13 @@ describe('a Trivy report with more findings than are held in memory', { timeout:
   });
 });
 
-describe('a Grype report with more findings than are held in memory', { timeout: 120_000 }, () => {
+describe('a Grype report with more findings than are held in memory', () => {
   const suite = ingestSuite();
   const sample = JSON.parse(
     readFileSync(new URL('../fixtures/ingest/grype/grype-image-busybox-epss.json', import.meta.url), 'utf8'),
   ) as { matches: { vulnerability: { id: string }; relatedVulnerabilities?: unknown[] }[] };
   // The fixture's matches again and again, each copy under other ids, past the findings held in memory.
-  const copies = Math.ceil((FINDINGS_IN_MEMORY + 50) / sample.matches.length);
+  const copies = Math.ceil((IN_MEMORY + 50) / sample.matches.length);
   const matches = [...Array(copies).keys()].flatMap((copy) =>
     sample.matches.map((m) => ({
       ...m,
@@ -237,11 +242,11 @@ describe('a Grype report with more findings than are held in memory', { timeout:
   it('gives every package the image as its target, known only after the matches, as when held in memory', async () => {
     const result = await suite.ingest(
       { 'busybox.json': JSON.stringify({ ...sample, matches }) },
-      { provider: 'Azure' },
+      { provider: 'Azure', ...PAST },
     );
     expect(result.problems).toEqual([]);
     const distinct = new Set(matches.map((m) => m.vulnerability.id)).size;
-    expect(distinct).toBeGreaterThan(FINDINGS_IN_MEMORY);
+    expect(distinct).toBeGreaterThan(IN_MEMORY);
     expect(result.files[0]).toMatchObject({ added: distinct });
     const assetId = encodeURIComponent(result.files[0]!.assetId!);
     const body = await suite.api(
