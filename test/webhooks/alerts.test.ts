@@ -103,6 +103,7 @@ describe('alerts from a real server', () => {
     await cli(['webhooks', 'delete', kev.id]);
   });
 
+  // Hundreds of requests (or commands) in one test: on PostgreSQL beside three other files, past the default 30 s.
   it('pings, disables (changes wait), enables (they are sent), deletes', async () => {
     const hook = await create('ops', ['--types', 'asset.created,finding.opened', '--min-severity', 'high']);
     const ping = await cli(['webhooks', 'test', hook.id]);
@@ -143,7 +144,7 @@ describe('alerts from a real server', () => {
       code: 1,
       stderr: expect.stringContaining(`no webhook with id '${hook.id}'`),
     });
-  });
+  }, 90_000);
 
   it('refuses bad input, naming the flag', async () => {
     const create = (flags: string[], env: Record<string, string> = ALLOW) =>
