@@ -1,7 +1,6 @@
 // The rows of `npm run bench:http` (the performance targets of docs/BENCHMARKS.md "Requests against the ceiling"), the
-// reading of wrk's report and of a process's CPU time (bench/http.ts, bench/workers.ts).
-import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+// page whose count no cache holds, and the reading of wrk's report (bench/http.ts, bench/workers.ts).
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** The filtered page of the rows. */
@@ -19,14 +18,6 @@ export function uncachedScript(folder: string, page: string): string {
     `local n = 0\nrequest = function()\n  n = n + 1\n  return wrk.format(nil, "${page}&riskScoreGte=0." .. string.format("%012d", n))\nend\n`,
   );
   return script;
-}
-
-const ticks = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
-
-/** User + system seconds of a process and its threads so far. */
-export function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / ticks;
 }
 
 export interface Row {

@@ -17,7 +17,8 @@ import { buildApp, defaultHttpOptions } from '../src/app.js';
 import { createTenantKey } from '../src/cli/keys.js';
 import { openStorage } from '../src/storage/index.js';
 import { tenantDatabase } from './tenant.js';
-import { cpuSeconds, FILTERED_PAGE, parseWrk, rowsOf, uncachedScript, type Measured } from './http-rows.js';
+import { FILTERED_PAGE, parseWrk, rowsOf, uncachedScript, type Measured } from './http-rows.js';
+import { cpuSeconds, stop } from './serve-clients.js';
 import { listening, startServeCommand } from './serve-command.js';
 
 const { values: args } = parseArgs({
@@ -80,12 +81,6 @@ function start(
   });
   return listening(child, child.stdout, /port (\d+)/, mode);
 }
-
-const stop = (child: ChildProcess): Promise<void> =>
-  new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
 
 /** One wrk run against a port; the server's CPU is read around it. */
 function wrk(port: number, pid: number, path: string, headers: Record<string, string>, script?: string): Measured {

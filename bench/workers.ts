@@ -5,7 +5,7 @@
 // request is the serve's, its primary and serving processes together (user + system from /proc, every thread).
 // Usage: npm run bench:workers [-- --db sqlite|postgres --assets 10000 --duration 10 --rounds 2 --connections 32
 // --workers 1,2]. Needs wrk (Debian: apt-get install wrk).
-import { execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -13,7 +13,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createTenantKey } from '../src/cli/keys.js';
 import { openStorage } from '../src/storage/index.js';
-import { cpuSeconds, FILTERED_PAGE, parseWrk, uncachedScript, type Measured } from './http-rows.js';
+import { FILTERED_PAGE, parseWrk, uncachedScript, type Measured } from './http-rows.js';
+import { cpuSeconds, stop } from './serve-clients.js';
 import { startServeCommand } from './serve-command.js';
 import { tenantDatabase } from './tenant.js';
 
@@ -44,12 +45,6 @@ function wrk(port: number, pid: number, path: string, auth: string, script?: str
   const output = execFileSync('wrk', [...flags, `http://127.0.0.1:${port}${path}`]).toString();
   return { ...parseWrk(output), cpu: familyCpu(pid) - before };
 }
-
-const stop = (child: ChildProcess): Promise<void> =>
-  new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
 
 /** A GET on a connection of its own: the primary hands each new connection to the next serving process. */
 const status = (port: number, path: string, auth: string) =>

@@ -53,7 +53,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** How often a server looks for changes that other processes of its database wrote, and webhooks to retry. */
 const WEBHOOK_POLL_MS = 1000;
 
-export const hostForUrl = (host: string) => (host.includes(':') ? `[${host}]` : host);
+const hostForUrl = (host: string) => (host.includes(':') ? `[${host}]` : host);
 
 // Why an address could not be listened on, in words, with the flag that changes it.
 const LISTEN_ERRORS: Record<string, (portFlag: string) => string> = {
@@ -128,7 +128,6 @@ export async function startServer(
   const lifecycle = { draining: false };
   const logs: { to?: FastifyInstance['log'] } = {};
   const background = parts.background ?? startBackground(config, (event, what) => logs.to?.info(event, what));
-  const stopThreads = () => background.stop();
   const app = await buildApp({
     storage,
     lifecycle,
@@ -145,14 +144,14 @@ export async function startServer(
       scanMaxBytes: config.scanMaxBytes,
     },
   }).catch(async (error: unknown) => {
-    await stopThreads();
+    await background.stop();
     throw error;
   });
   logs.to = app.log;
   // An app that does not serve is closed before the error goes up (its timers would keep the process alive).
   const closeOnFailure = async (error: unknown): Promise<never> => {
     await app.close();
-    await stopThreads();
+    await background.stop();
     throw error;
   };
   await listening('the API', config.host, config.port, '--port', () =>
@@ -191,7 +190,7 @@ export async function startServer(
       await metricsServer?.close();
       // A scan being applied finishes first; one queued stays queued for the next start or another process. A batch
       // being sent is answered (or times out) first; the next waits for the next start or another process.
-      await stopThreads();
+      await background.stop();
       await storage.close();
       resolveClosed();
     })();
