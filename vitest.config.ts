@@ -88,6 +88,7 @@ export default defineConfig({
             'test/config.test.ts',
             'test/docker.test.ts',
             'test/ingest/prowler-types.test.ts',
+            'test/ingest/scan-thread.test.ts',
             'test/docs/**/*.test.ts',
             'test/settings-readme.test.ts',
             'test/generate/**/*.test.ts',

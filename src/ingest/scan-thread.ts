@@ -2,7 +2,7 @@
 // work that must not hold the thread answering requests. The thread opens the database itself, as its owner (the
 // writes of an ingest are not the API role's), claims scans and applies them; this side wakes it when an upload was
 // queued here and stops it with the server.
-import { messagedWorker } from '../lib/thread.js';
+import { messagedWorker, type ToLoopThread } from '../lib/thread.js';
 import type { ScanEvent } from './scan-runner.js';
 
 export interface ScanThreadOptions {
@@ -24,7 +24,6 @@ export interface ScanThreadOptions {
 
 /** Messages from the thread: an event, or that it stopped after `stop`. */
 export type FromScanThread = { type: 'event'; event: ScanEvent } | { type: 'stopped' };
-export type ToScanThread = { type: 'wake' } | { type: 'stop' };
 
 export interface ScanThread {
   wake(): void;
@@ -33,7 +32,7 @@ export interface ScanThread {
 
 export function startScanThread(options: ScanThreadOptions): ScanThread {
   const { onEvent, ...data } = options;
-  const thread = messagedWorker<ToScanThread, FromScanThread>(
+  const thread = messagedWorker<ToLoopThread, FromScanThread>(
     import.meta.url,
     'scan-worker',
     data,

@@ -4,7 +4,8 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Worker, type WorkerOptions } from 'node:worker_threads';
+import { Worker, type MessagePort, type WorkerOptions } from 'node:worker_threads';
+import { retried } from './retry.js';
 
 let builtWorkers: string | null = null;
 
@@ -111,4 +112,48 @@ export function messagedWorker<To, From>(
       await exit;
     },
   };
+}
+
+/** What the server's scan and webhook threads are told. */
+export type ToLoopThread = { type: 'wake' } | { type: 'stop' };
+
+/** The work a loop thread runs once it has opened what it works on. */
+export interface ThreadLoop {
+  wake(): void;
+  stop(): Promise<void>;
+}
+
+export interface LoopThreadParts<Opened> {
+  /** Opens what the loop works on (the database); tried again, with growing waits, until it succeeds or a stop. */
+  open: () => Promise<Opened>;
+  close: (opened: Opened) => Promise<void>;
+  /** Called after each failed open, with the wait before the next try. */
+  onOpenError: (error: unknown, waitMs: number) => void;
+  start: (opened: Opened) => ThreadLoop;
+  /** A `wake` message; by default the loop's wake, once it runs. */
+  onWake?: (loop: ThreadLoop | undefined) => void;
+}
+
+/**
+ * The thread's side of messagedWorker for a loop (the scan runner, the webhook dispatcher): opens, starts the loop,
+ * wakes it on `wake`, and on `stop` stops it, closes and ends the thread, whether or not the open succeeded yet.
+ */
+export async function runLoopThread<Opened>(port: MessagePort, parts: LoopThreadParts<Opened>): Promise<void> {
+  const { open, close, onOpenError, start, onWake = (loop) => loop?.wake() } = parts;
+  const stopping = new AbortController();
+  const state: { running?: { opened: Opened; loop: ThreadLoop } } = {};
+  port.on('message', (message: ToLoopThread) => {
+    if (message.type === 'wake') return onWake(state.running?.loop);
+    stopping.abort();
+    void (async () => {
+      const { running } = state;
+      if (running === undefined) return;
+      await running.loop.stop();
+      await close(running.opened);
+    })().finally(() => process.exit(0));
+  });
+  const opened = await retried(open, { signal: stopping.signal, onError: onOpenError });
+  if (opened === undefined) return;
+  if (stopping.signal.aborted) return close(opened);
+  state.running = { opened, loop: start(opened) };
 }

@@ -2,7 +2,7 @@
 // and serialises up to 500 changes with their records, and signing hashes up to a megabyte, work that must not hold
 // the thread answering requests. The thread opens the database itself, as its owner (the API role cannot read the
 // endpoints); this side wakes it when a scan applied here committed, and stops it with the server.
-import { messagedWorker } from '../lib/thread.js';
+import { messagedWorker, type ToLoopThread } from '../lib/thread.js';
 import type { WebhookEvent } from './dispatcher.js';
 
 export interface WebhookThreadOptions {
@@ -18,7 +18,6 @@ export interface WebhookThreadOptions {
 }
 
 export type FromWebhookThread = { type: 'event'; event: WebhookEvent };
-export type ToWebhookThread = { type: 'wake' } | { type: 'stop' };
 
 export interface WebhookThread {
   wake(): void;
@@ -27,7 +26,7 @@ export interface WebhookThread {
 
 export function startWebhookThread(options: WebhookThreadOptions): WebhookThread {
   const { onEvent, ...data } = options;
-  const thread = messagedWorker<ToWebhookThread, FromWebhookThread>(
+  const thread = messagedWorker<ToLoopThread, FromWebhookThread>(
     import.meta.url,
     'webhook-worker',
     data,

@@ -3,28 +3,33 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
+import { runLoopThread } from '../lib/thread.js';
 import { openStorage } from '../storage/index.js';
-import { startDispatcher } from './dispatcher.js';
-import type { FromWebhookThread, ToWebhookThread, WebhookThreadOptions } from './webhook-thread.js';
+import { startDispatcher, type WebhookEvent } from './dispatcher.js';
+import type { FromWebhookThread, WebhookThreadOptions } from './webhook-thread.js';
 
 const port = parentPort;
 if (port === null) throw new Error('webhook-worker.ts runs as a worker thread');
 const { databaseUrl, killAt, ...settings } = workerData as Omit<WebhookThreadOptions, 'onEvent'>;
 
-const storage = await openStorage(databaseUrl);
-const dispatcher = startDispatcher(storage, {
-  // Unique per start: a restarted process never takes its previous life's claims for its own.
-  owner: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
-  ...settings,
-  onPhase:
-    killAt === undefined ? undefined : (phase) => void (phase === killAt && process.kill(process.pid, 'SIGKILL')),
-  log: (event) => port.postMessage({ type: 'event', event } satisfies FromWebhookThread),
-});
-port.on('message', (message: ToWebhookThread) => {
-  if (message.type === 'stop')
-    void dispatcher
-      .stop()
-      .then(() => storage.close())
-      .finally(() => process.exit(0));
-  else dispatcher.wake();
+const log = (event: WebhookEvent) => port.postMessage({ type: 'event', event } satisfies FromWebhookThread);
+
+await runLoopThread(port, {
+  open: () => openStorage(databaseUrl),
+  close: (storage) => storage.close(),
+  onOpenError: (error, waitMs) =>
+    log({
+      webhookId: '-',
+      outcome: 'error',
+      message: `${(error as Error).message}; trying again in ${waitMs / 1000} s`,
+    }),
+  start: (storage) =>
+    startDispatcher(storage, {
+      // Unique per start: a restarted process never takes its previous life's claims for its own.
+      owner: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
+      ...settings,
+      onPhase:
+        killAt === undefined ? undefined : (phase) => void (phase === killAt && process.kill(process.pid, 'SIGKILL')),
+      log,
+    }),
 });

@@ -7,7 +7,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/tables.js';
 import { pruneEachTenant } from '../tx/prune.js';
-import { CHANGES_PRUNE_CLASS, takeTurn } from '../tx/turns.js';
+import { CHANGES_PRUNE_CLASS, tryTurn } from '../tx/turns.js';
 import { writeTransaction } from '../tx/write.js';
 import type { Dialect, PruneOptions } from '../types.js';
 
@@ -15,12 +15,17 @@ export function changeRetention(db: Kysely<Database>, dialect: Dialect) {
   /** Deletes up to `batch` of the tenant's oldest changes committed before `cutoff`; how many it deleted. */
   const pruneBatch = (tenantId: string, cutoff: string, batch: number): Promise<number> =>
     writeTransaction(db, dialect, async (tx) => {
-      // PostgreSQL: servers pruning the same tenant take turns, so that each batch starts where the last one ended and
-      // the bound moves with the prefix. Writers never take this lock, nor touch old changes (they append after the
-      // head): the one row both lock is the tenant's, which the batch updates last, just before its commit.
-      // SQLite: the write lock, for one batch.
-      if (dialect === 'postgres')
-        await takeTurn(tx, 'exclusive', sql`${CHANGES_PRUNE_CLASS}::int, hashtext(${tenantId})`, () => undefined);
+      // PostgreSQL: one server at a time prunes a tenant, so that each batch starts where the last one ended and the
+      // bound moves with the prefix. A server that finds another pruning it leaves the tenant to that one, which goes
+      // on until none is left, rather than wait: the runner that prunes also applies scans and expiries, which must
+      // not stand still behind a slow or frozen process's batch. Writers never take this lock, nor touch old changes
+      // (they append after the head): the one row both lock is the tenant's, which the batch updates last, just
+      // before its commit. SQLite: the write lock, for one batch.
+      if (
+        dialect === 'postgres' &&
+        !(await tryTurn(tx, 'exclusive', sql`${CHANGES_PRUNE_CLASS}::int, hashtext(${tenantId})`))
+      )
+        return 0;
       // The oldest by position (the primary key's order). A change's time is its write's clock, which another server's
       // may set a little behind: the batch ends at the first change not older than the cutoff, never skipping one.
       const oldest = await tx

@@ -29,6 +29,17 @@ export async function takeTenantTurn(
     await takeTurn(tx, 'exclusive', sql`${TENANT_LOCK_CLASS}::int, hashtext(${tenantId})`, () => onWait?.('tenant'));
 }
 
+/** Takes a PostgreSQL advisory lock held to the transaction's end if it is free; whether it did (never waits). */
+export async function tryTurn(
+  tx: Transaction<Database>,
+  mode: 'shared' | 'exclusive',
+  key: RawBuilder<unknown>,
+): Promise<boolean> {
+  const suffix = sql.raw(mode === 'shared' ? '_shared' : '');
+  const { rows } = await sql<{ ok: boolean }>`select pg_try_advisory_xact_lock${suffix}(${key}) as ok`.execute(tx);
+  return rows[0]?.ok === true;
+}
+
 /**
  * Takes a PostgreSQL advisory lock held to the transaction's end: at once if it is free, else after calling `onWait`
  * (so that a command standing still says why) and waiting for it.
@@ -39,9 +50,7 @@ export async function takeTurn(
   key: RawBuilder<unknown>,
   onWait: () => void,
 ): Promise<void> {
-  const suffix = sql.raw(mode === 'shared' ? '_shared' : '');
-  const { rows } = await sql<{ ok: boolean }>`select pg_try_advisory_xact_lock${suffix}(${key}) as ok`.execute(tx);
-  if (rows[0]?.ok === true) return;
+  if (await tryTurn(tx, mode, key)) return;
   onWait();
-  await sql`select pg_advisory_xact_lock${suffix}(${key})`.execute(tx);
+  await sql`select pg_advisory_xact_lock${sql.raw(mode === 'shared' ? '_shared' : '')}(${key})`.execute(tx);
 }

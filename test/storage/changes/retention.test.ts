@@ -2,7 +2,10 @@
 // first, in batches of a transaction each; the younger ones and another tenant's stay; the tenant's pruned position is
 // the last one deleted, so a read from it is complete and one from before it is gone. On PostgreSQL, two servers
 // pruning at once, and a prune beside a write holding the tenant, finish without a deadlock or a gap.
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { connect } from '../../../src/storage/db/connect.js';
+import { CHANGES_PRUNE_CLASS } from '../../../src/storage/tx/turns.js';
 import type { Storage } from '../../../src/storage/index.js';
 import { openStorage } from '../../../src/storage/index.js';
 import { importRecords, openTestStorage, TENANT_A, TENANT_B, TEST_DIALECTS } from '../../helpers.js';
@@ -27,6 +30,8 @@ const kept = async (storage: Storage, tenantId: string, after?: number): Promise
   if (read === 'gone') throw new Error('the read is gone');
   return read;
 };
+/** A third tenant, after A in the order of ids that a prune goes through. */
+const TENANT_C = '33333333-3333-4333-8333-333333333333';
 const seqs = (list: Change[]) => list.map((c) => Number(c.seq));
 
 /** The tenant's assets `prefix-0` … as import records of that tenant. */
@@ -159,6 +164,39 @@ describe.each(TEST_DIALECTS)('change log retention on %s', (dialect) => {
       expect(await changes(opened.storage, TENANT_A, oldA[oldA.length - 2])).toBe('gone');
     } finally {
       await other.close();
+      await opened.dispose();
+    }
+  });
+
+  // A server stopped (SIGSTOP, a paused machine) in the middle of a batch holds its tenant until it goes on: the others'
+  // runners, which apply scans too, must not stand still behind it.
+  it.runIf(dialect === 'postgres')('a prune beside another holding the tenant leaves it and goes on', async () => {
+    const opened = await openTestStorage(dialect);
+    const { db: raw } = await connect(opened.url);
+    try {
+      const { storage } = opened;
+      // A third tenant, written first: its 4 changes are older than the cutoff too.
+      await write(storage, assets(TENANT_C, 'c', 4));
+      const { cutoff, oldA, youngA } = await oldAndYoung(storage);
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let held!: () => void;
+      const holding = new Promise<void>((resolve) => (held = resolve));
+      const frozen = raw.transaction().execute(async (tx) => {
+        await sql`select pg_advisory_xact_lock(${CHANGES_PRUNE_CLASS}::int, hashtext(${TENANT_A}))`.execute(tx);
+        held();
+        await released;
+      });
+      await holding;
+      // Tenant A is left to the one holding it; the third tenant's 4 are deleted.
+      expect(await storage.pruneChanges(cutoff)).toBe(4);
+      expect(seqs(await kept(storage, TENANT_A, 0))).toEqual([...oldA, ...youngA]);
+      release();
+      await frozen;
+      expect(await storage.pruneChanges(cutoff)).toBe(oldA.length);
+      expect(seqs(await kept(storage, TENANT_A, oldA[oldA.length - 1]))).toEqual(youngA);
+    } finally {
+      await raw.destroy();
       await opened.dispose();
     }
   });
