@@ -19,13 +19,7 @@ const log = (event: ScanEvent) => port.postMessage({ type: 'event', event } sati
 await runLoopThread(port, {
   open: () => openStorage(databaseUrl),
   close: (storage) => storage.close(),
-  onOpenError: (error, waitMs) =>
-    log({
-      scanId: '-',
-      tenantId: '-',
-      status: 'error',
-      message: `${(error as Error).message}; trying again in ${waitMs / 1000} s`,
-    }),
+  onOpenError: (message) => log({ scanId: '-', tenantId: '-', status: 'error', message }),
   start: (storage) => {
     const runner = scanRunner(storage, {
       // Unique per start: a restarted process never takes its previous life's claims for its own.

@@ -127,8 +127,8 @@ export interface LoopThreadParts<Opened> {
   /** Opens what the loop works on (the database); tried again, with growing waits, until it succeeds or a stop. */
   open: () => Promise<Opened>;
   close: (opened: Opened) => Promise<void>;
-  /** Called after each failed open, with the wait before the next try. */
-  onOpenError: (error: unknown, waitMs: number) => void;
+  /** Called after each failed open with its error and the wait before the next try, in words: "…; trying again in 2 s". */
+  onOpenError: (message: string) => void;
   start: (opened: Opened) => ThreadLoop;
   /** A `wake` message; by default the loop's wake, once it runs. */
   onWake?: (loop: ThreadLoop | undefined) => void;
@@ -152,8 +152,10 @@ export async function runLoopThread<Opened>(port: MessagePort, parts: LoopThread
       await close(running.opened);
     })().finally(() => process.exit(0));
   });
-  const opened = await retried(open, { signal: stopping.signal, onError: onOpenError });
-  if (opened === undefined) return;
-  if (stopping.signal.aborted) return close(opened);
-  state.running = { opened, loop: start(opened) };
+  const opened = await retried(open, {
+    signal: stopping.signal,
+    onError: (error, waitMs) => onOpenError(`${(error as Error).message}; trying again in ${waitMs / 1000} s`),
+  });
+  // Undefined: stopped while opening, and the thread is ending.
+  if (opened !== undefined) state.running = { opened, loop: start(opened) };
 }

@@ -17,12 +17,7 @@ const log = (event: WebhookEvent) => port.postMessage({ type: 'event', event } s
 await runLoopThread(port, {
   open: () => openStorage(databaseUrl),
   close: (storage) => storage.close(),
-  onOpenError: (error, waitMs) =>
-    log({
-      webhookId: '-',
-      outcome: 'error',
-      message: `${(error as Error).message}; trying again in ${waitMs / 1000} s`,
-    }),
+  onOpenError: (message) => log({ webhookId: '-', outcome: 'error', message }),
   start: (storage) =>
     startDispatcher(storage, {
       // Unique per start: a restarted process never takes its previous life's claims for its own.

@@ -29,13 +29,16 @@ export async function takeTenantTurn(
     await takeTurn(tx, 'exclusive', sql`${TENANT_LOCK_CLASS}::int, hashtext(${tenantId})`, () => onWait?.('tenant'));
 }
 
+/** The advisory lock functions' name suffix for the mode. */
+const lockSuffix = (mode: 'shared' | 'exclusive') => sql.raw(mode === 'shared' ? '_shared' : '');
+
 /** Takes a PostgreSQL advisory lock held to the transaction's end if it is free; whether it did (never waits). */
 export async function tryTurn(
   tx: Transaction<Database>,
   mode: 'shared' | 'exclusive',
   key: RawBuilder<unknown>,
 ): Promise<boolean> {
-  const suffix = sql.raw(mode === 'shared' ? '_shared' : '');
+  const suffix = lockSuffix(mode);
   const { rows } = await sql<{ ok: boolean }>`select pg_try_advisory_xact_lock${suffix}(${key}) as ok`.execute(tx);
   return rows[0]?.ok === true;
 }
@@ -52,5 +55,5 @@ export async function takeTurn(
 ): Promise<void> {
   if (await tryTurn(tx, mode, key)) return;
   onWait();
-  await sql`select pg_advisory_xact_lock${sql.raw(mode === 'shared' ? '_shared' : '')}(${key})`.execute(tx);
+  await sql`select pg_advisory_xact_lock${lockSuffix(mode)}(${key})`.execute(tx);
 }
