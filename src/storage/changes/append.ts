@@ -134,11 +134,17 @@ async function appendTenant(
   const left = sql`change_captures as c where c.tenant_id = ${tenantId} and c.kind = 'finding' and c.state is not null
     and not exists (select 1 from vulnerabilities as v where v.tenant_id = ${tenantId} and v.asset_id = c.asset_id
       and v.vulnerability_id = c.item)`;
+  const resolvedFrom = base + count;
   await append(
     sql`select 'finding.resolved' as type, c.asset_id, c.item as vulnerability_id, null as risk_id, c.state as before,
         null as after, c.record from ${left}`,
     finding,
   );
+  // The findings that left, again: the changes just appended for them, each with its capture (by key, where `left`
+  // would compare every capture of the scope with the live findings once more).
+  const resolved = sql`changes as r join change_captures as c on c.tenant_id = ${tenantId} and c.kind = 'finding'
+      and c.asset_id = r.asset_id and c.item = r.vulnerability_id
+    where r.tenant_id = ${tenantId} and r.seq > ${resolvedFrom} and r.seq <= ${base + count}`;
   // The rollup, before the resolved findings below move: a live finding among them was reopened by this write.
   await rollUpFindings(
     tx,
@@ -147,13 +153,13 @@ async function appendTenant(
       live: liveOf(
         sql`v.asset_id, v.vulnerability_id, v.severity_level_value, v.due_at, v.is_exempted, v.first_observed_at`,
       ),
-      left,
+      left: resolved,
     },
     at,
   );
   // Each resolved finding is remembered with its first observation; one back again is no longer resolved.
   await sql`insert into resolved_findings (tenant_id, asset_id, vulnerability_id, first_observed_at, resolved_at)
-    select c.tenant_id, c.asset_id, c.item, c.first_observed_at, ${at} from ${left}
+    select c.tenant_id, c.asset_id, c.item, c.first_observed_at, ${at} from ${resolved}
     on conflict (tenant_id, asset_id, vulnerability_id)
       do update set first_observed_at = excluded.first_observed_at, resolved_at = excluded.resolved_at`.execute(tx);
   await sql`delete from resolved_findings where tenant_id = ${tenantId}

@@ -19,7 +19,7 @@ import type { Database } from '../db/tables.js';
 export interface RollupScope {
   /** The live findings of the write's scope: asset_id, vulnerability_id, severity_level_value, due_at, is_exempted, first_observed_at. */
   live: RawBuilder<unknown>;
-  /** `change_captures as c where …`: the captured findings that left (resolved). */
+  /** `… where …` over the captures `c` of the findings that left (resolved). */
   left: RawBuilder<unknown>;
 }
 
@@ -38,7 +38,9 @@ export async function rollUpFindings(
   const day = sql`cast(${at.slice(0, 10)} as text)`;
   const today = day;
   const added = sql`(case when m.before_state is null then m.add_day else ${day} end)`;
-  await sql`with x as (
+  // m and l are read more than once: materialized, each is worked out once (SQLite would otherwise run the join of the
+  // live findings once per reference).
+  await sql`with l as materialized (select c.severity_value, c.due_at, c.exempted from ${left}), x as (
       select x.severity_level_value as sev_a, ${overdueKey('x.due_at', 'x.is_exempted')} as key_a,
         c.state as before_state, c.severity_value as sev_b, ${overdueKey('c.due_at', 'c.exempted')} as key_b,
         case when t.vulnerability_id is not null then ${day}
@@ -49,7 +51,7 @@ export async function rollUpFindings(
         and c.asset_id = x.asset_id and c.item = x.vulnerability_id
       left join resolved_findings as t on t.tenant_id = ${tenantId} and t.asset_id = x.asset_id
         and t.vulnerability_id = x.vulnerability_id
-    ), m as (
+    ), m as materialized (
       select * from x where x.before_state is null or x.sev_b <> x.sev_a
         or coalesce(x.key_b, '') <> coalesce(x.key_a, '')
     ), d as (
@@ -63,10 +65,10 @@ export async function rollUpFindings(
       select ${later(today, sql`m.key_b`)}, m.sev_b, 0, 0, 0, -1 from m
         where m.before_state is not null and m.key_b is not null
       union all
-      select ${today}, c.severity_value, 0, 1, -1, 0 from ${left}
+      select ${today}, l.severity_value, 0, 1, -1, 0 from l
       union all
-      select ${later(today, overdueKey('c.due_at', 'c.exempted'))}, c.severity_value, 0, 0, 0, -1 from ${left}
-        and c.exempted = 0 and c.due_at is not null
+      select ${later(today, overdueKey('l.due_at', 'l.exempted'))}, l.severity_value, 0, 0, 0, -1 from l
+        where l.exempted = 0 and l.due_at is not null
     )
     insert into finding_days (tenant_id, day, severity, opened, resolved, open_delta, overdue_delta)
     select ${tenantId}, d.day, d.severity, sum(d.opened), sum(d.resolved), sum(d.open_delta), sum(d.overdue_delta)
