@@ -5,11 +5,11 @@
 // the batch's last position in the row before sending it (a retry sends the same changes under the same id, whatever
 // arrived since), and moves the position past it once the receiver took it. The statements on `changes` name the
 // tenant; those on `webhooks` name the endpoint.
-import type { Kysely } from 'kysely';
+import { sql as raw, type Kysely } from 'kysely';
 import { chunks } from '../../lib/collections.js';
 import type { ChangeType } from '../../domain/changes.js';
 import { deliveryId, passesFilters, type ChangeFacts, type WebhookFilters } from '../../domain/webhooks.js';
-import { changeItems } from '../changes/read.js';
+import { changeItems, changeRows } from '../changes/read.js';
 import { findingOf, riskOf } from '../changes/states.js';
 import { sqlDialects } from '../db/dialect.js';
 import type { Database } from '../db/tables.js';
@@ -69,21 +69,8 @@ export function webhookDeliveries(db: Kysely<Database>, dialect: Dialect): Deliv
   const items = async (tenantId: string, seqs: readonly number[]): Promise<Buffer[]> => {
     const out: Buffer[] = [];
     for (const some of chunks(seqs)) {
-      const rows = await db
-        .selectFrom('changes')
-        .selectAll()
-        .where('tenant_id', '=', tenantId)
-        .where('seq', 'in', some)
-        .orderBy('seq')
-        .execute();
-      out.push(
-        ...(await changeItems(
-          db,
-          sql,
-          tenantId,
-          rows.map((r) => ({ ...r, seq: Number(r.seq) })),
-        )),
-      );
+      const rows = await changeRows(db, sql, tenantId, raw`c.seq in (${raw.join(some)})`);
+      out.push(...(await changeItems(db, tenantId, rows)));
     }
     return out;
   };
