@@ -89,6 +89,7 @@ export default defineConfig({
             'test/docker.test.ts',
             'test/ingest/prowler-types.test.ts',
             'test/ingest/scan-thread.test.ts',
+            'test/ingest/scan-runner.test.ts',
             'test/docs/**/*.test.ts',
             'test/settings-readme.test.ts',
             'test/generate/**/*.test.ts',

@@ -95,6 +95,8 @@ export function scanRunner(storage: Storage, options: ScanRunnerOptions): ScanRu
   const now = options.now ?? (() => new Date());
   let stopped = false;
   let woken: (() => void) | undefined;
+  /** A wake came while the loop was not waiting (its last look may have missed what woke it): look again at once. */
+  let nudged = false;
   let running: Promise<void> | undefined;
 
   const drain = async (): Promise<void> => {
@@ -165,6 +167,7 @@ export function scanRunner(storage: Storage, options: ScanRunnerOptions): ScanRu
 
   const loop = async () => {
     while (!stopped) {
+      nudged = false;
       // Bytes a process that died left behind, at the start and then hourly.
       if (sweepDue()) await storage.sweepScanBodies(now()).catch(logError);
       await drain().catch(logError);
@@ -173,6 +176,7 @@ export function scanRunner(storage: Storage, options: ScanRunnerOptions): ScanRu
       // A failed prune (the database away) is tried again at the next hour, as any other.
       if (!stopped) await prune().catch(logError);
       if (stopped) return;
+      if (nudged) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, options.pollMs);
         woken = () => {
@@ -186,6 +190,7 @@ export function scanRunner(storage: Storage, options: ScanRunnerOptions): ScanRu
 
   return {
     wake: () => {
+      nudged = true;
       if (running === undefined) running = loop();
       woken?.();
     },

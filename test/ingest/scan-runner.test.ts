@@ -1,0 +1,70 @@
+// The scan runner's loop (src/ingest/scan-runner.ts): a wake is never lost, whenever it comes.
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scanRunner } from '../../src/ingest/scan-runner.js';
+import type { Storage } from '../../src/storage/index.js';
+import { fixture } from '../fixtures.js';
+import { createKey, setupWithKeys, TENANT_A, type TestContext } from '../helpers.js';
+
+const TRIVY = readFileSync(
+  new URL('../fixtures/ingest/trivy/trivy-image-example-app-all-statuses.json', import.meta.url),
+);
+
+let ctx: TestContext;
+let key: string;
+beforeAll(async () => {
+  ({ ctx } = await setupWithKeys(fixture, [TENANT_A] as const));
+  key = await createKey(ctx.storage, TENANT_A, { scopes: ['read', 'ingest'] });
+});
+afterAll(async () => ctx.close());
+
+const upload = async (): Promise<string> => {
+  const answer = await ctx.app.inject({
+    method: 'POST',
+    url: '/v1/tenant/scans?provider=AWS&region=us-east-1',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    payload: TRIVY,
+  });
+  expect(answer.statusCode).toBe(202);
+  return answer.json<{ data: { id: string } }>().data.id;
+};
+const statusOf = async (id: string): Promise<string> =>
+  (
+    await ctx.app.inject({ method: 'GET', url: `/v1/tenant/scans/${id}`, headers: { authorization: `Bearer ${key}` } })
+  ).json<{ data: { status: string } }>().data.status;
+
+describe('scan runner', () => {
+  it('a scan queued, and its wake sent, while the runner finds the queue empty is applied at once, not at the next poll', async () => {
+    let queued: Promise<string> | undefined;
+    // The queue found empty, then a scan queued and its wake sent before the runner waits again: the moment a wake
+    // fell between a look and the wait, and was lost until the next poll.
+    const storage: Storage = {
+      ...ctx.storage,
+      claimScan: async (...args) => {
+        const claim = await ctx.storage.claimScan(...args);
+        if (claim === undefined && queued === undefined) {
+          queued = upload();
+          await queued;
+          runner.wake();
+        }
+        return claim;
+      },
+    };
+    // A poll far longer than the test: only the wake can bring the scan in.
+    const runner = scanRunner(storage, { owner: 'test', leaseMs: 60_000, pollMs: 600_000 });
+    runner.wake();
+    try {
+      const deadline = Date.now() + 20_000;
+      while (queued === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
+      const id = await queued;
+      let status = await statusOf(id);
+      while (status !== 'succeeded' && status !== 'failed' && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        status = await statusOf(id);
+      }
+      expect(status).toBe('succeeded');
+    } finally {
+      await runner.stop();
+    }
+  });
+});
