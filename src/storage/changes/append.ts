@@ -6,8 +6,10 @@
 import { sql, type RawBuilder, type Transaction } from 'kysely';
 import type { ChangeCause } from '../../domain/changes.js';
 import { chunks } from '../../lib/collections.js';
+import { dialectOf } from '../db/insert-rows.js';
 import type { Database } from '../db/tables.js';
 import type { CaptureScope, ChangeCaptures } from './capture.js';
+import { findingJoins } from './joins.js';
 import { rollUpFindings } from './rollup.js';
 import { assetState, findingState, riskState } from './states.js';
 
@@ -125,10 +127,7 @@ async function appendTenant(
           when c.state is null then 'finding.opened' when c.state <> x.after then 'finding.updated' end as type,
         x.asset_id, x.vulnerability_id, null as risk_id, c.state as before, x.after, null as record
       from (${liveFindings}) as x
-      left join change_captures as c on c.tenant_id = ${tenantId} and c.kind = 'finding'
-        and c.asset_id = x.asset_id and c.item = x.vulnerability_id
-      left join resolved_findings as t on t.tenant_id = ${tenantId} and t.asset_id = x.asset_id
-        and t.vulnerability_id = x.vulnerability_id`,
+      ${findingJoins(dialectOf(tx), tenantId)}`,
     finding,
   );
   const left = sql`change_captures as c where c.tenant_id = ${tenantId} and c.kind = 'finding' and c.state is not null

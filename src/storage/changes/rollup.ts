@@ -15,6 +15,7 @@ import { sql, type RawBuilder, type Transaction } from 'kysely';
 import { dialectOf } from '../db/insert-rows.js';
 import { sqlDialects } from '../db/dialect.js';
 import type { Database } from '../db/tables.js';
+import { findingJoins } from './joins.js';
 
 export interface RollupScope {
   /** The live findings of the write's scope: asset_id, vulnerability_id, severity_level_value, due_at, is_exempted, first_observed_at. */
@@ -47,10 +48,7 @@ export async function rollUpFindings(
           when substr(x.first_observed_at, 1, 10) < ${day} then substr(x.first_observed_at, 1, 10)
           else ${day} end as add_day
       from (${live}) as x
-      left join change_captures as c on c.tenant_id = ${tenantId} and c.kind = 'finding'
-        and c.asset_id = x.asset_id and c.item = x.vulnerability_id
-      left join resolved_findings as t on t.tenant_id = ${tenantId} and t.asset_id = x.asset_id
-        and t.vulnerability_id = x.vulnerability_id
+      ${findingJoins(dialectOf(tx), tenantId)}
     ), m as materialized (
       select * from x where x.before_state is null or x.sev_b <> x.sev_a
         or coalesce(x.key_b, '') <> coalesce(x.key_a, '')
