@@ -50,6 +50,8 @@ export interface IngestOptions {
   recordScans?: boolean | undefined;
   /** Called at each point of the write (BulkWriteOptions.onPhase), for fault tests. */
   onPhase?: ((phase: string) => void) | undefined;
+  /** Takes the tables the write left with stale statistics instead of analysing them (BulkWriteOptions). */
+  staleStatistics?: ((tables: readonly string[]) => void) | undefined;
   /** Findings of a scan kept as objects before the rest go to disk (default FINDINGS_IN_MEMORY, src/ingest/scan.ts). */
   findingsInMemory?: number | undefined;
 }
@@ -329,6 +331,7 @@ export async function ingestFiles(
         scan: options.scan,
         onPhase: options.onPhase,
         clock: options.now,
+        staleStatistics: options.staleStatistics,
       },
     );
   } catch (error) {

@@ -14,6 +14,8 @@ import { scanProblem } from './scan-record.js';
 
 /** How often a runner looks for bytes left behind by a process that died. */
 const SWEEP_MS = 60 * 60 * 1000;
+/** How long the statistics a scan left stale wait for the scans queued behind it, at most (docs/DESIGN.md §113). */
+const STATISTICS_WAIT_MS = 60_000;
 
 export interface ScanRunnerOptions {
   /** Who claims: unique per process and start, so a restarted process does not mistake an old claim for its own. */
@@ -60,6 +62,7 @@ export async function applyClaimedScan(
   claim: ClaimedScan,
   now: () => Date,
   onPhase?: (phase: string) => void,
+  staleStatistics?: (tables: readonly string[]) => void,
 ): Promise<string> {
   if (claim.interrupted) return 'failed';
   const options = claim.options;
@@ -80,6 +83,7 @@ export async function applyClaimedScan(
       now,
       scan: claim,
       onPhase,
+      staleStatistics,
     });
     if (result.problems.length > 0) return await fail(result.problems.map((p) => scanProblem(p)));
     storage.scanApplied(claim);
@@ -99,14 +103,33 @@ export function scanRunner(storage: Storage, options: ScanRunnerOptions): ScanRu
   let nudged = false;
   let running: Promise<void> | undefined;
 
+  // The tables the scans applied since the queue was last empty left with stale statistics: analysed once the queue
+  // is empty, not after each scan, so that the scans queued behind a large one (CI jobs) do not wait for the seconds
+  // its statistics take; a queue that never empties waits STATISTICS_WAIT_MS at most.
+  const stale = new Set<string>();
+  let staleSince: number | undefined;
+  const noteStale = (tables: readonly string[]) => {
+    for (const table of tables) stale.add(table);
+    if (tables.length > 0) staleSince ??= now().getTime();
+  };
+  const analyzeStale = async (): Promise<void> => {
+    if (stale.size === 0) return;
+    const tables = [...stale];
+    await storage.analyzeTables(tables);
+    for (const table of tables) stale.delete(table);
+    if (stale.size === 0) staleSince = undefined;
+    options.onPhase?.('analyzed');
+  };
+
   const drain = async (): Promise<void> => {
     for (;;) {
       if (stopped) return;
+      if (staleSince !== undefined && now().getTime() - staleSince >= STATISTICS_WAIT_MS) await analyzeStale();
       const claim = await storage.claimScan(options.owner, now(), options.leaseMs);
-      if (claim === undefined) return;
+      if (claim === undefined) return await analyzeStale();
       options.onPhase?.('claimed');
       try {
-        const status = await applyClaimedScan(storage, claim, now, options.onPhase);
+        const status = await applyClaimedScan(storage, claim, now, options.onPhase, noteStale);
         options.log?.({ scanId: claim.scanId, tenantId: claim.tenantId, status });
       } catch (error) {
         // Not the report's fault (the database went away, say): the claim expires and the scan is tried again.

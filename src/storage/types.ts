@@ -324,6 +324,12 @@ export interface BulkWriteOptions {
    * is known); the system's by default. An ingest at a set time (`IngestOptions.now`) passes its own.
    */
   clock?: (() => Date) | undefined;
+  /**
+   * Where the tables whose planner statistics the write left stale go: analysed at once after the commit by default
+   * (the `analyzed` phase); a caller with more writes queued behind this one takes them, to analyse with
+   * Storage.analyzeTables once those are done (docs/DESIGN.md §113).
+   */
+  staleStatistics?: ((tables: readonly string[]) => void) | undefined;
 }
 
 /** An endpoint this process claimed for a lease (Storage.claimWebhooks), with its secret opened to sign. */
@@ -417,6 +423,8 @@ export interface Storage {
    * or on a dry run) none of it. Refreshes the planner's statistics after a write (src/storage/write/pipeline.ts).
    */
   bulkWrite<T>(work: (writer: BulkWriter) => Promise<T>, options: BulkWriteOptions): Promise<T>;
+  /** Takes fresh planner statistics of these tables (those a bulk write handed to `staleStatistics`). */
+  analyzeTables(tables: readonly string[]): Promise<void>;
 
   // Risks (docs/RISKS.md).
   /** Re-runs the risk rules over every asset of a tenant, in one transaction; undefined for an unknown tenant. */

@@ -18,10 +18,10 @@ beforeAll(async () => {
 });
 afterAll(async () => ctx.close());
 
-const upload = async (): Promise<string> => {
+const upload = async (query = '?provider=AWS&region=us-east-1'): Promise<string> => {
   const answer = await ctx.app.inject({
     method: 'POST',
-    url: '/v1/tenant/scans?provider=AWS&region=us-east-1',
+    url: `/v1/tenant/scans${query}`,
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
     payload: TRIVY,
   });
@@ -66,5 +66,26 @@ describe('scan runner', () => {
     } finally {
       await runner.stop();
     }
+  });
+
+  it('takes the statistics the scans left stale once the queue is empty, not after each scan', async () => {
+    const events: string[] = [];
+    const storage: Storage = {
+      ...ctx.storage,
+      claimScan: async (...args) => {
+        const claim = await ctx.storage.claimScan(...args);
+        events.push(claim === undefined ? 'empty' : 'claimed');
+        return claim;
+      },
+      analyzeTables: async (tables) => {
+        events.push(`analyzed ${tables.length > 0}`);
+        await ctx.storage.analyzeTables(tables);
+      },
+    };
+    // A new image on another cluster: its findings move the tenant's tables by more than a tenth.
+    const ids = [await upload('?provider=AWS&region=eu-west-1'), await upload('?provider=AWS&region=eu-west-2')];
+    await scanRunner(storage, { owner: 'test', leaseMs: 60_000, pollMs: 600_000 }).drain();
+    for (const id of ids) expect(await statusOf(id)).toBe('succeeded');
+    expect(events).toEqual(['claimed', 'claimed', 'empty', 'analyzed true']);
   });
 });
