@@ -48,7 +48,7 @@ export interface ScanEvent {
 export interface ScanRunner {
   /** A scan was queued here: look now. */
   wake(): void;
-  /** Applies every scan that may run now, one after another; resolves when none is left. */
+  /** Applies every scan that may run now, one after another, then takes the statistics they left stale. */
   drain(): Promise<void>;
   /** Stops after the scan being applied, if any. */
   stop(): Promise<void>;
@@ -103,9 +103,9 @@ export function scanRunner(storage: Storage, options: ScanRunnerOptions): ScanRu
   let nudged = false;
   let running: Promise<void> | undefined;
 
-  // The tables the scans applied since the queue was last empty left with stale statistics: analysed once the queue
-  // is empty, not after each scan, so that the scans queued behind a large one (CI jobs) do not wait for the seconds
-  // its statistics take; a queue that never empties waits STATISTICS_WAIT_MS at most.
+  // The tables the scans applied since the runner was last idle left with stale statistics: analysed once it has been
+  // idle a poll interval, not after each scan, so that the scans queued behind a large one (CI jobs, often sent just
+  // as it ends) do not wait for the seconds its statistics take; a queue that never empties waits STATISTICS_WAIT_MS.
   const stale = new Set<string>();
   let staleSince: number | undefined;
   const noteStale = (tables: readonly string[]) => {
@@ -121,12 +121,13 @@ export function scanRunner(storage: Storage, options: ScanRunnerOptions): ScanRu
     options.onPhase?.('analyzed');
   };
 
-  const drain = async (): Promise<void> => {
+  /** Applies the queued scans until there are none. */
+  const drainQueue = async (): Promise<void> => {
     for (;;) {
       if (stopped) return;
       if (staleSince !== undefined && now().getTime() - staleSince >= STATISTICS_WAIT_MS) await analyzeStale();
       const claim = await storage.claimScan(options.owner, now(), options.leaseMs);
-      if (claim === undefined) return await analyzeStale();
+      if (claim === undefined) return;
       options.onPhase?.('claimed');
       try {
         const status = await applyClaimedScan(storage, claim, now, options.onPhase, noteStale);
@@ -193,21 +194,23 @@ export function scanRunner(storage: Storage, options: ScanRunnerOptions): ScanRu
       nudged = false;
       // Bytes a process that died left behind, at the start and then hourly.
       if (sweepDue()) await storage.sweepScanBodies(now()).catch(logError);
-      await drain().catch(logError);
+      await drainQueue().catch(logError);
       // A failed run (the database away) is tried again at its next interval, as any other chore.
       if (!stopped) await expire().catch(logError);
       // A failed prune (the database away) is tried again at the next hour, as any other.
       if (!stopped) await prune().catch(logError);
       if (stopped) return;
       if (nudged) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, options.pollMs);
+      const idle = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(true), options.pollMs);
         woken = () => {
           clearTimeout(timer);
-          resolve();
+          resolve(false);
         };
       });
       woken = undefined;
+      // A failed analysis (the database away) is tried again at the next idle interval.
+      if (idle && !stopped) await analyzeStale().catch(logError);
     }
   };
 
@@ -217,7 +220,10 @@ export function scanRunner(storage: Storage, options: ScanRunnerOptions): ScanRu
       if (running === undefined) running = loop();
       woken?.();
     },
-    drain,
+    drain: async () => {
+      await drainQueue();
+      await analyzeStale();
+    },
     stop: async () => {
       stopped = true;
       woken?.();

@@ -88,4 +88,40 @@ describe('scan runner', () => {
     for (const id of ids) expect(await statusOf(id)).toBe('succeeded');
     expect(events).toEqual(['claimed', 'claimed', 'empty', 'analyzed true']);
   });
+
+  it('the loop takes them once it has been idle a poll interval: a scan that comes just after another goes first', async () => {
+    const events: string[] = [];
+    let second: Promise<string> | undefined;
+    const storage: Storage = {
+      ...ctx.storage,
+      claimScan: async (...args) => {
+        const claim = await ctx.storage.claimScan(...args);
+        events.push(claim === undefined ? 'empty' : 'claimed');
+        // The first scan applied and the queue found empty: the next one comes, as a CI job's does, at once.
+        if (claim === undefined && second === undefined) {
+          second = upload('?provider=AWS&region=eu-central-1');
+          await second;
+          runner.wake();
+        }
+        return claim;
+      },
+      analyzeTables: async (tables) => {
+        events.push('analyzed');
+        await ctx.storage.analyzeTables(tables);
+      },
+    };
+    const first = await upload('?provider=AWS&region=eu-north-1');
+    const runner = scanRunner(storage, { owner: 'test', leaseMs: 60_000, pollMs: 300 });
+    runner.wake();
+    try {
+      const deadline = Date.now() + 20_000;
+      while (!events.includes('analyzed') && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+    } finally {
+      await runner.stop();
+    }
+    expect(await statusOf(first)).toBe('succeeded');
+    expect(await statusOf(await second!)).toBe('succeeded');
+    expect(events.slice(0, 5)).toEqual(['claimed', 'empty', 'claimed', 'empty', 'analyzed']);
+  });
 });
