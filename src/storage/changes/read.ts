@@ -20,7 +20,6 @@ export type ChangeRow = Database['changes'] & {
   /** Null: no such finding now (or the change is not about one, or holds its record). */
   f_doc: string | null;
 };
-type Row = ChangeRow;
 
 /**
  * The tenant's changes that `where` selects (over `changes as c`), in log order, each read beside its finding in the
@@ -50,7 +49,7 @@ export async function changeRows(
 }
 
 /** The tracked fields a change moved, from the states it holds. */
-function fieldsOf(row: Row): ChangedField[] {
+function fieldsOf(row: ChangeRow): ChangedField[] {
   if (row.before === null || row.after === null) return [];
   const kind = row.type.slice(0, row.type.indexOf('.'));
   const decode = kind === 'finding' ? findingOf : kind === 'asset' ? assetOf : riskOf;
@@ -58,24 +57,19 @@ function fieldsOf(row: Row): ChangedField[] {
 }
 
 /** The records the changes are about, as served now, by kind and key; a record that no longer exists is missing. */
-async function currentRecords(db: Kysely<Database>, tenantId: string, rows: readonly Row[]) {
+async function currentRecords(db: Kysely<Database>, tenantId: string, rows: readonly ChangeRow[]) {
   const wanted = rows.filter((r) => r.record === null);
   const assetIds = [...new Set(wanted.filter((r) => r.type.startsWith('asset.')).map((r) => r.asset_id!))];
   const riskIds = [...new Set(wanted.filter((r) => r.type.startsWith('risk.')).map((r) => r.risk_id!))];
-  const findings: StoredFinding[] = [];
-  const findingAt = new Map<number, number>();
-  for (const r of wanted)
-    if (r.f_doc !== null) {
-      findingAt.set(r.seq, findings.length);
-      findings.push({
-        asset_id: r.asset_id!,
-        vulnerability_id: r.vulnerability_id!,
-        is_exempted: r.f_exempted!,
-        intel: r.f_intel,
-        due_at: r.f_due,
-        doc: r.f_doc,
-      });
-    }
+  const withFinding = wanted.filter((r) => r.f_doc !== null);
+  const stored = withFinding.map((r): StoredFinding => ({
+    asset_id: r.asset_id!,
+    vulnerability_id: r.vulnerability_id!,
+    is_exempted: r.f_exempted!,
+    intel: r.f_intel,
+    due_at: r.f_due,
+    doc: r.f_doc!,
+  }));
   const assets = new Map(
     [...(await assetDocuments(db, tenantId, assetIds))].map(([id, row]) => [id, assetJson(row, row.doc)]),
   );
@@ -86,18 +80,19 @@ async function currentRecords(db: Kysely<Database>, tenantId: string, rows: read
       .where('risks.id', 'in', riskIds)
       .execute())
       risks.set(r.id, r.doc);
-  const items = await findingItems(db, tenantId, findings);
-  const findingOfChange = (seq: number) => {
-    const at = findingAt.get(seq);
-    return at === undefined ? undefined : items[at];
-  };
-  return { assets, risks, findingOfChange };
+  const items = await findingItems(db, tenantId, stored);
+  const findings = new Map(withFinding.map((r, i) => [r.seq, items[i]!]));
+  return { assets, risks, findings };
 }
 
 const NULL = Buffer.from('null');
 
 /** Each change's API JSON (pipeline.md §4), in the order of the rows: the record as served now, or as it left. */
-export async function changeItems(db: Kysely<Database>, tenantId: string, rows: readonly Row[]): Promise<Buffer[]> {
+export async function changeItems(
+  db: Kysely<Database>,
+  tenantId: string,
+  rows: readonly ChangeRow[],
+): Promise<Buffer[]> {
   const records = await currentRecords(db, tenantId, rows);
   return rows.map((r) => {
     const record =
@@ -107,12 +102,13 @@ export async function changeItems(db: Kysely<Database>, tenantId: string, rows: 
           ? records.assets.get(r.asset_id!)
           : r.type.startsWith('risk.')
             ? records.risks.get(r.risk_id!)
-            : records.findingOfChange(r.seq);
+            : records.findings.get(r.seq);
     // The cause is stored as the JSON text it is served as (append.ts writes JSON.stringify of it).
     const head =
       `{"seq":"${r.seq}","at":${JSON.stringify(r.at)},"type":${JSON.stringify(r.type)},` +
       `"assetId":${JSON.stringify(r.asset_id)},"vulnerabilityId":${JSON.stringify(r.vulnerability_id)},` +
       `"riskId":${JSON.stringify(r.risk_id)},"cause":${r.cause},"fields":${JSON.stringify(fieldsOf(r))},"record":`;
+    // Written once into one buffer, as findingItems does, without Buffer.concat's copies (docs/BENCHMARKS.md).
     const body = record ?? NULL;
     const length = Buffer.byteLength(head);
     const item = Buffer.allocUnsafe(length + body.length + 1);

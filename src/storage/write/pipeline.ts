@@ -88,7 +88,8 @@ export async function bulkWrite<T>(
       return result as T;
     }
     phase?.('committed');
-    // Fresh planner statistics for the tables the run changed by more than a tenth.
+    // Fresh planner statistics for the tables the run changed by more than a tenth (or those tables handed to a caller
+    // with more writes queued behind this one, docs/DESIGN.md §113).
     // SQLite reads every index it analyses (1.5 s for 1,150,000 records): sampled statistics (analysis_limit)
     // misjudge the tenant_id prefix every index shares and made the risk list sort 50,000 rows (160 ms) instead of
     // walking its index (1 ms). On PostgreSQL, VACUUM also marks the new rows all-visible, which index-only scans
