@@ -4,7 +4,7 @@ import { findingSeverities, type FindingSeverity } from '../../domain/enums.js';
 import type { FindingInterval, RemediationMetrics, SeverityRemediation } from '../../domain/metrics.js';
 import { addDays, intervalEnd, intervalStart, intervalsOf, quantile } from '../../domain/remediation.js';
 import { severityOfLevel } from '../../domain/scans.js';
-import { latestPastDue } from '../read/vulnerabilities/list.js';
+import { latestPastDue } from '../read/vulnerabilities/filtered.js';
 import type { TenantReader } from '../tx/read.js';
 import type { Storage } from '../types.js';
 

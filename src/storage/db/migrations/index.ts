@@ -26,6 +26,7 @@ import { migration as scansAndKeyScopes } from './0019_scans_and_key_scopes.js';
 import { migration as changeLog } from './0020_change_log.js';
 import { migration as webhooks } from './0021_webhooks.js';
 import { migration as remediation } from './0022_remediation.js';
+import { migration as packageKeyIndexes } from './0023_package_key_indexes.js';
 
 const ordered: Record<string, FrozenMigration> = {
   '0001_initial': initial,
@@ -50,6 +51,7 @@ const ordered: Record<string, FrozenMigration> = {
   '0020_change_log': changeLog,
   '0021_webhooks': webhooks,
   '0022_remediation': remediation,
+  '0023_package_key_indexes': packageKeyIndexes,
 };
 
 export const migrations = (dialect: Dialect): MigrationProvider => ({

@@ -1,17 +1,8 @@
-// Vulnerability finding reads: every filter answered by SQL (package filters through the packages child table, asset
-// filters through semi-joins), numbered pages or keyset batches over (sort value, asset_id, vulnerability_id), so a
-// batch deep in the list costs what the first does; exemptions spliced in.
-import {
-  sql,
-  type Expression,
-  type ExpressionBuilder,
-  type Kysely,
-  type SelectQueryBuilder,
-  type SqlBool,
-} from 'kysely';
-import { severityLevelValues } from '../../../domain/enums.js';
-import type { ListVulnerabilitiesQuery, VulnerabilitySortField } from '../../../domain/vulnerabilities.js';
-import { changedSince, columnFilters, environmentFilter, groupMemberFilter, type ColumnFilters } from '../filters.js';
+// Vulnerability finding reads: numbered pages or keyset batches over (sort value, asset_id, vulnerability_id), so a
+// batch deep in the list costs what the first does; package-filtered pages by a walk of the sort order; exemptions
+// spliced in. Which findings a list holds: src/storage/read/vulnerabilities/filtered.ts.
+import type { Kysely, SelectQueryBuilder } from 'kysely';
+import type { VulnerabilitySortField } from '../../../domain/vulnerabilities.js';
 import { countCache } from '../count-cache.js';
 import { fromTenant, tenantState } from '../../tx/tenant.js';
 import { type TenantReader } from '../../tx/read.js';
@@ -19,29 +10,19 @@ import type { SqlDialect } from '../../db/dialect.js';
 import { documentOf, storedFindings, type StoredFinding } from './documents.js';
 import { findingItems } from './items.js';
 import { flagOrdered } from './flag-order.js';
+import {
+  filtered,
+  hasPackageFilters,
+  latestPastDue,
+  listed,
+  onlyPackageFilters,
+  packagesOf,
+  withPackage,
+  withoutPackageFilters,
+  type VulnerabilityFilters,
+} from './filtered.js';
 import type { Database } from '../../db/tables.js';
 import type { FindingPosition, Storage } from '../../types.js';
-
-type Eb = ExpressionBuilder<Database, 'vulnerabilities'>;
-export type VulnerabilityFilters = Omit<
-  ListVulnerabilitiesQuery,
-  'sortBy' | 'sortOrder' | 'page' | 'perPage' | 'cursor' | 'includeTotal' | 'format'
-> & {
-  /** With `isOverdue`: the latest due date before now of a finding not exempted (null: none), read by the list. */
-  overdueThrough?: string | null;
-};
-
-/** The latest due date before `now` of the tenant's findings not exempted; null when none is past. */
-export async function latestPastDue(db: Kysely<Database>, tenantId: string, now: string): Promise<string | null> {
-  const row = await fromTenant(db, 'vulnerabilities', tenantId)
-    .select('vulnerabilities.due_at')
-    .where('vulnerabilities.is_exempted', '=', 0)
-    .where('vulnerabilities.due_at', '<', now)
-    .orderBy('vulnerabilities.due_at', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  return row?.due_at ?? null;
-}
 
 const sortColumns: Record<
   VulnerabilitySortField,
@@ -60,95 +41,6 @@ const flagFilters: Partial<Record<(typeof sortColumns)[VulnerabilitySortField], 
   has_exploit: 'hasExploit',
 };
 
-const plainFilters: ColumnFilters = {
-  lists: {
-    vulnerabilityIds: 'vulnerabilities.vulnerability_id',
-    assetIds: 'vulnerabilities.asset_id',
-    providers: 'vulnerabilities.provider',
-    executionIds: 'vulnerabilities.execution_id',
-    integrationIds: 'vulnerabilities.integration_id',
-  },
-  flags: {
-    hasKev: 'vulnerabilities.has_kev',
-    isExploitable: 'vulnerabilities.is_exploitable',
-    hasExploit: 'vulnerabilities.has_exploit',
-    hasVendorFix: 'vulnerabilities.has_vendor_fix',
-    isExempted: 'vulnerabilities.is_exempted',
-  },
-  ranges: [['firstObservedAtStart', 'firstObservedAtEnd', 'vulnerabilities.first_observed_at']],
-};
-
-function filterExpressions(eb: Eb, tenantId: string, q: VulnerabilityFilters): Expression<SqlBool>[] {
-  const db = eb as unknown as Kysely<Database>;
-  const where = columnFilters(eb, q, plainFilters);
-  if (q.severityLevels)
-    where.push(
-      eb(
-        'severity_level_value',
-        'in',
-        q.severityLevels.map((level) => severityLevelValues[level]),
-      ),
-    );
-  if (q.environmentIds)
-    where.push(environmentFilter(eb, tenantId, q.environmentIds, eb.ref('vulnerabilities.integration_id')));
-  if (q.regions) {
-    const regions = q.regions;
-    where.push(
-      eb.exists(
-        fromTenant(db, 'assets', tenantId)
-          .select(sql.lit(1).as('one'))
-          .where('assets.id', '=', eb.ref('vulnerabilities.asset_id'))
-          .where('assets.region', 'in', regions),
-      ),
-    );
-  }
-  if (q.assetGroupIds) where.push(groupMemberFilter(eb, tenantId, q.assetGroupIds, eb.ref('vulnerabilities.asset_id')));
-  if (q.dueAtEnd !== undefined) where.push(eb('vulnerabilities.due_at', '<=', q.dueAtEnd));
-  // Past due: at or before the latest due date already passed (overdueThrough, read with the page: see below), so the
-  // filter is the same, and its count kept, until the next due date passes.
-  if (q.isOverdue !== undefined) {
-    const through = q.overdueThrough ?? null;
-    const past = through === null ? sql<SqlBool>`false` : eb('vulnerabilities.due_at', '<=', through);
-    where.push(
-      q.isOverdue
-        ? eb.and([past, eb('vulnerabilities.is_exempted', '=', 0)])
-        : eb.or([eb.not(past), eb('vulnerabilities.due_at', 'is', null), eb('vulnerabilities.is_exempted', '=', 1)]),
-    );
-  }
-  // lastObservedAt, or the time of the finding's last change, whichever is later (pipeline.md §4).
-  if (q.updatedSince !== undefined)
-    where.push(
-      eb.or([
-        eb('vulnerabilities.last_observed_at', '>=', q.updatedSince),
-        eb(
-          eb.refTuple('vulnerabilities.asset_id', 'vulnerabilities.vulnerability_id'),
-          'in',
-          changedSince(eb, tenantId, q.updatedSince, ['finding']).select([
-            'changes.asset_id',
-            'changes.vulnerability_id',
-          ]) as never,
-        ),
-      ]),
-    );
-  if (hasPackageFilters(q)) {
-    where.push(
-      eb(
-        eb.refTuple('vulnerabilities.asset_id', 'vulnerabilities.vulnerability_id'),
-        'in',
-        packagesOf(db, tenantId, q).select([
-          'vulnerability_packages.asset_id',
-          'vulnerability_packages.vulnerability_id',
-        ]) as never,
-      ),
-    );
-  }
-  return where;
-}
-
-/** The tenant's findings that satisfy every filter. */
-const filtered = (db: Kysely<Database>, tenantId: string, filters: VulnerabilityFilters) =>
-  fromTenant(db, 'vulnerabilities', tenantId).where((eb) => eb.and(filterExpressions(eb, tenantId, filters)));
-
 const countOf = async (
   db: Kysely<Database>,
   dialect: SqlDialect,
@@ -164,6 +56,29 @@ const countOf = async (
     const flagged = { ...rest, [unflagged]: true };
     return (await countOf(db, dialect, tenantId, rest)) - (await countOf(db, dialect, tenantId, flagged));
   }
+  // Package filters alone (but for `isExempted`, which a list has by default): the distinct finding keys of the
+  // matching packages, read from the package index alone, less the exempted ones among them when the list leaves those
+  // out (a count over the exempted findings only; docs/DESIGN.md §114). Every package row belongs to a stored finding,
+  // written and removed with it.
+  const { isExempted, ...unexempted } = filters;
+  if (isExempted !== true && onlyPackageFilters(unexempted)) {
+    const keys = packagesOf(db, tenantId, filters)
+      .select(['vulnerability_packages.asset_id', 'vulnerability_packages.vulnerability_id'])
+      .distinct()
+      .as('k');
+    const { n } = await db
+      .selectFrom(keys)
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .executeTakeFirstOrThrow();
+    if (isExempted === undefined) return Number(n);
+    // Each exempted finding's packages probed by key: an `in` list of the package keys would look up every match.
+    const exempted = await fromTenant(db, 'vulnerabilities', tenantId)
+      .where('vulnerabilities.is_exempted', '=', 1)
+      .where(withPackage(db, tenantId, filters, 'vulnerabilities.asset_id', 'vulnerabilities.vulnerability_id'))
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(n) - Number(exempted.n);
+  }
   return Number(
     (
       await filtered(db, tenantId, filters)
@@ -172,22 +87,6 @@ const countOf = async (
     ).n,
   );
 };
-
-const hasPackageFilters = (q: VulnerabilityFilters): boolean =>
-  q.packageName !== undefined ||
-  q.targetName !== undefined ||
-  q.targetType !== undefined ||
-  q.targetClass !== undefined;
-
-/** The tenant's packages that satisfy every package filter: the filters apply to one package together. */
-function packagesOf(db: Kysely<Database>, tenantId: string, q: VulnerabilityFilters) {
-  let packages = fromTenant(db, 'vulnerability_packages', tenantId);
-  if (q.packageName !== undefined) packages = packages.where('package_name', '=', q.packageName);
-  if (q.targetName !== undefined) packages = packages.where('target_name', '=', q.targetName);
-  if (q.targetType !== undefined) packages = packages.where('target_type', '=', q.targetType);
-  if (q.targetClass) packages = packages.where('target_class', 'in', q.targetClass);
-  return packages;
-}
 
 /**
  * How far a package-filtered page may walk the list's sort index by default (docs/DESIGN.md §39): up to this many
@@ -260,7 +159,7 @@ async function walkForPackages(
 ): Promise<WalkedKey[] | undefined> {
   if (walkRows === 0) return undefined;
   const { column, direction, after, limit, offset } = page;
-  const { packageName: _name, targetName: _target, targetType: _type, targetClass: _class, ...rowFilters } = filters;
+  const rowFilters = withoutPackageFilters(filters);
   const matches = await counted(filters);
   if (matches === 0) return [];
   // Twice the expected distance, for matches that cluster unevenly along the sort order.
@@ -270,14 +169,7 @@ async function walkForPackages(
   const rows = (await db
     .selectFrom(walked.as('w'))
     .selectAll()
-    .where((eb) =>
-      eb.exists(
-        packagesOf(db, tenantId, filters)
-          .select(sql.lit(1).as('one'))
-          .where('vulnerability_packages.asset_id', '=', eb.ref('w.asset_id'))
-          .where('vulnerability_packages.vulnerability_id', '=', eb.ref('w.vulnerability_id')),
-      ),
-    )
+    .where(withPackage(db, tenantId, filters, 'w.asset_id', 'w.vulnerability_id'))
     .orderBy('w.sortValue', direction)
     .orderBy('w.asset_id', direction)
     .orderBy('w.vulnerability_id', direction)
@@ -322,7 +214,9 @@ export function vulnerabilityStore(
         const counted = async (counting: VulnerabilityFilters): Promise<number> =>
           count(db, scope.tenantId, counting, () => countOf(db, dialect, scope.tenantId, counting), version);
         // One row more than asked tells whether another batch follows.
-        const ordered = keysInOrder(filtered(db, scope.tenantId, filters), column, direction, after).limit(perPage + 1);
+        const ordered = keysInOrder(listed(db, dialect, scope.tenantId, filters), column, direction, after).limit(
+          perPage + 1,
+        );
         // A flag's sort reads its two runs apart (src/storage/read/vulnerabilities/flag-order.ts); a package filter walks the sort order.
         const flag = flagFilters[column];
         const walked = flag
@@ -342,9 +236,11 @@ export function vulnerabilityStore(
                 walkRows,
               )
             : undefined;
+        // A package-filtered list sorts all its matches (the keys first, src/storage/read/vulnerabilities/filtered.ts):
+        // its documents are read by key for the page only.
         const fetched: WalkedKey[] =
           walked ??
-          (offset === 0
+          (offset === 0 && !hasPackageFilters(filters)
             ? await ordered
                 .select([
                   documentOf(scope.tenantId, 'vulnerabilities', (column) => dialect.document(column)).as('doc'),
@@ -355,10 +251,10 @@ export function vulnerabilityStore(
             : await ordered.offset(offset).execute());
         const keys = fetched.slice(0, perPage);
 
-        // A keyset batch (and the first page) has each document on its row; a later page, or a walked one, reads them
-        // by key.
+        // A keyset batch (and the first page) has each document on its row; a later page, a walked one or a
+        // package-filtered one reads them by key.
         const stored = new Map<string, StoredFinding>();
-        if ((offset > 0 || walked !== undefined) && keys.length > 0)
+        if (keys.length > 0 && keys[0]!.doc === undefined)
           for (const row of await storedFindings(db, dialect, scope.tenantId, keys))
             stored.set(key(row.asset_id, row.vulnerability_id), row);
 
