@@ -11,7 +11,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { buildApp, defaultHttpOptions } from '../src/app.js';
 import { createTenantKey } from '../src/cli/keys.js';
 import { openStorage } from '../src/storage/index.js';
 import { FILTERED_PAGE, parseWrk } from './http-rows.js';
@@ -25,11 +24,10 @@ const { values: args } = parseArgs({
     assets: { type: 'string', default: '100000' },
     duration: { type: 'string', default: '10' },
     runs: { type: 'string', default: '2' },
-    serve: { type: 'string' }, // internal: the API server over this database URL
   },
 });
 
-const here = fileURLToPath(import.meta.url);
+const httpBench = fileURLToPath(new URL('./http.ts', import.meta.url));
 
 /** The package filters of the package row: the packages of the generated catalogue with the most findings. */
 const PACKAGES = [
@@ -45,21 +43,9 @@ const PACKAGES = [
   'xz-utils',
 ];
 
-/** The API server as `secinv serve` builds it, no rate limit, no bodies kept by tag; prints its port. */
-async function serve(url: string): Promise<void> {
-  const storage = await openStorage(url, { role: 'api' });
-  const { compression } = defaultHttpOptions;
-  const app = await buildApp({
-    storage,
-    http: { rateLimitPerMinute: 0, compression: { ...compression, cacheBytes: 0 } },
-  });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.address();
-  process.stdout.write(`port ${typeof address === 'object' && address ? address.port : 0}\n`);
-}
-
+/** The API server of bench/http.ts keeping no bodies (`--serve URL --built`), on core 0. */
 function start(url: string): Promise<{ child: ChildProcess; port: number }> {
-  const argv = [process.execPath, '--import', 'tsx', here, '--serve', url];
+  const argv = [process.execPath, '--import', 'tsx', httpBench, '--serve', url, '--built'];
   const child = spawn('taskset', ['-c', '0', ...argv], { stdio: ['ignore', 'pipe', 'inherit'] });
   return listening(child, child.stdout, /port (\d+)/, 'serve');
 }
@@ -148,13 +134,10 @@ function wrk(port: number, pid: number, row: Row, work: string, key: string, off
   const output = execFileSync('taskset', flags).toString();
   const cpu = cpuSeconds(pid) + postgresCpu() - before;
   const read = parseWrk(output);
-  const p50 = /\s50%\s+([\d.]+)(us|ms|s)\b/.exec(output);
-  const toMs = (m: RegExpExecArray | null) =>
-    m ? Number(m[1]) * (m[2] === 'us' ? 0.001 : m[2] === 's' ? 1000 : 1) : 0;
   return {
     rps: read.rps,
     cpuMs: read.requests > 0 ? (cpu * 1000) / read.requests : 0,
-    p50Ms: toMs(p50),
+    p50Ms: read.p50Ms,
     p99Ms: read.p99Ms,
     errors: read.non2xx + read.timeouts,
   };
@@ -232,22 +215,16 @@ async function measure(url: string, work: string): Promise<string[]> {
   return lines;
 }
 
-if (args.serve !== undefined) await serve(args.serve);
-else {
-  const assets = Number(args.assets);
-  const work = mkdtempSync(join(tmpdir(), 'secinv-bench-cold-'));
-  const options = { seed: 'bench', tenants: 1, assets, findingsPerAsset: 10, risks: assets / 2 };
-  const database = await tenantDatabase(work, { db: args.db, options, name: 'http', keep: true });
-  try {
-    const lines = await measure(database.url, work);
-    process.stdout.write(`${lines.join('\n')}\n`);
-    mkdirSync('docs/bench', { recursive: true });
-    writeFileSync(
-      `docs/bench/cold-${args.db}.md`,
-      `# Requests no cache has seen (${args.db})\n\n${lines.join('\n')}\n`,
-    );
-  } finally {
-    await database.drop();
-    rmSync(work, { recursive: true, force: true });
-  }
+const assets = Number(args.assets);
+const work = mkdtempSync(join(tmpdir(), 'secinv-bench-cold-'));
+const options = { seed: 'bench', tenants: 1, assets, findingsPerAsset: 10, risks: assets / 2 };
+const database = await tenantDatabase(work, { db: args.db, options, name: 'http', keep: true });
+try {
+  const lines = await measure(database.url, work);
+  process.stdout.write(`${lines.join('\n')}\n`);
+  mkdirSync('docs/bench', { recursive: true });
+  writeFileSync(`docs/bench/cold-${args.db}.md`, `# Requests no cache has seen (${args.db})\n\n${lines.join('\n')}\n`);
+} finally {
+  await database.drop();
+  rmSync(work, { recursive: true, force: true });
 }

@@ -72,6 +72,7 @@ export function rowsOf(page: string, assetId: string, assets: number): Row[] {
 export interface Measured {
   rps: number;
   requests: number;
+  p50Ms: number;
   p99Ms: number;
   non2xx: number;
   /** Requests wrk gave up on (no answer within its timeout). */
@@ -83,10 +84,11 @@ export interface Measured {
 const toMs = (value: string, unit: string): number =>
   Number(value) * (unit === 'us' ? 0.001 : unit === 's' ? 1000 : unit === 'm' ? 60_000 : 1);
 
-/** Requests per second, requests, p99 and non-2xx answers from `wrk --latency`'s report. */
+/** Requests per second, requests, p50, p99 and non-2xx answers from `wrk --latency`'s report. */
 export function parseWrk(output: string): Omit<Measured, 'cpu'> {
   const rps = /Requests\/sec:\s+([\d.]+)/.exec(output)?.[1];
   const requests = /(\d+) requests in/.exec(output)?.[1];
+  const p50 = /\s50%\s+([\d.]+)(us|ms|s|m)\b/.exec(output);
   const p99 = /\s99%\s+([\d.]+)(us|ms|s|m)\b/.exec(output);
   const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1];
   const timeouts = /Socket errors:.*timeout (\d+)/.exec(output)?.[1];
@@ -94,6 +96,7 @@ export function parseWrk(output: string): Omit<Measured, 'cpu'> {
   return {
     rps: Number(rps),
     requests: Number(requests),
+    p50Ms: p50 ? toMs(p50[1]!, p50[2]!) : 0,
     p99Ms: p99 ? toMs(p99[1]!, p99[2]!) : 0,
     non2xx: Number(non2xx ?? 0),
     timeouts: Number(timeouts ?? 0),

@@ -126,11 +126,20 @@ export function filterExpressions(eb: Eb, tenantId: string, q: VulnerabilityFilt
 export const filtered = (db: Kysely<Database>, tenantId: string, filters: VulnerabilityFilters) =>
   fromTenant(db, 'vulnerabilities', tenantId).where((eb) => eb.and(filterExpressions(eb, tenantId, filters)));
 
+/** The filters that apply to a finding's packages (together, to one package: packagesOf). */
+const PACKAGE_FILTERS = ['packageName', 'targetName', 'targetType', 'targetClass'] as const;
+const isPackageFilter = (name: string): boolean => (PACKAGE_FILTERS as readonly string[]).includes(name);
+
 export const hasPackageFilters = (q: Partial<VulnerabilityFilters>): boolean =>
-  q.packageName !== undefined ||
-  q.targetName !== undefined ||
-  q.targetType !== undefined ||
-  q.targetClass !== undefined;
+  PACKAGE_FILTERS.some((name) => q[name] !== undefined);
+
+/** Some package filter, and no other. */
+export const onlyPackageFilters = (q: Partial<VulnerabilityFilters>): boolean =>
+  hasPackageFilters(q) && Object.entries(q).every(([name, value]) => value === undefined || isPackageFilter(name));
+
+/** The filters other than the package filters. */
+export const withoutPackageFilters = (q: VulnerabilityFilters): VulnerabilityFilters =>
+  Object.fromEntries(Object.entries(q).filter(([name]) => !isPackageFilter(name))) as VulnerabilityFilters;
 
 /**
  * Whether the finding whose key is in these two columns (`w.asset_id`) has a package that satisfies every package
@@ -148,12 +157,6 @@ export const withPackage = (
     .where('vulnerability_packages.asset_id', '=', sql.ref<string>(assetId))
     .where('vulnerability_packages.vulnerability_id', '=', sql.ref<string>(vulnerabilityId))}`;
 
-/** The filters other than the package filters. */
-export const withoutPackageFilters = (q: VulnerabilityFilters): VulnerabilityFilters => {
-  const { packageName: _name, targetName: _target, targetType: _type, targetClass: _class, ...rest } = q;
-  return rest;
-};
-
 /**
  * The findings a page lists. On SQLite a package-filtered list starts from the distinct keys of the matching packages
  * (the package index alone) and looks each finding up by its key: given the keys as an `in` list, SQLite walks the
@@ -166,14 +169,10 @@ export function listed(
   filters: VulnerabilityFilters,
 ): SelectQueryBuilder<Database, 'vulnerabilities', object> {
   if (dialect.name !== 'sqlite' || !hasPackageFilters(filters)) return filtered(db, tenantId, filters);
-  const keys = packagesOf(db, tenantId, filters)
-    .select(['vulnerability_packages.asset_id', 'vulnerability_packages.vulnerability_id'])
-    .distinct()
-    .as('k');
   const rows = withoutPackageFilters(filters);
   // `cross join` keeps SQLite's join order: the keys first.
   return db
-    .selectFrom(keys)
+    .selectFrom(packageKeys(db, tenantId, filters))
     .crossJoin('vulnerabilities')
     .where('vulnerabilities.tenant_id', '=', tenantId)
     .whereRef('vulnerabilities.asset_id', '=', 'k.asset_id')
@@ -191,8 +190,9 @@ export function packagesOf(db: Kysely<Database>, tenantId: string, q: Vulnerabil
   return packages;
 }
 
-const PACKAGE_FILTERS = new Set(['packageName', 'targetName', 'targetType', 'targetClass']);
-
-/** Some package filter, and no other. */
-export const onlyPackageFilters = (q: Partial<VulnerabilityFilters>): boolean =>
-  hasPackageFilters(q) && Object.entries(q).every(([name, value]) => value === undefined || PACKAGE_FILTERS.has(name));
+/** The distinct keys of the findings with a package that satisfies every package filter, as `k`. */
+export const packageKeys = (db: Kysely<Database>, tenantId: string, q: VulnerabilityFilters) =>
+  packagesOf(db, tenantId, q)
+    .select(['vulnerability_packages.asset_id', 'vulnerability_packages.vulnerability_id'])
+    .distinct()
+    .as('k');

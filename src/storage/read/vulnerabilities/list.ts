@@ -16,7 +16,7 @@ import {
   latestPastDue,
   listed,
   onlyPackageFilters,
-  packagesOf,
+  packageKeys,
   withPackage,
   withoutPackageFilters,
   type VulnerabilityFilters,
@@ -62,12 +62,8 @@ const countOf = async (
   // written and removed with it.
   const { isExempted, ...unexempted } = filters;
   if (isExempted !== true && onlyPackageFilters(unexempted)) {
-    const keys = packagesOf(db, tenantId, filters)
-      .select(['vulnerability_packages.asset_id', 'vulnerability_packages.vulnerability_id'])
-      .distinct()
-      .as('k');
     const { n } = await db
-      .selectFrom(keys)
+      .selectFrom(packageKeys(db, tenantId, filters))
       .select((eb) => eb.fn.countAll<number | string>().as('n'))
       .executeTakeFirstOrThrow();
     if (isExempted === undefined) return Number(n);
@@ -236,8 +232,8 @@ export function vulnerabilityStore(
                 walkRows,
               )
             : undefined;
-        // A package-filtered list sorts all its matches (the keys first, src/storage/read/vulnerabilities/filtered.ts):
-        // its documents are read by key for the page only.
+        // A package-filtered list not walked sorts all its matches (on SQLite from their keys, `listed`): its documents
+        // are read by key for the page's rows only.
         const fetched: WalkedKey[] =
           walked ??
           (offset === 0 && !hasPackageFilters(filters)

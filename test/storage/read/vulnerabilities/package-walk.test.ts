@@ -201,6 +201,40 @@ describe.each(TEST_DIALECTS)('package-filtered pages, walked or not (%s)', (dial
     expect(exemptedMatches).toBeGreaterThan(0);
   });
 
+  it('a target filter alone counts the findings its list holds too', async () => {
+    // targetName without packageName reads its own index the same way (decisions.md: package filters match exactly).
+    const targets = [
+      ...new Set(
+        records
+          .filter((r) => r.kind === 'vulnerability')
+          .flatMap((r) => (r.record.packages as { targetName?: string }[]).map((p) => p.targetName)),
+      ),
+    ]
+      .filter((name): name is string => name !== undefined)
+      .slice(0, 4);
+    expect(targets.length).toBeGreaterThan(1);
+    for (const tenantId of tenants)
+      for (const targetName of [...targets, 'no-such-target'])
+        for (const isExempted of [false, true]) {
+          const base = { targetName, isExempted, sortBy: 'lastObservedAt', sortOrder: 'DESC', page: 1 } as const;
+          const scope = { tenantId, dataVersion: 0 };
+          const { total } = await never.listVulnerabilities(
+            scope,
+            { ...base, perPage: 1, includeTotal: true },
+            undefined,
+          );
+          let n = 0;
+          let after: FindingPosition | undefined;
+          for (;;) {
+            const got = await never.listVulnerabilities(scope, { ...base, perPage: 25, includeTotal: false }, after);
+            n += got.items.length;
+            if (got.next === null) break;
+            after = got.next;
+          }
+          expect(total).toBe(n);
+        }
+  });
+
   it('keyset batches are the same by either plan, to the end of the list', async () => {
     await fc.assert(
       fc.asyncProperty(draws, async (d) => {
