@@ -6,6 +6,7 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../../db/tables.js';
 import type { FindingPosition } from '../../types.js';
+import type { FindingLadders } from './ladder.js';
 
 /** A finding's key in a list and its sort value (the flag, 0 or 1). */
 export interface FlagKey {
@@ -21,6 +22,9 @@ export interface FlagPage {
   after: FindingPosition | undefined;
   limit: number;
   offset: number;
+  /** The ladders a numbered page starts from, and the name of this list among them (each run a list of its own). */
+  ladders: FindingLadders;
+  list: string;
 }
 
 /**
@@ -42,31 +46,48 @@ export async function flagOrdered(
   for (const value of runs) {
     if (keys.length >= limit) break;
     if (position !== undefined && (direction === 'desc' ? value > position : value < position)) continue;
-    const from = position === value ? after : undefined;
     if (offset > 0) {
-      const inRun = await countWith(value === 1);
-      if (offset >= inRun) {
-        offset -= inRun;
+      const counted = await countWith(value === 1);
+      if (offset >= counted) {
+        offset -= counted;
         continue;
       }
     }
-    let run = findingsWith(value === 1).select([
-      'vulnerabilities.asset_id',
-      'vulnerabilities.vulnerability_id',
-      'vulnerabilities.is_exempted',
-      sql.lit(value).as('sortValue'),
-    ]);
-    if (from !== undefined)
-      run = run.where((eb) =>
-        eb(
-          eb.refTuple('vulnerabilities.asset_id', 'vulnerabilities.vulnerability_id'),
-          direction === 'desc' ? '<' : '>',
-          eb.tuple(from[1], from[2]),
-        ),
-      );
-    const rows = (await run
-      .orderBy('vulnerabilities.asset_id', direction)
-      .orderBy('vulnerabilities.vulnerability_id', direction)
+    const inRun = (at: FindingPosition | undefined) => {
+      const run = findingsWith(value === 1).select([
+        'vulnerabilities.asset_id',
+        'vulnerabilities.vulnerability_id',
+        'vulnerabilities.is_exempted',
+        sql.lit(value).as('sortValue'),
+      ]);
+      return (
+        at === undefined
+          ? run
+          : run.where((eb) =>
+              eb(
+                eb.refTuple('vulnerabilities.asset_id', 'vulnerabilities.vulnerability_id'),
+                direction === 'desc' ? '<' : '>',
+                eb.tuple(at[1], at[2]),
+              ),
+            )
+      )
+        .orderBy('vulnerabilities.asset_id', direction)
+        .orderBy('vulnerabilities.vulnerability_id', direction);
+    };
+    // A numbered page within the run starts from the run's nearest kept rung (src/storage/read/vulnerabilities/ladder.ts);
+    // the run holds more than `offset` findings (counted above), so the ladder reaches it.
+    let from = position === value ? after : undefined;
+    if (offset > 0) {
+      const start = await page.ladders.start(`${page.list}\u0000${value}`, offset, async (at) => {
+        const rung = await inRun(at)
+          .limit(1)
+          .offset(page.ladders.rung - 1)
+          .executeTakeFirst();
+        return rung && [Number(rung.sortValue), rung.asset_id, rung.vulnerability_id];
+      });
+      if (start !== null) [from, offset] = [start.after, start.skip];
+    }
+    const rows = (await inRun(from)
       .limit(limit - keys.length)
       .offset(offset)
       .execute()) as FlagKey[];

@@ -10,6 +10,7 @@ import type { SqlDialect } from '../../db/dialect.js';
 import { documentOf, storedFindings, type StoredFinding } from './documents.js';
 import { findingItems } from './items.js';
 import { flagOrdered } from './flag-order.js';
+import { findingLadders, RUNG } from './ladder.js';
 import {
   filtered,
   hasPackageFilters,
@@ -187,8 +188,11 @@ export function vulnerabilityStore(
   read: TenantReader,
   dialect: SqlDialect,
   walkRows: number,
+  /** Findings between the kept rungs of a list (src/storage/read/vulnerabilities/ladder.ts). */
+  rung = RUNG,
 ): Pick<Storage, 'listVulnerabilities' | 'findingPurls'> {
   const count = countCache();
+  const ladders = findingLadders(rung);
 
   return {
     listVulnerabilities: (scope, query, after) =>
@@ -213,6 +217,25 @@ export function vulnerabilityStore(
         const ordered = keysInOrder(listed(db, dialect, scope.tenantId, filters), column, direction, after).limit(
           perPage + 1,
         );
+        // A numbered page past the first starts from the list's nearest kept rung (src/storage/read/vulnerabilities/ladder.ts).
+        const list = `${scope.tenantId}\u0000${version}\u0000${column}\u0000${direction}\u0000${JSON.stringify(filters)}`;
+        const fromRung = async (): Promise<WalkedKey[]> => {
+          const inOrder = (from: FindingPosition | undefined) =>
+            keysInOrder(listed(db, dialect, scope.tenantId, filters), column, direction, from);
+          const start = await ladders.start(list, offset, async (from) => {
+            const rung = await inOrder(from)
+              .limit(1)
+              .offset(ladders.rung - 1)
+              .executeTakeFirst();
+            return rung && [rung.sortValue, rung.asset_id, rung.vulnerability_id];
+          });
+          return start === null
+            ? []
+            : inOrder(start.after)
+                .limit(perPage + 1)
+                .offset(start.skip)
+                .execute();
+        };
         // A flag's sort reads its two runs apart (src/storage/read/vulnerabilities/flag-order.ts); a package filter walks the sort order.
         const flag = flagFilters[column];
         const walked = flag
@@ -220,7 +243,7 @@ export function vulnerabilityStore(
               (value) => filtered(db, scope.tenantId, { ...filters, [flag]: value }),
               (value) => counted({ ...filters, [flag]: value }),
               filters[flag],
-              { direction, after, limit: perPage + 1, offset },
+              { direction, after, limit: perPage + 1, offset, ladders, list },
             )
           : hasPackageFilters(filters)
             ? await walkForPackages(
@@ -244,7 +267,9 @@ export function vulnerabilityStore(
                   'vulnerabilities.due_at',
                 ])
                 .execute()
-            : await ordered.offset(offset).execute());
+            : hasPackageFilters(filters)
+              ? await ordered.offset(offset).execute()
+              : await fromRung());
         const keys = fetched.slice(0, perPage);
 
         // A keyset batch (and the first page) has each document on its row; a later page, a walked one or a
