@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createTenantKey } from '../src/cli/keys.js';
 import { openStorage } from '../src/storage/index.js';
-import { FILTERED_PAGE, parseWrk } from './http-rows.js';
+import { FILTERED_PAGE, parseWrk, wrkFlags } from './http-rows.js';
 import { cpuSeconds, stop } from './serve-clients.js';
 import { listening } from './serve-command.js';
 import { tenantDatabase } from './tenant.js';
@@ -118,17 +118,7 @@ function wrk(port: number, pid: number, row: Row, work: string, key: string, off
       `packages = ${luaList(PACKAGES)}\nlocal n = ${offset}\n` +
       `request = function()\n  ${row.lua}\nend\n`,
   );
-  const flags = [
-    '-c',
-    '1',
-    'wrk',
-    '-t1',
-    `-c${row.connections}`,
-    `-d${args.duration}s`,
-    '--timeout',
-    '30s',
-    '--latency',
-  ];
+  const flags = wrkFlags(row.connections, args.duration);
   flags.push('-H', `authorization: Bearer ${key}`, '-s', script, `http://127.0.0.1:${port}/`);
   const before = cpuSeconds(pid) + postgresCpu();
   const output = execFileSync('taskset', flags).toString();

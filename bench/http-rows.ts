@@ -81,6 +81,22 @@ export interface Measured {
   cpu: number;
 }
 
+/**
+ * `taskset`'s arguments for one wrk run on core 1 (the server is on core 0), one thread, with its latency report. wrk
+ * gives up on a request after 2 s by default and leaves it out of every figure: it waits as long as the server does.
+ */
+export const wrkFlags = (connections: number | string, duration: number | string): string[] => [
+  '-c',
+  '1',
+  'wrk',
+  '-t1',
+  `-c${connections}`,
+  `-d${duration}s`,
+  '--timeout',
+  '30s',
+  '--latency',
+];
+
 const toMs = (value: string, unit: string): number =>
   Number(value) * (unit === 'us' ? 0.001 : unit === 's' ? 1000 : unit === 'm' ? 60_000 : 1);
 

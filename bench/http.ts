@@ -17,7 +17,7 @@ import { buildApp, defaultHttpOptions } from '../src/app.js';
 import { createTenantKey } from '../src/cli/keys.js';
 import { openStorage } from '../src/storage/index.js';
 import { tenantDatabase } from './tenant.js';
-import { FILTERED_PAGE, parseWrk, rowsOf, uncachedScript, type Measured } from './http-rows.js';
+import { FILTERED_PAGE, parseWrk, wrkFlags, rowsOf, uncachedScript, type Measured } from './http-rows.js';
 import { cpuSeconds, stop } from './serve-clients.js';
 import { listening, startServeCommand } from './serve-command.js';
 
@@ -84,18 +84,7 @@ function start(
 
 /** One wrk run against a port; the server's CPU is read around it. */
 function wrk(port: number, pid: number, path: string, headers: Record<string, string>, script?: string): Measured {
-  // wrk gives up on a request after 2 s by default and leaves it out of every figure: wait as long as the server does.
-  const flags = [
-    '-c',
-    '1',
-    'wrk',
-    '-t1',
-    `-c${args.connections}`,
-    `-d${args.duration}s`,
-    '--timeout',
-    '30s',
-    '--latency',
-  ];
+  const flags = wrkFlags(args.connections, args.duration);
   for (const [name, value] of Object.entries(headers)) flags.push('-H', `${name}: ${value}`);
   if (script !== undefined) flags.push('-s', script);
   const before = cpuSeconds(pid);

@@ -24,7 +24,7 @@ export interface FlagPage {
   offset: number;
   /** The ladders a numbered page starts from, and the name of this list among them (each run a list of its own). */
   ladders: FindingLadders;
-  list: string;
+  list: () => string;
 }
 
 /**
@@ -74,25 +74,15 @@ export async function flagOrdered(
         .orderBy('vulnerabilities.asset_id', direction)
         .orderBy('vulnerabilities.vulnerability_id', direction);
     };
-    // A numbered page within the run starts from the run's nearest kept rung (src/storage/read/vulnerabilities/ladder.ts);
-    // the run holds more than `offset` findings (counted above), so the ladder reaches it.
-    let from = position === value ? after : undefined;
-    if (offset > 0) {
-      const start = await page.ladders.start(`${page.list}\u0000${value}`, offset, async (at) => {
-        const rung = await inRun(at)
-          .limit(1)
-          .offset(page.ladders.rung - 1)
-          .executeTakeFirst();
-        return rung && [Number(rung.sortValue), rung.asset_id, rung.vulnerability_id];
-      });
-      if (start !== null) [from, offset] = [start.after, start.skip];
-    }
-    const rows = (await inRun(from)
-      .limit(limit - keys.length)
-      .offset(offset)
-      .execute()) as FlagKey[];
+    // A numbered page within the run starts from the run's nearest kept rung (src/storage/read/vulnerabilities/ladder.ts).
+    const rows =
+      offset > 0
+        ? await page.ladders.page(`${page.list()}\u0000${value}`, offset, limit - keys.length, inRun)
+        : await inRun(position === value ? after : undefined)
+            .limit(limit - keys.length)
+            .execute();
     offset = 0;
-    for (const row of rows) keys.push({ ...row, sortValue: Number(row.sortValue) });
+    for (const row of rows as FlagKey[]) keys.push({ ...row, sortValue: Number(row.sortValue) });
   }
   return keys;
 }

@@ -4,7 +4,9 @@
 // the position of every thousandth finding: a page climbs from the highest rung at or below its offset, keeping each rung
 // it passes, and then passes fewer than a thousand findings. So the first deep page of a list costs what an offset did, and
 // every later page of that list at that version a seek and a short skip (docs/DESIGN.md §115).
+import type { SelectQueryBuilder } from 'kysely';
 import { lruCache } from '../../../lib/lru.js';
+import type { Database } from '../../db/tables.js';
 import type { FindingPosition } from '../../types.js';
 
 /** Findings between rungs by default: a page passes fewer than this many beyond its rung. */
@@ -15,10 +17,11 @@ export const RUNG = 1000;
  */
 const LISTS_KEPT = 64;
 
-/** Where a page starts: `skip` findings past `after` (the start of the list when undefined). */
-export interface Start {
-  after: FindingPosition | undefined;
-  skip: number;
+/** A finding's key in a list's order. */
+interface Keyed {
+  asset_id: string;
+  vulnerability_id: string;
+  sortValue: unknown;
 }
 
 /**
@@ -29,30 +32,37 @@ export interface Start {
 export function findingLadders(rung = RUNG, lists = LISTS_KEPT) {
   const kept = lruCache<FindingPosition[]>(lists);
   return {
-    rung,
     /**
-     * Where the page at `offset` starts: climbs from the highest kept rung at or below it, `step(after)` giving the
-     * position of the `rung`-th finding after `after` (undefined past the end of the list). Null when the list ends
-     * before `offset`.
+     * The `limit` keys of `list` from `offset` on, `inOrder(after)` being the list's keys in order past a position (from
+     * its start when undefined). Climbs from the highest kept rung at or below the offset, keeping each rung it passes,
+     * then passes what lies between the last rung and the offset.
      */
-    async start(
+    async page<Row extends Keyed>(
       list: string,
       offset: number,
-      step: (after: FindingPosition | undefined) => Promise<FindingPosition | undefined>,
-    ): Promise<Start | null> {
+      limit: number,
+      inOrder: (after: FindingPosition | undefined) => SelectQueryBuilder<Database, 'vulnerabilities', Row>,
+    ): Promise<Row[]> {
       let rungs = kept.get(list);
       if (rungs === undefined) kept.set(list, (rungs = []));
       let climbed = Math.min(Math.floor(offset / rung), rungs.length);
       let after = climbed > 0 ? rungs[climbed - 1] : undefined;
       while ((climbed + 1) * rung <= offset) {
-        const next = await step(after);
-        if (next === undefined) return null;
+        const next = await inOrder(after)
+          .limit(1)
+          .offset(rung - 1)
+          .executeTakeFirst();
+        // The list ends before the offset.
+        if (next === undefined) return [];
+        after = [next.sortValue as string | number, next.asset_id, next.vulnerability_id];
         // Two pages of one list may climb at once: both read the same rung, the first to reach it keeps it.
-        if (rungs.length === climbed) rungs.push(next);
-        after = next;
+        if (rungs.length === climbed) rungs.push(after);
         climbed += 1;
       }
-      return { after, skip: offset - climbed * rung };
+      return inOrder(after)
+        .limit(limit)
+        .offset(offset - climbed * rung)
+        .execute();
     },
   };
 }

@@ -217,25 +217,9 @@ export function vulnerabilityStore(
         const ordered = keysInOrder(listed(db, dialect, scope.tenantId, filters), column, direction, after).limit(
           perPage + 1,
         );
-        // A numbered page past the first starts from the list's nearest kept rung (src/storage/read/vulnerabilities/ladder.ts).
-        const list = `${scope.tenantId}\u0000${version}\u0000${column}\u0000${direction}\u0000${JSON.stringify(filters)}`;
-        const fromRung = async (): Promise<WalkedKey[]> => {
-          const inOrder = (from: FindingPosition | undefined) =>
-            keysInOrder(listed(db, dialect, scope.tenantId, filters), column, direction, from);
-          const start = await ladders.start(list, offset, async (from) => {
-            const rung = await inOrder(from)
-              .limit(1)
-              .offset(ladders.rung - 1)
-              .executeTakeFirst();
-            return rung && [rung.sortValue, rung.asset_id, rung.vulnerability_id];
-          });
-          return start === null
-            ? []
-            : inOrder(start.after)
-                .limit(perPage + 1)
-                .offset(start.skip)
-                .execute();
-        };
+        // The list's name among the ladders a numbered page past the first starts from (src/storage/read/vulnerabilities/ladder.ts).
+        const list = () =>
+          `${scope.tenantId}\u0000${version}\u0000${column}\u0000${direction}\u0000${JSON.stringify(filters)}`;
         // A flag's sort reads its two runs apart (src/storage/read/vulnerabilities/flag-order.ts); a package filter walks the sort order.
         const flag = flagFilters[column];
         const walked = flag
@@ -259,17 +243,19 @@ export function vulnerabilityStore(
         // are read by key for the page's rows only.
         const fetched: WalkedKey[] =
           walked ??
-          (offset === 0 && !hasPackageFilters(filters)
-            ? await ordered
-                .select([
-                  documentOf(scope.tenantId, 'vulnerabilities', (column) => dialect.document(column)).as('doc'),
-                  'vulnerabilities.intel',
-                  'vulnerabilities.due_at',
-                ])
-                .execute()
-            : hasPackageFilters(filters)
-              ? await ordered.offset(offset).execute()
-              : await fromRung());
+          (hasPackageFilters(filters)
+            ? await ordered.offset(offset).execute()
+            : offset > 0
+              ? await ladders.page(list(), offset, perPage + 1, (from) =>
+                  keysInOrder(listed(db, dialect, scope.tenantId, filters), column, direction, from),
+                )
+              : await ordered
+                  .select([
+                    documentOf(scope.tenantId, 'vulnerabilities', (column) => dialect.document(column)).as('doc'),
+                    'vulnerabilities.intel',
+                    'vulnerabilities.due_at',
+                  ])
+                  .execute());
         const keys = fetched.slice(0, perPage);
 
         // A keyset batch (and the first page) has each document on its row; a later page, a walked one or a
