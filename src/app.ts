@@ -34,6 +34,7 @@ import { FINDING_METRICS_PATH, metricRoutes, REMEDIATION_METRICS_PATH } from './
 import { dueEpochs } from './http/timed.js';
 import { dayOf } from './domain/remediation.js';
 import type { Storage } from './storage/index.js';
+import { timeSliced } from './lib/time-sliced.js';
 
 export interface HttpOptions {
   /** Requests per minute per API key; 0 turns limiting off. */
@@ -80,6 +81,8 @@ const API_PATHS = [
 const OTHER_METHODS = ['DELETE', 'PATCH', 'POST', 'PUT', 'OPTIONS'] as const;
 /** Longest request target accepted (414 beyond); headers as a whole are bounded by Node at 16 KiB (431 beyond). */
 export const MAX_URL_LENGTH = 8192;
+/** How long the handlers started in one turn of the event loop may hold it before the loop polls again (§116). */
+const HANDLER_SLICE_MS = 2;
 export const defaultHttpOptions: HttpOptions = {
   rateLimitPerMinute: 1200,
   requestTimeoutMs: 30_000,
@@ -239,6 +242,10 @@ export async function buildApp({
           `${await dueEpoch(request.tenant)}${metrics.has(request.routeOptions.url ?? '') ? ` ${dayOf(Date.now())}` : ''}`,
       },
     });
+    // Requests no kept body answered start their handlers in arrival order, a slice of time per turn of the event
+    // loop, so that the loop accepts and reads between two slices however many requests wait (docs/DESIGN.md §116).
+    const slice = timeSliced(HANDLER_SLICE_MS);
+    api.addHook('preHandler', (_request, _reply, done) => slice(done));
     const cursors = cursorCodec(secret);
     await assetRoutes(api, { ...sbom, cursors });
     await sbomLinkRoute(api, sbom);
