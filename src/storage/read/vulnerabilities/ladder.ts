@@ -33,16 +33,18 @@ export function findingLadders(rung = RUNG, lists = LISTS_KEPT) {
   const kept = lruCache<FindingPosition[]>(lists);
   return {
     /**
-     * The `limit` keys of `list` from `offset` on, `inOrder(after)` being the list's keys in order past a position (from
+     * The `limit` rows of `list` from `offset` on, `inOrder(after)` being the list's keys in order past a position (from
      * its start when undefined). Climbs from the highest kept rung at or below the offset, keeping each rung it passes,
-     * then passes what lies between the last rung and the offset.
+     * then passes what lies between the last rung and the offset, reading the page's rows with `rows(after)` (the
+     * same list, which may select more of each row than its keys).
      */
-    async page<Row extends Keyed>(
+    async page<Row extends Keyed, Paged = Row>(
       list: string,
       offset: number,
       limit: number,
       inOrder: (after: FindingPosition | undefined) => SelectQueryBuilder<Database, 'vulnerabilities', Row>,
-    ): Promise<Row[]> {
+      rows?: (after: FindingPosition | undefined) => SelectQueryBuilder<Database, 'vulnerabilities', Paged>,
+    ): Promise<Paged[]> {
       let rungs = kept.get(list);
       if (rungs === undefined) kept.set(list, (rungs = []));
       let climbed = Math.min(Math.floor(offset / rung), rungs.length);
@@ -59,7 +61,7 @@ export function findingLadders(rung = RUNG, lists = LISTS_KEPT) {
         if (rungs.length === climbed) rungs.push(after);
         climbed += 1;
       }
-      return inOrder(after)
+      return (rows ?? (inOrder as unknown as NonNullable<typeof rows>))(after)
         .limit(limit)
         .offset(offset - climbed * rung)
         .execute();

@@ -205,18 +205,25 @@ export function vulnerabilityStore(
         const column = sortColumns[sortBy];
         const direction = sortOrder === 'DESC' ? 'desc' : 'asc';
         // A keyset batch seeks past its position on the (tenant_id, is_exempted, sort, asset_id, vulnerability_id)
-        // index and reads the documents with the keys, each row once. A numbered page past the first skips: it pages
-        // the narrow keys first, then reads the documents of that page (as for assets), so that the rows it skips
-        // never carry their documents.
+        // index and reads the documents with the keys, each row once. A numbered page past the first skips from the
+        // nearest kept rung: SQLite reads the columns of the rows past the offset only, so the documents come with
+        // the page's keys; on PostgreSQL, whose index scan would fetch every row it skips, it pages the narrow keys
+        // first, then reads the documents of that page (as for assets).
         const offset = after ? 0 : (page - 1) * perPage;
         // Counts are filed under the data version this transaction sees: read once, however many the request asks.
         const { version, position } = await tenantState(db, scope.tenantId);
         const counted = async (counting: VulnerabilityFilters): Promise<number> =>
           count(db, scope.tenantId, counting, () => countOf(db, dialect, scope.tenantId, counting), version);
         // One row more than asked tells whether another batch follows.
-        const ordered = keysInOrder(listed(db, dialect, scope.tenantId, filters), column, direction, after).limit(
-          perPage + 1,
-        );
+        const inOrder = (from: FindingPosition | undefined) =>
+          keysInOrder(listed(db, dialect, scope.tenantId, filters), column, direction, from);
+        const ordered = inOrder(after).limit(perPage + 1);
+        const withDocuments = <Row>(keys: SelectQueryBuilder<Database, 'vulnerabilities', Row>) =>
+          keys.select([
+            documentOf(scope.tenantId, 'vulnerabilities', (column) => dialect.document(column)).as('doc'),
+            'vulnerabilities.intel',
+            'vulnerabilities.due_at',
+          ]);
         // The list's name among the ladders a numbered page past the first starts from (src/storage/read/vulnerabilities/ladder.ts).
         const list = () =>
           `${scope.tenantId}\u0000${version}\u0000${column}\u0000${direction}\u0000${JSON.stringify(filters)}`;
@@ -246,20 +253,14 @@ export function vulnerabilityStore(
           (hasPackageFilters(filters)
             ? await ordered.offset(offset).execute()
             : offset > 0
-              ? await ladders.page(list(), offset, perPage + 1, (from) =>
-                  keysInOrder(listed(db, dialect, scope.tenantId, filters), column, direction, from),
+              ? await ladders.page(list(), offset, perPage + 1, inOrder, (from) =>
+                  dialect.name === 'sqlite' ? withDocuments(inOrder(from)) : inOrder(from),
                 )
-              : await ordered
-                  .select([
-                    documentOf(scope.tenantId, 'vulnerabilities', (column) => dialect.document(column)).as('doc'),
-                    'vulnerabilities.intel',
-                    'vulnerabilities.due_at',
-                  ])
-                  .execute());
+              : await withDocuments(ordered).execute());
         const keys = fetched.slice(0, perPage);
 
-        // A keyset batch (and the first page) has each document on its row; a later page, a walked one or a
-        // package-filtered one reads them by key.
+        // A keyset batch, the first page and a later one on SQLite have each document on their row; a later page on
+        // PostgreSQL, a walked one or a package-filtered one reads them by key.
         const stored = new Map<string, StoredFinding>();
         if (keys.length > 0 && keys[0]!.doc === undefined)
           for (const row of await storedFindings(db, dialect, scope.tenantId, keys))
