@@ -25,6 +25,10 @@ export interface FlagPage {
   /** The ladders a numbered page starts from, and the name of this list among them (each run a list of its own). */
   ladders: FindingLadders;
   list: () => string;
+  /** What each row of the page carries besides its keys: on SQLite its document, as for any page (list.ts). */
+  rows: <Row>(
+    keys: SelectQueryBuilder<Database, 'vulnerabilities', Row>,
+  ) => SelectQueryBuilder<Database, 'vulnerabilities', Row>;
 }
 
 /**
@@ -77,8 +81,11 @@ export async function flagOrdered(
     // A numbered page within the run starts from the run's nearest kept rung (src/storage/read/vulnerabilities/ladder.ts).
     const rows =
       offset > 0
-        ? await page.ladders.page(`${page.list()}\u0000${value}`, offset, limit - keys.length, inRun)
-        : await inRun(position === value ? after : undefined)
+        ? await page.ladders.page(`${page.list()}\u0000${value}`, offset, limit - keys.length, inRun, (at) =>
+            page.rows(inRun(at)),
+          )
+        : await page
+            .rows(inRun(position === value ? after : undefined))
             .limit(limit - keys.length)
             .execute();
     offset = 0;

@@ -224,6 +224,9 @@ export function vulnerabilityStore(
             'vulnerabilities.intel',
             'vulnerabilities.due_at',
           ]);
+        // A page past a rung, or a flag sort's, on SQLite: the documents with the keys (see above).
+        const pageRows = <Row>(keys: SelectQueryBuilder<Database, 'vulnerabilities', Row>) =>
+          dialect.name === 'sqlite' ? withDocuments(keys) : keys;
         // The list's name among the ladders a numbered page past the first starts from (src/storage/read/vulnerabilities/ladder.ts).
         const list = () =>
           `${scope.tenantId}\u0000${version}\u0000${column}\u0000${direction}\u0000${JSON.stringify(filters)}`;
@@ -234,7 +237,7 @@ export function vulnerabilityStore(
               (value) => filtered(db, scope.tenantId, { ...filters, [flag]: value }),
               (value) => counted({ ...filters, [flag]: value }),
               filters[flag],
-              { direction, after, limit: perPage + 1, offset, ladders, list },
+              { direction, after, limit: perPage + 1, offset, ladders, list, rows: pageRows },
             )
           : hasPackageFilters(filters)
             ? await walkForPackages(
@@ -253,9 +256,7 @@ export function vulnerabilityStore(
           (hasPackageFilters(filters)
             ? await ordered.offset(offset).execute()
             : offset > 0
-              ? await ladders.page(list(), offset, perPage + 1, inOrder, (from) =>
-                  dialect.name === 'sqlite' ? withDocuments(inOrder(from)) : inOrder(from),
-                )
+              ? await ladders.page(list(), offset, perPage + 1, inOrder, (from) => pageRows(inOrder(from)))
               : await withDocuments(ordered).execute());
         const keys = fetched.slice(0, perPage);
 
