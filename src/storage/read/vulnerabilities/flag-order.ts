@@ -14,6 +14,10 @@ export interface FlagKey {
   vulnerability_id: string;
   is_exempted: number;
   sortValue: number;
+  /** The document, intel and due date, when `FlagPage.rows` selected them with the keys. */
+  doc?: string;
+  intel?: string | null;
+  due_at?: string | null;
 }
 
 export interface FlagPage {
@@ -81,9 +85,7 @@ export async function flagOrdered(
     // A numbered page within the run starts from the run's nearest kept rung (src/storage/read/vulnerabilities/ladder.ts).
     const rows =
       offset > 0
-        ? await page.ladders.page(`${page.list()}\u0000${value}`, offset, limit - keys.length, inRun, (at) =>
-            page.rows(inRun(at)),
-          )
+        ? await page.ladders.page(`${page.list()}\u0000${value}`, offset, limit - keys.length, inRun, page.rows)
         : await page
             .rows(inRun(position === value ? after : undefined))
             .limit(limit - keys.length)

@@ -35,15 +35,17 @@ export function findingLadders(rung = RUNG, lists = LISTS_KEPT) {
     /**
      * The `limit` rows of `list` from `offset` on, `inOrder(after)` being the list's keys in order past a position (from
      * its start when undefined). Climbs from the highest kept rung at or below the offset, keeping each rung it passes,
-     * then passes what lies between the last rung and the offset, reading the page's rows with `rows(after)` (the
-     * same list, which may select more of each row than its keys).
+     * then passes what lies between the last rung and the offset, the page's rows selecting `rows(keys)` (the keys,
+     * or more of each row than them).
      */
-    async page<Row extends Keyed, Paged = Row>(
+    async page<Row extends Keyed, Paged>(
       list: string,
       offset: number,
       limit: number,
       inOrder: (after: FindingPosition | undefined) => SelectQueryBuilder<Database, 'vulnerabilities', Row>,
-      rows?: (after: FindingPosition | undefined) => SelectQueryBuilder<Database, 'vulnerabilities', Paged>,
+      rows: (
+        keys: SelectQueryBuilder<Database, 'vulnerabilities', Row>,
+      ) => SelectQueryBuilder<Database, 'vulnerabilities', Paged>,
     ): Promise<Paged[]> {
       let rungs = kept.get(list);
       if (rungs === undefined) kept.set(list, (rungs = []));
@@ -61,7 +63,7 @@ export function findingLadders(rung = RUNG, lists = LISTS_KEPT) {
         if (rungs.length === climbed) rungs.push(after);
         climbed += 1;
       }
-      return (rows ?? (inOrder as unknown as NonNullable<typeof rows>))(after)
+      return rows(inOrder(after))
         .limit(limit)
         .offset(offset - climbed * rung)
         .execute();

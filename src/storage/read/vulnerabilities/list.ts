@@ -256,7 +256,7 @@ export function vulnerabilityStore(
           (hasPackageFilters(filters)
             ? await ordered.offset(offset).execute()
             : offset > 0
-              ? await ladders.page(list(), offset, perPage + 1, inOrder, (from) => pageRows(inOrder(from)))
+              ? await ladders.page(list(), offset, perPage + 1, inOrder, pageRows)
               : await withDocuments(ordered).execute());
         const keys = fetched.slice(0, perPage);
 
