@@ -42,20 +42,33 @@ export interface Receiver {
   child: ChildProcess;
   url(name: string): string;
   /** Sets an endpoint's secret and how it answers: `answers` in turn, then `then` (default 200). */
-  control(name: string, settings: { secret?: string; answers?: Answer[]; then?: Answer }): Promise<void>;
+  control(name: string, settings: EndpointSettings): Promise<void>;
   /** What the endpoint got so far, in arrival order (every life of the receiver on this log). */
   received(name: string): Received[];
   /** Ends the process (SIGKILL: a receiver that went away). */
   kill(): Promise<void>;
 }
 
-/** Starts a receiver on `port` (0: any) logging to `log` (by default a new file in `dir`). */
+/** Settings of an endpoint, as `control` sets them. */
+export interface EndpointSettings {
+  secret?: string;
+  answers?: Answer[];
+  then?: Answer;
+}
+
+/**
+ * Starts a receiver on `port` (0: any) logging to `log` (by default a new file in `dir`), its endpoints having
+ * `settings` from its first request on.
+ */
 export async function startReceiver(
   dir: string,
   port = 0,
   log = join(dir, `received-${Date.now()}.jsonl`),
+  settings: Record<string, EndpointSettings> = {},
 ): Promise<Receiver> {
-  const child = spawn(process.execPath, [SCRIPT, String(port), log], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [SCRIPT, String(port), log, JSON.stringify(settings)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
   const listening = await new Promise<number>((resolve, reject) => {
