@@ -26,7 +26,8 @@ export interface RecordBuffer {
   flushFor(kind: 'asset' | 'vulnerability', tenantId: string, assetId: string): Promise<void>;
 }
 
-export function recordBuffer(writers: KindWriters): RecordBuffer {
+/** `beforeFullBatch` runs before each batch written because it is full (the write is a bulk one). */
+export function recordBuffer(writers: KindWriters, beforeFullBatch?: () => Promise<void>): RecordBuffer {
   const pending: { [K in ImportKind]: RecordsByKind[K][] } = {
     tenant: [],
     environment: [],
@@ -46,7 +47,9 @@ export function recordBuffer(writers: KindWriters): RecordBuffer {
   return {
     async add(kind, record) {
       (pending[kind] as (typeof record)[]).push(record);
-      if (pending[kind].length >= BATCH_ROWS[kind]) await flush(kind);
+      if (pending[kind].length < BATCH_ROWS[kind]) return;
+      await beforeFullBatch?.();
+      await flush(kind);
     },
     flush,
     async flushAll() {

@@ -18,44 +18,49 @@ export async function emptyBulkTables(tx: Transaction<Database>): Promise<string
 }
 
 /**
- * Drops the secondary indexes of every bulk table that is empty when the write starts (a first import) and returns
- * the step that builds them again; call it last in the same transaction, so that a rollback, a dry run or a crash
- * leaves the schema as it was and no reader ever sees the tables without their indexes (readers of a WAL database see
- * the last commit, which has them). Primary keys stay. The unique indexes that key a finding's packages and aliases
- * (0012) are dropped too, since the writer inserts those rows without a conflict clause; `keys` builds them again at
- * once, for a write that is about to replace or delete such rows by key (the same finding twice in one import), so
- * that it looks them up by index rather than by scanning the table.
+ * The secondary indexes of every bulk table that is empty when the write starts (a first import), dropped by `drop`
+ * and built again by `rebuild`; call it last in the same transaction, so that a rollback, a dry run or a crash leaves
+ * the schema as it was and no reader ever sees the tables without their indexes (readers of a WAL database see the
+ * last commit, which has them). The writer drops them when it hands its first full batch of a kind: a write smaller
+ * than a batch keeps them, as building them again costs it more than maintaining them row by row (docs/BENCHMARKS.md
+ * "Test suite"). Primary keys stay. The unique indexes that key a finding's packages and aliases (0012) are dropped
+ * too, since the writer inserts those rows without a conflict clause; `keys` builds them again at once, for a write
+ * that is about to replace or delete such rows by key (the same finding twice in one import), so that it looks them
+ * up by index rather than by scanning the table.
  *
  * On PostgreSQL only when no other session is connected to the database: `drop index` takes an exclusive lock on the
  * table until the commit, which would stop every read of it (any tenant's) for the whole import. A server that is up
  * keeps its pooled sessions, so an import beside it keeps the indexes; a session that connects during the import waits
  * for its commit, as beside SQLite's rollback journal (docs/DESIGN.md §40, §42).
  */
-export async function deferIndexes(
+export function deferIndexes(
   tx: Transaction<Database>,
   dialect: Dialect,
   /** The bulk tables empty at the start of the write (`emptyBulkTables`). */
   empty: readonly string[],
-): Promise<DeferredIndexes> {
+): DeferredIndexes {
   // The statements that build the dropped indexes again: the unique keys apart, as `keys` may build them first.
   const keys: string[] = [];
   const others: string[] = [];
-  // Nothing to defer (every write but a first import, and a dry run): no need to ask PostgreSQL who else is connected.
-  if (empty.length === 0 || (dialect === 'postgres' && !(await alonePostgres(tx)))) return NOTHING_DEFERRED;
-  for (const table of empty) {
-    const indexes = await sql<{ name: string; sql: string }>`${
-      dialect === 'sqlite'
-        ? sql`select name, sql from sqlite_master where type = 'index' and tbl_name = ${table} and sql is not null`
-        : // Constraints' indexes (primary keys) stay.
-          sql`select i.indexname as name, i.indexdef as sql from pg_indexes as i
+  const drop = async () => {
+    // Nothing to defer (every write but a first import, and a dry run): no need to ask PostgreSQL who else is connected.
+    if (empty.length === 0 || (dialect === 'postgres' && !(await alonePostgres(tx)))) return;
+    for (const table of empty) {
+      const indexes = await sql<{ name: string; sql: string }>`${
+        dialect === 'sqlite'
+          ? sql`select name, sql from sqlite_master where type = 'index' and tbl_name = ${table} and sql is not null`
+          : // Constraints' indexes (primary keys) stay.
+            sql`select i.indexname as name, i.indexdef as sql from pg_indexes as i
             where i.schemaname = current_schema() and i.tablename = ${table}
               and not exists (select 1 from pg_constraint as c where c.conname = i.indexname)`
-    } order by 1`.execute(tx);
-    for (const index of indexes.rows) {
-      await sql`drop index ${sql.id(index.name)}`.execute(tx);
-      (/^create unique index /i.test(index.sql) ? keys : others).push(index.sql);
+      } order by 1`.execute(tx);
+      for (const index of indexes.rows) {
+        await sql`drop index ${sql.id(index.name)}`.execute(tx);
+        (/^create unique index /i.test(index.sql) ? keys : others).push(index.sql);
+      }
     }
-  }
+  };
+  let dropped: Promise<void> | undefined;
   const build = async (statements: string[]) => {
     if (statements.length === 0) return;
     // SQLite sorts an index's keys on helper threads when allowed to (a finding index of 1M rows: 4.6 → 3.6 s); the
@@ -68,19 +73,20 @@ export async function deferIndexes(
     }
   };
   return {
+    drop: () => (dropped ??= drop()),
     keys: () => build(keys.splice(0)),
     rebuild: () => build([...keys.splice(0), ...others.splice(0)]),
   };
 }
 
 export interface DeferredIndexes {
+  /** Drops the indexes (once; later calls wait for the first): the write is a bulk one. */
+  drop: () => Promise<void>;
   /** Builds every dropped index again; the last step of the write. */
   rebuild: () => Promise<void>;
   /** Builds the dropped unique indexes now (at most once): rows are about to be replaced or deleted by key. */
   keys: () => Promise<void>;
 }
-
-const NOTHING_DEFERRED: DeferredIndexes = { rebuild: async () => undefined, keys: async () => undefined };
 
 /**
  * Whether this session is the only client connected to its PostgreSQL database. The server's own workers do not count:

@@ -1,6 +1,6 @@
 // The bulk write: every write of tenant data that an import, an ingest or a scan makes runs here, in one transaction,
-// as a pipeline of steps. Before the work: the turn (tx/write.ts) and, for a first import, indexes deferred
-// (deferred-indexes.ts). During it, each call of the BulkWriter (writer.ts) reads what is stored (stored.ts),
+// as a pipeline of steps. Before the work: the turn (tx/write.ts). For a first import, indexes deferred from its first
+// full batch on (deferred-indexes.ts). During it, each call of the BulkWriter (writer.ts) reads what is stored (stored.ts),
 // compares (compare.ts), writes rows (buffer.ts, rows/) and, when asked, derives (derive.ts). After it: settle (the
 // rest derived, data versions bumped), deferred indexes built, stale statistics named, commit, statistics taken.
 // A step that must see every change of a run in its transaction (a change log, an outbox) belongs to settle, before
@@ -51,7 +51,7 @@ export async function bulkWrite<T>(
           if (options.scan !== undefined && !(await holdsClaim(tx, dialect, options.scan)))
             throw new ScanClaimLost(options.scan.scanId);
           const empty = options.dryRun ? [] : await emptyBulkTables(tx);
-          const deferred = await deferIndexes(tx, dialect, empty);
+          const deferred = deferIndexes(tx, dialect, empty);
           const filled: string[] = [];
           const run = bulkWriter(tx, {
             deriveRisksAt: options.deriveRisksAt,
@@ -59,6 +59,7 @@ export async function bulkWrite<T>(
             scan: options.scan,
             cause: options.cause,
             clock: options.clock,
+            beforeFullBatch: deferred.drop,
             beforeReplace: deferred.keys,
             beforeDerive: async () => {
               const analysed = await analyzeFilled(

@@ -34,6 +34,8 @@ export interface WriterOptions {
   deriveRisksAt?: string | undefined;
   /** Runs before rows of a finding's packages or aliases are replaced or deleted by key (deferred key indexes). */
   beforeReplace?: () => Promise<void>;
+  /** Runs before each full batch of a kind is written: the write is a bulk one (deferred indexes). */
+  beforeFullBatch?: () => Promise<void>;
   /** Runs once the buffered rows are written, before deriving reads them back (statistics of filled tables). */
   beforeDerive?: () => Promise<void>;
   /** Called when the run waits for another write to a tenant to commit (PostgreSQL). */
@@ -89,21 +91,24 @@ export function bulkWriter(tx: Transaction<Database>, options: WriterOptions = {
   /** The scans the run recorded (`secinv ingest`: one per file), whose changes are theirs. */
   const recorded: ScanRecord[] = [];
   const writers = { ...inventoryWriters(tx), vulnerability: findingBatchWriter(tx, beforeReplace) };
-  const buffer = recordBuffer({
-    ...writers,
-    asset: async (records) => {
-      await captureEach(records, (r) => r.asset.id, captures.assets);
-      await writers.asset(records);
+  const buffer = recordBuffer(
+    {
+      ...writers,
+      asset: async (records) => {
+        await captureEach(records, (r) => r.asset.id, captures.assets);
+        await writers.asset(records);
+      },
+      vulnerability: async (records) => {
+        await captureEach(records, (r) => r.vulnerability.assetId, captures.assets);
+        await writers.vulnerability(records);
+      },
+      risk: async (records) => {
+        await captureEach(records, (r) => r.risk.id, captures.risks);
+        await writers.risk(records);
+      },
     },
-    vulnerability: async (records) => {
-      await captureEach(records, (r) => r.vulnerability.assetId, captures.assets);
-      await writers.vulnerability(records);
-    },
-    risk: async (records) => {
-      await captureEach(records, (r) => r.risk.id, captures.risks);
-      await writers.risk(records);
-    },
-  });
+    options.beforeFullBatch,
+  );
   const reads = scanReads(tx);
 
   const writer: BulkWriter = {
