@@ -34,18 +34,10 @@ const project = join(dir, 'project');
 const secinv = join(project, 'node_modules', '.bin', 'secinv');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** What `npm pack` reads and what the build is made from. */
-const SOURCES = [
-  'package.json',
-  'README.md',
-  'bin',
-  'docs',
-  'src',
-  'console',
-  'scripts',
-  'tsconfig.json',
-  'tsconfig.build.json',
-];
+/** What the build is made from. */
+const BUILD_INPUTS = ['package.json', 'src', 'console', 'scripts', 'tsconfig.json', 'tsconfig.build.json'];
+/** What `npm pack` reads and builds from. */
+const SOURCES = [...BUILD_INPUTS, 'README.md', 'bin', 'docs'];
 /** What the build writes, one file of each of its steps (tsc, the bundle, the console). */
 const BUILT = ['dist/client/index.js', 'dist/bundle/secinv.js', 'dist/console/index.html'];
 
@@ -60,8 +52,7 @@ function newest(path: string): number {
 function builtSinceSources(): boolean {
   if (!BUILT.every((file) => existsSync(join(root, file)))) return false;
   const built = Math.min(...BUILT.map((file) => statSync(join(root, file)).mtimeMs));
-  const sources = ['package.json', 'src', 'console', 'scripts', 'tsconfig.json', 'tsconfig.build.json'];
-  return sources.every((path) => newest(join(root, path)) < built);
+  return BUILD_INPUTS.every((path) => newest(join(root, path)) < built);
 }
 
 /** A copy of what `npm pack` reads and builds from, with the checkout's node_modules (and its dist/ when `built`). */

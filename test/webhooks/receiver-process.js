@@ -1,10 +1,10 @@
-// A webhook receiver for the tests, run as a process of its own: `node receiver-process.js PORT LOG [SETTINGS]`. It listens on
-// 127.0.0.1:PORT (0: any), prints `listening PORT`, verifies each delivery's signature with the standardwebhooks
-// package as a real receiver would, and appends what it got (one JSON line per request, written on arrival) to LOG, a
-// file that outlives the process. Each path /NAME is an endpoint of its own; POST /_control/NAME with
-// `{"secret", "answers": [{"status", "delayMs", "location"}], "then": {...}}` sets its secret and how it answers
-// (the answers in turn, then `then`; by default 200 at once). SETTINGS, `{"NAME": {...}}`, are those the endpoints have
-// from the start: a receiver started again on a port a server is retrying to verifies the first delivery it gets.
+// A webhook receiver for the tests, run as a process of its own: `node receiver-process.js PORT LOG [SETTINGS]`. It
+// listens on 127.0.0.1:PORT (0: any), prints `listening PORT`, verifies each delivery's signature with the
+// standardwebhooks package as a real receiver would, and appends what it got (one JSON line per request, written on
+// arrival) to LOG, a file that outlives the process. Each path /NAME is an endpoint of its own; POST
+// /_control/NAME with `{"secret", "answers": [{"status", "delayMs", "location"}], "then": {...}}` sets its secret and
+// how it answers (the answers in turn, then `then`; by default 200 at once). SETTINGS, `{"NAME": {...}}`, are those the endpoints
+// have from the start: a receiver started again on a port a server is retrying to verifies the first delivery it gets.
 import { appendFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { Webhook } from 'standardwebhooks';
@@ -14,10 +14,12 @@ if (log === undefined) throw new Error('usage: receiver-process.js PORT LOG [SET
 
 /** name → { secret, answers, then } */
 const endpoints = new Map();
+/** An endpoint's settings with `changed` set over them. */
+const settingsOf = (name, changed = {}) => ({
+  ...(endpoints.get(name) ?? { secret: undefined, answers: [], then: { status: 200 } }),
+  ...changed,
+});
 for (const [name, settings] of Object.entries(JSON.parse(initial))) endpoints.set(name, settingsOf(name, settings));
-function settingsOf(name, changed = {}) {
-  return { ...(endpoints.get(name) ?? { secret: undefined, answers: [], then: { status: 200 } }), ...changed };
-}
 
 const read = (request) =>
   new Promise((resolve, reject) => {

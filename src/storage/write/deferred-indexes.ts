@@ -22,8 +22,8 @@ export async function emptyBulkTables(tx: Transaction<Database>): Promise<string
  * and built again by `rebuild`; call it last in the same transaction, so that a rollback, a dry run or a crash leaves
  * the schema as it was and no reader ever sees the tables without their indexes (readers of a WAL database see the
  * last commit, which has them). The writer drops them when it hands its first full batch of a kind: a write smaller
- * than a batch keeps them, as building them again costs it more than maintaining them row by row (docs/BENCHMARKS.md
- * "Test suite"). Primary keys stay. The unique indexes that key a finding's packages and aliases (0012) are dropped
+ * than a batch keeps them, as building them again costs it more than maintaining them row by row (docs/DESIGN.md
+ * §117). Primary keys stay. The unique indexes that key a finding's packages and aliases (0012) are dropped
  * too, since the writer inserts those rows without a conflict clause; `keys` builds them again at once, for a write
  * that is about to replace or delete such rows by key (the same finding twice in one import), so that it looks them
  * up by index rather than by scanning the table.
@@ -42,8 +42,9 @@ export function deferIndexes(
   // The statements that build the dropped indexes again: the unique keys apart, as `keys` may build them first.
   const keys: string[] = [];
   const others: string[] = [];
+  let dropped: Promise<void> | undefined;
   const drop = async () => {
-    // Nothing to defer (every write but a first import, and a dry run): no need to ask PostgreSQL who else is connected.
+    // Nothing to defer (every write but a first import, and a dry run): no need to ask who else is connected.
     if (empty.length === 0 || (dialect === 'postgres' && !(await alonePostgres(tx)))) return;
     for (const table of empty) {
       const indexes = await sql<{ name: string; sql: string }>`${
@@ -60,7 +61,6 @@ export function deferIndexes(
       }
     }
   };
-  let dropped: Promise<void> | undefined;
   const build = async (statements: string[]) => {
     if (statements.length === 0) return;
     // SQLite sorts an index's keys on helper threads when allowed to (a finding index of 1M rows: 4.6 → 3.6 s); the

@@ -1,8 +1,9 @@
 // The bulk write: every write of tenant data that an import, an ingest or a scan makes runs here, in one transaction,
-// as a pipeline of steps. Before the work: the turn (tx/write.ts). For a first import, indexes deferred from its first
-// full batch on (deferred-indexes.ts). During it, each call of the BulkWriter (writer.ts) reads what is stored (stored.ts),
-// compares (compare.ts), writes rows (buffer.ts, rows/) and, when asked, derives (derive.ts). After it: settle (the
-// rest derived, data versions bumped), deferred indexes built, stale statistics named, commit, statistics taken.
+// as a pipeline of steps. Before the work: the turn (tx/write.ts). During it, each call of the BulkWriter (writer.ts)
+// reads what is stored (stored.ts), compares (compare.ts), writes rows (buffer.ts, rows/; a first import without its
+// secondary indexes from its first full batch on, deferred-indexes.ts) and, when asked, derives (derive.ts). After it:
+// settle (the rest derived, data versions bumped), deferred indexes built, stale statistics named, commit, statistics
+// taken.
 // A step that must see every change of a run in its transaction (a change log, an outbox) belongs to settle, before
 // the data versions move; the changes come from Touched (touched.ts).
 import { sql, type Kysely } from 'kysely';
