@@ -3,9 +3,9 @@
 // standardwebhooks package as a real receiver would, and appends what it got (one JSON line per request, written on
 // arrival) to LOG, a file that outlives the process. Each path /NAME is an endpoint of its own; POST
 // /_control/NAME with `{"secret", "answers": [{"status", "delayMs", "location"}], "then": {...}}` sets its secret and
-// how it answers (the answers in turn, then `then`; by default 200 at once). SETTINGS, `{"NAME": {...}}`, are those the endpoints
-// have from the start: a receiver started again on a port a server is retrying to verifies the first delivery it
-// gets.
+// how it answers (the answers in turn, then `then`; by default 200 at once). SETTINGS, `{"NAME": {...}}`, are those
+// the endpoints have from the start: a receiver started again on a port a server is retrying to verifies the first
+// delivery it gets.
 import { appendFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { Webhook } from 'standardwebhooks';
