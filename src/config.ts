@@ -479,5 +479,7 @@ export const apiConnectOptions = (config: Readonly<Config>, onConnectionError?: 
   queueTimeoutMs: config.dbQueueTimeoutMs,
   statementTimeoutMs: config.dbStatementTimeoutMs,
   countColumnsMaxRows: config.countColumnsMaxRows,
+  // A request never copies a scan's pages into the file: the server's scan runner does, while idle (DESIGN §118).
+  checkpointAtCommit: false,
   ...(onConnectionError ? { onConnectionError } : {}),
 });

@@ -14,8 +14,11 @@ import { scanProblem } from './scan-record.js';
 
 /** How often a runner looks for bytes left behind by a process that died. */
 const SWEEP_MS = 60 * 60 * 1000;
-/** How long the statistics a scan left stale wait for the scans queued behind it, at most (docs/DESIGN.md §113). */
-const STATISTICS_WAIT_MS = 60_000;
+/**
+ * How long the upkeep after a scan (the statistics it left stale, the checkpoint of its pages) waits for the scans
+ * queued behind it, at most (docs/DESIGN.md §113, §118).
+ */
+const UPKEEP_WAIT_MS = 60_000;
 
 export interface ScanRunnerOptions {
   /** Who claims: unique per process and start, so a restarted process does not mistake an old claim for its own. */
@@ -48,7 +51,7 @@ export interface ScanEvent {
 export interface ScanRunner {
   /** A scan was queued here: look now. */
   wake(): void;
-  /** Applies every scan that may run now, one after another, then takes the statistics they left stale. */
+  /** Applies every scan that may run now, one after another, then the upkeep: statistics, checkpoint. */
   drain(): Promise<void>;
   /** Stops after the scan being applied, if any. */
   stop(): Promise<void>;
@@ -103,34 +106,38 @@ export function scanRunner(storage: Storage, options: ScanRunnerOptions): ScanRu
   let nudged = false;
   let running: Promise<void> | undefined;
 
-  // The tables the scans applied since the runner was last idle left with stale statistics: analysed once it has been
-  // idle a poll interval, not after each scan, so that the scans queued behind a large one (CI jobs, often sent just
-  // as it ends) do not wait for the seconds its statistics take; a queue that never empties waits STATISTICS_WAIT_MS.
+  // The upkeep of the scans applied since the runner was last idle: fresh statistics of the tables they left stale, then
+  // (SQLite) their pages copied from the WAL into the file. Once the runner has been idle a poll interval, not after
+  // each scan, so that the scans queued behind a large one (CI jobs, often sent just as it ends) do not wait for the
+  // seconds these take; a queue that never empties waits UPKEEP_WAIT_MS. Each idle poll checkpoints what the server's
+  // other connections wrote, none of which checkpoints by itself (docs/DESIGN.md §113, §118).
   const stale = new Set<string>();
-  let staleSince: number | undefined;
+  let appliedSince: number | undefined;
   const noteStale = (tables: readonly string[]) => {
     for (const table of tables) stale.add(table);
-    if (tables.length > 0) staleSince ??= now().getTime();
   };
-  const analyzeStale = async (): Promise<void> => {
-    if (stale.size === 0) return;
-    const tables = [...stale];
-    await storage.analyzeTables(tables);
-    for (const table of tables) stale.delete(table);
-    if (stale.size === 0) staleSince = undefined;
-    options.onPhase?.('analyzed');
+  const upkeep = async (): Promise<void> => {
+    if (stale.size > 0) {
+      const tables = [...stale];
+      await storage.analyzeTables(tables);
+      for (const table of tables) stale.delete(table);
+      options.onPhase?.('analyzed');
+    }
+    await storage.checkpoint();
+    appliedSince = undefined;
   };
 
   /** Applies the queued scans until there are none. */
   const drainQueue = async (): Promise<void> => {
     for (;;) {
       if (stopped) return;
-      if (staleSince !== undefined && now().getTime() - staleSince >= STATISTICS_WAIT_MS) await analyzeStale();
+      if (appliedSince !== undefined && now().getTime() - appliedSince >= UPKEEP_WAIT_MS) await upkeep();
       const claim = await storage.claimScan(options.owner, now(), options.leaseMs);
       if (claim === undefined) return;
       options.onPhase?.('claimed');
       try {
         const status = await applyClaimedScan(storage, claim, now, options.onPhase, noteStale);
+        appliedSince ??= now().getTime();
         options.log?.({ scanId: claim.scanId, tenantId: claim.tenantId, status });
       } catch (error) {
         // Not the report's fault (the database went away, say): the claim expires and the scan is tried again.
@@ -209,8 +216,8 @@ export function scanRunner(storage: Storage, options: ScanRunnerOptions): ScanRu
         };
       });
       woken = undefined;
-      // A failed analysis (the database away) is tried again at the next idle interval.
-      if (idle && !stopped) await analyzeStale().catch(logError);
+      // A failed upkeep (the database away) is tried again at the next idle interval.
+      if (idle && !stopped) await upkeep().catch(logError);
     }
   };
 
@@ -222,7 +229,7 @@ export function scanRunner(storage: Storage, options: ScanRunnerOptions): ScanRu
     },
     drain: async () => {
       await drainQueue();
-      await analyzeStale();
+      await upkeep();
     },
     stop: async () => {
       stopped = true;

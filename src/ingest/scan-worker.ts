@@ -17,7 +17,8 @@ const kill = () => process.kill(process.pid, 'SIGKILL');
 const log = (event: ScanEvent) => port.postMessage({ type: 'event', event } satisfies FromScanThread);
 
 await runLoopThread(port, {
-  open: () => openStorage(databaseUrl),
+  // This thread checkpoints the server's SQLite file, once idle (docs/DESIGN.md §118).
+  open: () => openStorage(databaseUrl, { checkpointAtCommit: false }),
   close: (storage) => storage.close(),
   onOpenError: (message) => log({ scanId: '-', tenantId: '-', status: 'error', message }),
   start: (storage) => {

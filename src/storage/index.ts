@@ -26,6 +26,7 @@ import { tenantReader } from './tx/read.js';
 import { scanQueue, type BodyPlace } from './scans/queue.js';
 import { scanRecordReads, scanRecordWrites } from './scans/records.js';
 import { scanRetention } from './scans/retention.js';
+import { checkpoint } from './db/journal.js';
 import { analyzeTables } from './db/statistics.js';
 import { bulkWrite } from './write/pipeline.js';
 import { dueBoundaryStore, metricStore } from './remediation/metrics.js';
@@ -115,6 +116,7 @@ export async function openStorage(url: string, options: Partial<ConnectOptions> 
 
     bulkWrite: (work, options) => bulkWrite(db, dialect, work, options),
     analyzeTables: (tables) => analyzeTables(db, dialect, tables),
+    checkpoint: () => checkpoint(db, dialect),
 
     async ping(): Promise<void> {
       await sql`select 1`.execute(db);

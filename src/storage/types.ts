@@ -425,6 +425,8 @@ export interface Storage {
   bulkWrite<T>(work: (writer: BulkWriter) => Promise<T>, options: BulkWriteOptions): Promise<T>;
   /** Takes fresh planner statistics of these tables (those a bulk write handed to `staleStatistics`). */
   analyzeTables(tables: readonly string[]): Promise<void>;
+  /** SQLite: copies the WAL's pages into the file (opened with `checkpointAtCommit: false`, nothing else does). */
+  checkpoint(): Promise<void>;
 
   // Risks (docs/RISKS.md).
   /** Re-runs the risk rules over every asset of a tenant, in one transaction; undefined for an unknown tenant. */

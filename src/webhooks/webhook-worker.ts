@@ -15,7 +15,8 @@ const { databaseUrl, killAt, ...settings } = workerData as Omit<WebhookThreadOpt
 const log = (event: WebhookEvent) => port.postMessage({ type: 'event', event } satisfies FromWebhookThread);
 
 await runLoopThread(port, {
-  open: () => openStorage(databaseUrl),
+  // The scan thread checkpoints the server's SQLite file (docs/DESIGN.md §118).
+  open: () => openStorage(databaseUrl, { checkpointAtCommit: false }),
   close: (storage) => storage.close(),
   onOpenError: (message) => log({ webhookId: '-', outcome: 'error', message }),
   start: (storage) =>

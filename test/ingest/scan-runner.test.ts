@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scanRunner } from '../../src/ingest/scan-runner.js';
-import type { Storage } from '../../src/storage/index.js';
+import type { ClaimedScan, Storage } from '../../src/storage/index.js';
 import { fixture } from '../fixtures.js';
 import { createKey, setupWithKeys, TENANT_A, type TestContext } from '../helpers.js';
 
@@ -32,6 +32,25 @@ const statusOf = async (id: string): Promise<string> =>
   (
     await ctx.app.inject({ method: 'GET', url: `/v1/tenant/scans/${id}`, headers: { authorization: `Bearer ${key}` } })
   ).json<{ data: { status: string } }>().data.status;
+
+/** The test's storage, each claim, analysis and checkpoint noted in `events`; `afterClaim` runs after each claim. */
+const noting = (events: string[], afterClaim?: (claim: ClaimedScan | undefined) => Promise<void>): Storage => ({
+  ...ctx.storage,
+  claimScan: async (...args) => {
+    const claim = await ctx.storage.claimScan(...args);
+    events.push(claim === undefined ? 'empty' : 'claimed');
+    await afterClaim?.(claim);
+    return claim;
+  },
+  analyzeTables: async (tables) => {
+    events.push('analyzed');
+    await ctx.storage.analyzeTables(tables);
+  },
+  checkpoint: async () => {
+    events.push('checkpointed');
+    await ctx.storage.checkpoint();
+  },
+});
 
 describe('scan runner', () => {
   it('a scan queued, and its wake sent, while the runner finds the queue empty is applied at once, not at the next poll', async () => {
@@ -68,48 +87,41 @@ describe('scan runner', () => {
     }
   });
 
-  it('takes the statistics the scans left stale once the queue is empty, not after each scan', async () => {
+  it('takes the statistics the scans left stale, then checkpoints, once the queue is empty, not after each scan', async () => {
     const events: string[] = [];
-    const storage: Storage = {
-      ...ctx.storage,
-      claimScan: async (...args) => {
-        const claim = await ctx.storage.claimScan(...args);
-        events.push(claim === undefined ? 'empty' : 'claimed');
-        return claim;
-      },
-      analyzeTables: async (tables) => {
-        events.push(`analyzed ${tables.length > 0}`);
-        await ctx.storage.analyzeTables(tables);
-      },
-    };
+    const storage = noting(events);
     // A new image on another cluster: its findings move the tenant's tables by more than a tenth.
     const ids = [await upload('?provider=AWS&region=eu-west-1'), await upload('?provider=AWS&region=eu-west-2')];
     await scanRunner(storage, { owner: 'test', leaseMs: 60_000, pollMs: 600_000 }).drain();
     for (const id of ids) expect(await statusOf(id)).toBe('succeeded');
-    expect(events).toEqual(['claimed', 'claimed', 'empty', 'analyzed true']);
+    expect(events).toEqual(['claimed', 'claimed', 'empty', 'analyzed', 'checkpointed']);
   });
 
-  it('the loop takes them once it has been idle a poll interval: a scan that comes just after another goes first', async () => {
+  it('a queue that never empties gets its upkeep between two scans once the first has waited a minute for it', async () => {
+    const events: string[] = [];
+    // Each look at the clock a minute and a second later: the upkeep's wait is over by the next scan.
+    let at = Date.now();
+    const now = () => new Date((at += 61_000));
+    const storage = noting(events);
+    const ids = [await upload('?provider=AWS&region=ap-south-1'), await upload('?provider=AWS&region=ap-south-2')];
+    await scanRunner(storage, { owner: 'test', leaseMs: 2 ** 40, pollMs: 600_000, now }).drain();
+    for (const id of ids) expect(await statusOf(id)).toBe('succeeded');
+    // After each scan (the clock a minute on at the next look), then at the end of the drain, with nothing stale left.
+    const upkeep = ['analyzed', 'checkpointed'];
+    expect(events).toEqual(['claimed', ...upkeep, 'claimed', ...upkeep, 'empty', 'checkpointed']);
+  });
+
+  it('the loop does the upkeep once it has been idle a poll interval: a scan that comes just after another goes first', async () => {
     const events: string[] = [];
     let second: Promise<string> | undefined;
-    const storage: Storage = {
-      ...ctx.storage,
-      claimScan: async (...args) => {
-        const claim = await ctx.storage.claimScan(...args);
-        events.push(claim === undefined ? 'empty' : 'claimed');
-        // The first scan applied and the queue found empty: the next one comes, as a CI job's does, at once.
-        if (claim === undefined && second === undefined) {
-          second = upload('?provider=AWS&region=eu-central-1');
-          await second;
-          runner.wake();
-        }
-        return claim;
-      },
-      analyzeTables: async (tables) => {
-        events.push('analyzed');
-        await ctx.storage.analyzeTables(tables);
-      },
-    };
+    const storage = noting(events, async (claim) => {
+      // The first scan applied and the queue found empty: the next one comes, as a CI job's does, at once.
+      if (claim === undefined && second === undefined) {
+        second = upload('?provider=AWS&region=eu-central-1');
+        await second;
+        runner.wake();
+      }
+    });
     const first = await upload('?provider=AWS&region=eu-north-1');
     const runner = scanRunner(storage, { owner: 'test', leaseMs: 60_000, pollMs: 300 });
     runner.wake();
@@ -122,6 +134,6 @@ describe('scan runner', () => {
     }
     expect(await statusOf(first)).toBe('succeeded');
     expect(await statusOf(await second!)).toBe('succeeded');
-    expect(events.slice(0, 5)).toEqual(['claimed', 'empty', 'claimed', 'empty', 'analyzed']);
+    expect(events.slice(0, 6)).toEqual(['claimed', 'empty', 'claimed', 'empty', 'analyzed', 'checkpointed']);
   });
 });

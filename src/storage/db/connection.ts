@@ -79,6 +79,12 @@ export interface ConnectOptions {
    * behind is refused (dry runs write nothing, not even a migration).
    */
   migrations?: 'apply' | 'verify';
+  /**
+   * SQLite: false leaves the WAL's pages to Storage.checkpoint instead of copying them into the file at the commit
+   * that fills it past 1,000 pages: a server's connections, whose scan runner checkpoints while idle (docs/DESIGN.md
+   * §118). Default true, as SQLite does.
+   */
+  checkpointAtCommit?: boolean;
 }
 
 export const defaultConnectOptions: ConnectOptions = {

@@ -3,6 +3,7 @@
 // transaction appends to the file once, and journals only the pages that existed before it. A first import of 1M
 // findings grows the file by 6 GB, so WAL cost it 38 s more (118 s against 80 s, docs/BENCHMARKS.md).
 import { sql, type Kysely } from 'kysely';
+import type { Dialect } from '../types.js';
 import type { Database } from './tables.js';
 
 /** How long a SQLite statement waits for another connection's lock before failing with SQLITE_BUSY. */
@@ -54,6 +55,14 @@ async function backToWal(db: Kysely<Database>): Promise<void> {
     // until a connection opens it, which sets WAL again (src/storage/db/sqlite.ts).
     if (!isBusy(error)) throw error;
   }
+}
+
+/**
+ * Copies the pages the WAL holds into the database file, as far as no reader still reads an older snapshot, without
+ * waiting for anyone (PASSIVE, as SQLite's own checkpoint at a commit). PostgreSQL checkpoints by itself.
+ */
+export async function checkpoint(db: Kysely<Database>, dialect: Dialect): Promise<void> {
+  if (dialect === 'sqlite') await sql.raw('pragma wal_checkpoint(passive)').execute(db);
 }
 
 /** SQLite's answer when another connection holds the lock a statement needs. */

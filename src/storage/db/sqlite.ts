@@ -73,6 +73,7 @@ export async function openSqlite(path: string, options: ConnectOptions): Promise
     database.pragma('synchronous = NORMAL');
     database.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     database.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
+    if (options.checkpointAtCommit === false) database.pragma('wal_autocheckpoint = 0');
   } catch (error) {
     database?.close();
     throw fail(reasonOf(error));
