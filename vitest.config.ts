@@ -7,6 +7,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
 const perDialect = [
   'test/http/**/*.test.ts',
   'test/client/client.test.ts',
+  'test/client/scans.test.ts',
   'test/import/**/*.test.ts',
   'test/cli/**/*.test.ts',
   'test/ingest/trivy.test.ts',

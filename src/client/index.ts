@@ -87,7 +87,10 @@ export type ScanListParams = QueryInput<typeof listScansSpec.params>;
 export interface ScanWaitOptions {
   /** Give up after this long (a SecinvConnectionError marked timed out). Default: no limit. */
   timeoutMs?: number;
-  /** Between two looks at the scan. Default 500 ms. */
+  /**
+   * The longest wait between two looks at the scan: the first look is at once, the second 100 ms later, and each next
+   * one twice as long after the one before, up to this. Default 500 ms.
+   */
   intervalMs?: number;
 }
 
@@ -151,6 +154,9 @@ export interface Client {
     changes(id: string, params?: ScanChangesParams): Promise<Page<Change, ChangeMeta>>;
   };
 }
+
+/** How long `scans.wait` waits before its second look at a scan (its first is at once). */
+const FIRST_LOOK_MS = 100;
 
 // The typed parameters are a subset of what the query string carries.
 const raw = (params: object | undefined): RawQuery => (params ?? {}) as RawQuery;
@@ -222,16 +228,17 @@ export function createClient(options: ClientOptions): Client {
       list: (params) => http.json(SCANS_PATH, raw(params)),
       async wait(id, { timeoutMs, intervalMs = 500 } = {}) {
         const until = timeoutMs === undefined ? Infinity : Date.now() + timeoutMs;
-        for (;;) {
+        // Soon first, then further apart: a CI job's small report is applied within tens of milliseconds.
+        for (let pauseMs = Math.min(FIRST_LOOK_MS, intervalMs); ; pauseMs = Math.min(2 * pauseMs, intervalMs)) {
           const scan = await this.get(id);
           if (scan.status === 'succeeded' || scan.status === 'failed') return scan;
-          if (Date.now() + intervalMs > until)
+          if (Date.now() + pauseMs > until)
             throw new SecinvConnectionError(
               `scan ${id} is still ${scan.status} after ${timeoutMs} ms`,
               SCANS_PATH,
               true,
             );
-          await pause(intervalMs);
+          await pause(pauseMs);
         }
       },
       changes: (id, params) => scanChanges(http, SCANS_PATH, id, params),

@@ -3,7 +3,6 @@
 // sends them. Records and metas are checked against the TypeBox schemas the server answers with, so a change on either
 // side fails here.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Value } from 'typebox/value';
 import { describe, expect, expectTypeOf, it } from 'vitest';
@@ -38,7 +37,6 @@ import { CursorMeta } from '../../src/modules/risks/schemas.js';
 import { VULNERABILITIES_PATH as SERVER_VULNERABILITIES } from '../../src/modules/vulnerabilities/routes.js';
 import { FindingBatchMeta } from '../../src/modules/vulnerabilities/schemas.js';
 import { importRecords, rawTenantAccess } from '../helpers.js';
-import { ingestTexts } from '../ingest/run.js';
 import { assetRecord } from '../records.js';
 import { closedPort, sharedServer } from './server.js';
 
@@ -342,38 +340,6 @@ describe('the change log', () => {
       await prune(0);
       await raw.close();
     }
-  });
-
-  it('scans.changes: the changes one scan made, in batches', async () => {
-    const report = readFileSync(
-      new URL('../fixtures/ingest/trivy/trivy-image-teamdojo-multi-target.json', import.meta.url),
-      'utf8',
-    );
-    const result = await ingestTexts(
-      server.storage,
-      { 'teamdojo.json': report },
-      { tenantId: tenant(), provider: 'AWS', region: 'us-east-1', recordScans: true },
-    );
-    expect(result.problems).toEqual([]);
-    const [scan] = (await client().scans.list({ perPage: 1 })).data;
-    const first = await client().scans.changes(scan!.id, { perPage: 3 });
-    expect(first.data).toHaveLength(3);
-    const rest = await client().scans.changes(scan!.id, { cursor: first.meta.cursor, perPage: 1000 });
-    const diff = [...first.data, ...rest.data];
-    expect(diff.every((c) => c.cause.kind === 'scan' && c.cause.scanId === scan!.id)).toBe(true);
-    expect(diff.filter((c) => c.type === 'finding.opened').map((c) => c.vulnerabilityId)).toEqual([
-      'CVE-2018-11771',
-      'CVE-2018-1324',
-      'CVE-2019-12900',
-      'CVE-2020-15999',
-      'CVE-2020-28196',
-    ]);
-    const log = await collect(client().changes.all());
-    expect(diff).toEqual(log.filter((c) => c.cause.scanId === scan!.id));
-    await expect(client().scans.changes('5f0c6f57-6d1b-4b8f-9d55-3f7d0b0e7a11')).rejects.toMatchObject({
-      status: 404,
-      code: 'not_found',
-    });
   });
 });
 
