@@ -3,7 +3,8 @@
 // unpinned (the server's scan thread and the ingest's preparing thread need one each):
 // (a) a 200,000-finding Trivy report (bench/ingest.ts's) uploaded from a file, upload to `succeeded`: findings/s;
 // (d) 20 small reports pushed at once by one tenant's CI jobs, each uploaded and waited on as `secinv push --wait`
-//     does (the typed client: looks 0.1, 0.3 and 0.7 s after the upload, then every 0.5 s): every one's time to `succeeded`;
+//     does (the typed client: looks 0.1, 0.3 and 0.7 s after the upload, then every 0.5 s): every one's time to
+//     `succeeded`;
 // then on a server started for them:
 // (b) a report of about 1 GB (findings as Trivy writes them, bench/trivy-report.ts `full`) streamed from a file: the
 //     server's peak RSS (the kernel's high-water mark, reset first) until its 202, then until it `succeeded`;
