@@ -7,7 +7,14 @@ import { isUuid } from '../domain/ids.js';
 import { addSeverities } from '../domain/scans.js';
 import { UserError } from '../domain/errors.js';
 import type { Provider } from '../domain/enums.js';
-import type { ClaimedScan, RiskDerivation, Storage, VexDocumentMatch, WaitReason } from '../storage/index.js';
+import type {
+  ClaimedScan,
+  RiskDerivation,
+  StaleStatistics,
+  Storage,
+  VexDocumentMatch,
+  WaitReason,
+} from '../storage/index.js';
 import { NO_DERIVATION } from '../storage/index.js';
 import { detectFormat, type Detection } from '../input/detect.js';
 import type { IngestFormat } from '../input/formats.js';
@@ -51,7 +58,7 @@ export interface IngestOptions {
   /** Called at each point of the write (BulkWriteOptions.onPhase), for fault tests. */
   onPhase?: ((phase: string) => void) | undefined;
   /** Takes the tables the write left with stale statistics instead of analysing them (BulkWriteOptions). */
-  staleStatistics?: ((tables: readonly string[]) => void) | undefined;
+  staleStatistics?: StaleStatistics | undefined;
   /** Findings of a scan kept as objects before the rest go to disk (default FINDINGS_IN_MEMORY, src/ingest/scan.ts). */
   findingsInMemory?: number | undefined;
 }

@@ -8,7 +8,7 @@ import { UserError } from '../domain/errors.js';
 import type { Provider } from '../domain/enums.js';
 import type { ScanProblem } from '../domain/scans.js';
 import type { IngestFormat } from '../input/formats.js';
-import { ScanClaimLost, type ClaimedScan, type Storage } from '../storage/index.js';
+import { ScanClaimLost, type ClaimedScan, type StaleStatistics, type Storage } from '../storage/index.js';
 import { ingestFiles } from './ingest.js';
 import { scanProblem } from './scan-record.js';
 
@@ -65,7 +65,7 @@ export async function applyClaimedScan(
   claim: ClaimedScan,
   now: () => Date,
   onPhase?: (phase: string) => void,
-  staleStatistics?: (tables: readonly string[]) => void,
+  staleStatistics?: StaleStatistics,
 ): Promise<string> {
   if (claim.interrupted) return 'failed';
   const options = claim.options;
@@ -106,15 +106,19 @@ export function scanRunner(storage: Storage, options: ScanRunnerOptions): ScanRu
   let nudged = false;
   let running: Promise<void> | undefined;
 
-  // The upkeep of the scans applied since the runner was last idle: fresh statistics of the tables they left stale, then
-  // (SQLite) their pages copied from the WAL into the file. Once the runner has been idle a poll interval, not after
-  // each scan, so that the scans queued behind a large one (CI jobs, often sent just as it ends) do not wait for the
-  // seconds these take; a queue that never empties waits UPKEEP_WAIT_MS. Each idle poll checkpoints what the server's
-  // other connections wrote, none of which checkpoints by itself (docs/DESIGN.md §113, §118).
+  // The upkeep of the scans applied since the runner was last idle: fresh statistics of the tables they left stale,
+  // then (SQLite) their pages copied from the WAL into the file. Once the runner has been idle a poll interval, not
+  // after each scan, so that the scans queued behind a large one (CI jobs, often sent just as it ends) do not wait for
+  // the seconds these take; a queue that never empties waits UPKEEP_WAIT_MS. A scan applied meanwhile does not count
+  // the rows of the tables already waiting. Each idle poll checkpoints what the server's other connections wrote, none
+  // of which checkpoints by itself (docs/DESIGN.md §113, §118, §119).
   const stale = new Set<string>();
   let appliedSince: number | undefined;
-  const noteStale = (tables: readonly string[]) => {
-    for (const table of tables) stale.add(table);
+  const noteStale: StaleStatistics = {
+    waiting: stale,
+    add: (tables) => {
+      for (const table of tables) stale.add(table);
+    },
   };
   const upkeep = async (): Promise<void> => {
     if (stale.size > 0) {

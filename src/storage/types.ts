@@ -329,7 +329,15 @@ export interface BulkWriteOptions {
    * (the `analyzed` phase); a caller with more writes queued behind this one takes them, to analyse with
    * Storage.analyzeTables once those are done (docs/DESIGN.md §113).
    */
-  staleStatistics?: ((tables: readonly string[]) => void) | undefined;
+  staleStatistics?: StaleStatistics | undefined;
+}
+
+/** The tables whose statistics a caller takes later (BulkWriteOptions.staleStatistics). */
+export interface StaleStatistics {
+  /** Those already waiting for theirs: a write does not count their rows again (docs/DESIGN.md §119). */
+  waiting: ReadonlySet<string>;
+  /** Takes the tables a write left stale, the waiting ones among them. */
+  add(tables: readonly string[]): void;
 }
 
 /** An endpoint this process claimed for a lease (Storage.claimWebhooks), with its secret opened to sign. */

@@ -108,7 +108,10 @@ export async function staleTables(
   db: Kysely<Database>,
   dialect: Dialect,
   only?: readonly string[],
-  /** Tables stale whatever their counts say: those `analyzeFilled` analysed inside the transaction. */
+  /**
+   * Tables stale whatever their counts say: those `analyzeFilled` analysed inside the transaction, those already
+   * waiting for their statistics (BulkWriteOptions.staleStatistics).
+   */
   filled: readonly string[] = [],
 ): Promise<string[]> {
   const tables = await tableStatistics(db, dialect);

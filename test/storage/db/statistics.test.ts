@@ -1,5 +1,6 @@
 // Planner statistics after a bulk write are taken again only for the tables whose row count moved by more than a
 // tenth since they were taken, as seen from inside the writing transaction (src/storage/db/statistics.ts).
+import { readFileSync } from 'node:fs';
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../../../src/storage/db/tables.js';
 import { describe, expect, it } from 'vitest';
@@ -11,7 +12,11 @@ import {
   statisticsStale,
 } from '../../../src/storage/db/statistics.js';
 import { fixture } from '../../fixtures.js';
+import { openStorage } from '../../../src/storage/index.js';
 import { importRecords, TEST_DIALECTS, withTestDatabase } from '../../helpers.js';
+import { ingestTexts } from '../../ingest/run.js';
+
+const TRIVY = new URL('../../fixtures/ingest/trivy/trivy-image-example-app-all-statuses.json', import.meta.url);
 
 describe('statisticsStale', () => {
   it('is true for a table with rows and no statistics, and past a tenth of the analysed rows either way', () => {
@@ -63,6 +68,42 @@ for (const dialect of TEST_DIALECTS) {
         } else {
           // The table still empty (feed_kev) is not analysed; the filled one is, and is analysed again after commit.
           expect(seen).toEqual({ filled: ['feed_epss'], analyzed: 300, stale: ['feed_epss'] });
+        }
+      }));
+
+    it('a write whose caller has tables waiting for their statistics does not count their rows again', () =>
+      withTestDatabase(dialect, async (opened) => {
+        expect((await importRecords(opened.storage, fixture)).problems).toEqual([]);
+        const statements: string[] = [];
+        const storage = await openStorage(opened.url, { onQuery: (text) => void statements.push(text) });
+        try {
+          const report = readFileSync(TRIVY, 'utf8');
+          // As a server's scan runner: the statistics of what each write left stale are taken later.
+          const ingest = async (waiting: string[], region: string) => {
+            const added: string[] = [];
+            const staleStatistics = { waiting: new Set(waiting), add: (t: readonly string[]) => void added.push(...t) };
+            statements.length = 0;
+            const result = await ingestTexts(
+              storage,
+              { 'trivy.json': report },
+              { provider: 'AWS', region, staleStatistics },
+            );
+            expect(result.problems).toEqual([]);
+            const counted = statements
+              .filter((text) => /^select count\(\*\)/.test(text))
+              .map((text) => /from "(\w+)"/.exec(text)?.[1]);
+            return { added, counted };
+          };
+          // A new image into the fixture's tenant moves its findings by far more than a tenth.
+          const first = await ingest([], 'eu-west-1');
+          expect(first.added).toContain('vulnerabilities');
+          // SQLite counts every table; PostgreSQL's counters screen the ones this write did not move.
+          if (dialect === 'sqlite') expect(first.counted).toContain('vulnerabilities');
+          const second = await ingest(first.added, 'eu-west-2');
+          expect(second.counted.filter((table) => first.added.includes(table!))).toEqual([]);
+          expect(new Set(second.added)).toEqual(new Set(first.added));
+        } finally {
+          await storage.close();
         }
       }));
 
