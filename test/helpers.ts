@@ -1,5 +1,5 @@
 // Shared test setup: a real database per test file, filled through the real import path, and the app around it.
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -260,6 +260,28 @@ export async function rawTenantAccess(
   const { db, dialect } = await connect(url, { ...defaultConnectOptions, role });
   return { withTenant: tenantReader(db, dialect, 'read write'), db, close: () => db.destroy() };
 }
+
+const listens = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+
+/**
+ * A loopback port nothing listens on now, below the range the kernel hands out by itself: for a server a test starts
+ * later, or stops and starts again, on the same port. Any outgoing connection, or another listen on port 0, may take a
+ * port of that range (freePort's) in between.
+ */
+export async function steadyPort(): Promise<number> {
+  const range = existsSync(EPHEMERAL_RANGE) ? readFileSync(EPHEMERAL_RANGE, 'utf8') : '';
+  const lowest = Number(range.trim().split(/\s+/)[0]) || 32_768;
+  for (;;) {
+    const port = 10_000 + Math.floor(Math.random() * (lowest - 10_000));
+    if (await listens(port)) return port;
+  }
+}
+const EPHEMERAL_RANGE = '/proc/sys/net/ipv4/ip_local_port_range';
 
 /** A loopback port nothing listens on now (the operating system's pick, released at once). */
 export const freePort = (): Promise<number> =>

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { openStorage, type Storage } from '../../src/storage/index.js';
 import { fixture } from '../fixtures.js';
-import { createKey, freePort, importRecords, TENANT_A, TEST_DIALECT } from '../helpers.js';
+import { createKey, importRecords, steadyPort, TENANT_A, TEST_DIALECT } from '../helpers.js';
 
 /** The newest PostgreSQL's programs, and the user to run them as (initdb refuses root); or why there is no cluster. */
 function clusterTools(): { bin: string; asUser: string[] } | { missing: string } {
@@ -90,7 +90,7 @@ describe.skipIf('missing' in tools)('a private PostgreSQL cluster restarted and 
     execFileSync(asUser[0] ?? initdb[0]!, [...asUser.slice(1), ...(asUser.length ? initdb : initdb.slice(1))], {
       stdio: 'ignore',
     });
-    port = await freePort();
+    port = await steadyPort();
     start();
     const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
     admin = await openStorage(url);

@@ -16,7 +16,7 @@ import { startServer } from '../../src/server.js';
 import { openStorage, type Storage } from '../../src/storage/index.js';
 import { A1, fixture } from '../fixtures.js';
 import { exitCodeAfter, spawnServe } from './serve-process.js';
-import { freePort, openStorageWithKeys, TENANT_A, TENANT_B, TEST_DIALECT, type TestStorage } from '../helpers.js';
+import { openStorageWithKeys, steadyPort, TENANT_A, TENANT_B, TEST_DIALECT, type TestStorage } from '../helpers.js';
 
 let admin: TestStorage;
 let api: Storage;
@@ -225,7 +225,7 @@ describe('an address that cannot be listened on', () => {
         ),
       );
       // The API listens first; when the metrics port is taken it is closed again, so its port is free after.
-      const apiPort = await freePort();
+      const apiPort = await steadyPort();
       await expect(start({ port: String(apiPort), metricsPort: String(port) })).rejects.toThrow(
         `cannot serve metrics on 127.0.0.1:${port} (EADDRINUSE): the port is in use (another secinv, or another server?): give another --metrics-port`,
       );

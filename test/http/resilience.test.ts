@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { openStorage, type ConnectOptions, type Storage } from '../../src/storage/index.js';
 import { fixture } from '../fixtures.js';
-import { openStorageWithKeys, TENANT_A, TEST_DIALECT, type TestStorage } from '../helpers.js';
+import { openStorageWithKeys, steadyPort, TENANT_A, TEST_DIALECT, type TestStorage } from '../helpers.js';
 
 function tcpProxy(targetPort: number) {
   let server: net.Server | undefined;
@@ -93,7 +93,8 @@ describe.skipIf(TEST_DIALECT !== 'postgres')('PostgreSQL unavailability', () => 
       opened: database,
       keys: [key],
     } = await openStorageWithKeys(fixture, [TENANT_A], 'postgres'));
-    port = await proxy.start();
+    // Stopped and started again on the same port below: one the kernel does not hand out meanwhile.
+    port = await proxy.start(await steadyPort());
     api = await openThroughProxy({
       poolMax: 2,
       connectTimeoutMs: 500,

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { startScanThread } from '../../src/ingest/scan-thread.js';
 import type { ScanEvent } from '../../src/ingest/scan-runner.js';
 import { openStorage } from '../../src/storage/index.js';
-import { createTestDatabase, freePort, TENANT_A, TEST_DIALECTS } from '../helpers.js';
+import { createTestDatabase, freePort, steadyPort, TENANT_A, TEST_DIALECTS } from '../helpers.js';
 
 const REPORT = readFileSync(
   new URL('../fixtures/ingest/trivy/trivy-image-teamdojo-multi-target.json', import.meta.url),
@@ -75,7 +75,8 @@ function thread(url: string) {
 describe.runIf(TEST_DIALECTS.includes('postgres'))('the scan thread on a database it cannot open yet', () => {
   it('says so, tries again with longer waits, then applies the scan queued once the database answers', async () => {
     const database = await createTestDatabase('postgres', { withFixture: true });
-    const port = await freePort();
+    // Listened on later: a port the kernel does not hand out meanwhile.
+    const port = await steadyPort();
     const { scans, events, seen } = thread(onPort(database.url, port));
     let forwarding: { close: () => Promise<void> } | undefined;
     try {

@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { TENANT_A } from '../helpers.js';
+import { steadyPort, TENANT_A } from '../helpers.js';
 import { runCli } from '../http/serve-process.js';
 import { assetRecord, findingRecord, ndjson } from '../records.js';
 import {
@@ -120,7 +120,8 @@ describe('webhook faults on a real server', () => {
 
   it('a receiver down for a while gets everything once it is back, in order', async () => {
     const log = join(served.dir, 'down.jsonl');
-    const first = await startReceiver(served.dir, 0, log);
+    // Started again on the same port below: one the kernel does not hand out meanwhile.
+    const first = await startReceiver(served.dir, await steadyPort(), log);
     const id = await endpoint('down', first);
     const secret = (await served.admin.storage.webhookSecret(id))!;
     await first.kill();
