@@ -261,12 +261,18 @@ export async function rawTenantAccess(
   return { withTenant: tenantReader(db, dialect, 'read write'), db, close: () => db.destroy() };
 }
 
-const listens = (port: number): Promise<boolean> =>
+/** Listens on loopback `port` (0: the operating system's pick) and closes again: the port, or undefined when taken. */
+const listenOnce = (port: number): Promise<number | undefined> =>
   new Promise((resolve) => {
     const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    server.once('error', () => resolve(undefined));
+    server.listen(port, '127.0.0.1', () => {
+      const { port: bound } = server.address() as AddressInfo;
+      server.close(() => resolve(bound));
+    });
   });
+
+const EPHEMERAL_RANGE = '/proc/sys/net/ipv4/ip_local_port_range';
 
 /**
  * A loopback port nothing listens on now, below the range the kernel hands out by itself: for a server a test starts
@@ -277,19 +283,14 @@ export async function steadyPort(): Promise<number> {
   const range = existsSync(EPHEMERAL_RANGE) ? readFileSync(EPHEMERAL_RANGE, 'utf8') : '';
   const lowest = Number(range.trim().split(/\s+/)[0]) || 32_768;
   for (;;) {
-    const port = 10_000 + Math.floor(Math.random() * (lowest - 10_000));
-    if (await listens(port)) return port;
+    const port = await listenOnce(10_000 + Math.floor(Math.random() * (lowest - 10_000)));
+    if (port !== undefined) return port;
   }
 }
-const EPHEMERAL_RANGE = '/proc/sys/net/ipv4/ip_local_port_range';
 
 /** A loopback port nothing listens on now (the operating system's pick, released at once). */
-export const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
+export async function freePort(): Promise<number> {
+  const port = await listenOnce(0);
+  if (port === undefined) throw new Error('no loopback port to listen on');
+  return port;
+}

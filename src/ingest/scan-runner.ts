@@ -114,7 +114,7 @@ export function scanRunner(storage: Storage, options: ScanRunnerOptions): ScanRu
   // of which checkpoints by itself (docs/DESIGN.md §113, §118, §119).
   const stale = new Set<string>();
   let appliedSince: number | undefined;
-  const noteStale: StaleStatistics = {
+  const waitingStatistics: StaleStatistics = {
     waiting: stale,
     add: (tables) => {
       for (const table of tables) stale.add(table);
@@ -140,7 +140,7 @@ export function scanRunner(storage: Storage, options: ScanRunnerOptions): ScanRu
       if (claim === undefined) return;
       options.onPhase?.('claimed');
       try {
-        const status = await applyClaimedScan(storage, claim, now, options.onPhase, noteStale);
+        const status = await applyClaimedScan(storage, claim, now, options.onPhase, waitingStatistics);
         appliedSince ??= now().getTime();
         options.log?.({ scanId: claim.scanId, tenantId: claim.tenantId, status });
       } catch (error) {

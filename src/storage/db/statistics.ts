@@ -109,17 +109,17 @@ export async function staleTables(
   dialect: Dialect,
   only?: readonly string[],
   /**
-   * Tables stale whatever their counts say: those `analyzeFilled` analysed inside the transaction, those already
-   * waiting for their statistics (BulkWriteOptions.staleStatistics).
+   * Tables known to be stale, whatever their counts say, and not counted: those `analyzeFilled` analysed inside the
+   * transaction, those already waiting for their statistics (BulkWriteOptions.staleStatistics).
    */
-  filled: readonly string[] = [],
+  known: readonly string[] = [],
 ): Promise<string[]> {
   const tables = await tableStatistics(db, dialect);
   const names = [...tables.keys()].filter((name) => only === undefined || only.includes(name)).sort();
   const stale: string[] = [];
   for (const name of names) {
     if (name in FOLLOWERS) continue;
-    if (filled.includes(name)) {
+    if (known.includes(name)) {
       stale.push(name);
       continue;
     }
