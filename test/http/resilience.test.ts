@@ -20,26 +20,40 @@ function tcpProxy(targetPort: number) {
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => socket.destroy());
   };
-  return {
-    start: (port = 0) =>
-      new Promise<number>((resolve, reject) => {
-        server = net.createServer((client) => {
-          track(client);
-          if (stalled) return;
-          const upstream = net.connect(targetPort, '127.0.0.1');
-          track(upstream);
-          client.pipe(upstream).pipe(client);
-          const pair: [net.Socket, net.Socket] = [client, upstream];
-          pairs.add(pair);
-          client.on('close', () => upstream.destroy());
-          upstream.on('close', () => {
-            client.destroy();
-            pairs.delete(pair);
-          });
+  const listen = (port: number) =>
+    new Promise<number>((resolve, reject) => {
+      server = net.createServer((client) => {
+        track(client);
+        if (stalled) return;
+        const upstream = net.connect(targetPort, '127.0.0.1');
+        track(upstream);
+        client.pipe(upstream).pipe(client);
+        const pair: [net.Socket, net.Socket] = [client, upstream];
+        pairs.add(pair);
+        client.on('close', () => upstream.destroy());
+        upstream.on('close', () => {
+          client.destroy();
+          pairs.delete(pair);
         });
-        server.once('error', reject);
-        server.listen(port, '127.0.0.1', () => resolve((server!.address() as net.AddressInfo).port));
-      }),
+      });
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => resolve((server!.address() as net.AddressInfo).port));
+    });
+  return {
+    /**
+     * Listens on `port` (0: any). Started again on its port, it waits while the port is still held: under the full
+     * suite's load a restart found it in use (EADDRINUSE) twice in five runs, with the proxy closed before it.
+     */
+    start: async (port = 0) => {
+      for (let tries = 1; ; tries += 1) {
+        try {
+          return await listen(port);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || port === 0 || tries === 100) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      }
+    },
     /** New connections are accepted but never forwarded (a server that hangs instead of refusing). */
     stall: (on: boolean) => {
       stalled = on;

@@ -9,6 +9,7 @@ import { connect } from '../../../src/storage/db/connect.js';
 import type { Database } from '../../../src/storage/db/tables.js';
 import { fixture } from '../../fixtures.js';
 import { createTestDatabase, importRecords, openTestStorage, TENANT_A, TEST_DIALECTS } from '../../helpers.js';
+import { adminQuery } from '../../postgres-admin.js';
 import { introspectSchema } from '../introspect.js';
 
 for (const dialect of TEST_DIALECTS) {
@@ -186,11 +187,26 @@ if (TEST_DIALECTS.includes('postgres'))
       }
     };
 
+    /** Waits until no client backend is connected to the database (asked from the administration database). */
+    const noClientOf = async (url: string) => {
+      const name = new URL(url).pathname.slice(1);
+      for (let tries = 0; ; tries += 1) {
+        const [row] = await adminQuery(
+          `select count(*) as n from pg_stat_activity where datname = '${name}' and backend_type = 'client backend'`,
+        );
+        if (Number(row?.n) === 0) return;
+        if (tries === 200) throw new Error(`sessions still connected to ${name}`);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    };
+
     it('drops and rebuilds them when the import is alone, and keeps them while another session is connected', async () => {
       const database = await createTestDatabase('postgres');
       try {
-        // Migrated, then closed: the next connection is the only one.
+        // Migrated, then closed: the next connection is the only one, once PostgreSQL has ended the closed one's
+        // backend (which it does after the client has gone: under load it was still listed, and the drop was skipped).
         await (await connect(database.url)).db.destroy();
+        await noClientOf(database.url);
         const alone = await deferredIn(database.url);
         // Severity, first and last seen, vulnerability id, due date: PostgreSQL has no flag indexes (docs/DESIGN.md §71).
         expect(alone.before).toBe(5);
